@@ -1,0 +1,66 @@
+"""PyTorch 2.13's CPU random numbers, bit for bit, on NumPy arrays.
+
+Follows /work/shared/specs/rng.md (AVX2/AVX512 kernels).  Knows nothing of
+tensors or autograd: samplers return or fill ``np.ndarray`` s.  Every sampler
+takes ``generator=`` (a ``Generator``; None means ``default_generator``).
+
+How torch calls map here (``size`` is a tuple, dtypes are NumPy dtypes):
+
+==========================================  =====================================
+torch                                       gradcli.engine.random
+==========================================  =====================================
+manual_seed(s) / seed() / initial_seed()    default_generator.manual_seed(s) / .seed()
+                                            / .initial_seed()
+get_rng_state() / set_rng_state(t)          default_generator.get_state() -> bytes
+                                            / .set_state(bytes)
+torch.Generator()                           Generator()  (seed 67280421310721)
+rand(size, dtype)                           uniform(size, dtype)
+t.uniform_(a, b)                            uniform_(t, a, b)
+rand_like(x)                                uniform_(empty_like(x))
+randn(size, dtype)                          normal(size, dtype)
+normal(m: float, s: float, size)            normal(size, dtype, m, s)
+normal(m, s) with a tensor m and/or s       normal_tensor(m, s)
+t.normal_(m, s)                             normal_(t, m, s)
+randn_like(x)                               normal_(empty_like(x))
+randint(low, high, size, dtype=int64)       randint(low, high, size, dtype)
+randint_like(x, low, high)                  randint_(empty_like(x), low, high)
+t.random_(low, high) / t.random_()          randint_(t, low, high) / random_(t)
+randperm(n, dtype=int64)                    randperm(n, dtype)
+bernoulli(p) / t.bernoulli_(p)              bernoulli(p) / bernoulli_(t, p)
+F.dropout(x, p, training=True)              x * dropout_noise(x, p)  (None: x)
+==========================================  =====================================
+
+Fill order is memory order (``layout``), so pass arrays with torch's strides.
+float32/float64 are the sampled float dtypes; others raise ``TypeError``.
+Only a few errors are raised here (``gradcli.engine.errors``): manual_seed's
+overflow, set_state's checks and randint's float-bound crossing; every other
+torch message is quoted in the docstrings for the caller to raise.
+"""
+
+from .bernoulli import bernoulli, bernoulli_, dropout_noise
+from .generator import DEFAULT_SEED, STATE_SIZE, Generator, default_generator
+from .integers import adjust_float_bounds, randint, randint_, random_, randperm
+from .layout import empty_like
+from .normal import normal, normal_, normal_tensor
+from .uniform import uniform, uniform_
+
+__all__ = [
+    "DEFAULT_SEED",
+    "STATE_SIZE",
+    "Generator",
+    "adjust_float_bounds",
+    "bernoulli",
+    "bernoulli_",
+    "default_generator",
+    "dropout_noise",
+    "empty_like",
+    "normal",
+    "normal_",
+    "normal_tensor",
+    "randint",
+    "randint_",
+    "random_",
+    "randperm",
+    "uniform",
+    "uniform_",
+]

@@ -1,0 +1,89 @@
+"""Bernoulli draws and dropout's noise (rng.md 6)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import layout
+from .generator import Generator, resolve
+
+
+def _tensor_p_values(p: np.ndarray, gen: Generator) -> np.ndarray:
+    """``u < p`` per element of ``p`` (already in iteration order, 1-D).
+
+    float64 ``p`` compares a float64 uniform (2 draws); any other float dtype
+    compares a float32 uniform (1 draw) with ``p`` converted to float32.
+    """
+    if p.dtype == np.float64:
+        return gen.uniform_f64(p.size) < p
+    return gen.uniform_f32(p.size) < p.astype(np.float32)
+
+
+def bernoulli(p: np.ndarray, *, generator: Generator | None = None) -> np.ndarray:
+    """``torch.bernoulli(p)``: a new C-contiguous array of p's shape and dtype.
+
+    Elements are drawn in row-major order of the result (torch allocates it
+    contiguous, whatever p's strides).  The caller checks ``0 <= p <= 1``:
+    torch's message is ``RuntimeError: Expected p_in >= 0 && p_in <= 1 to be
+    true, but got false.  (Could this error message be improved?  If so,
+    please report an enhancement request to PyTorch.)``
+    """
+    p = np.asarray(p)
+    out = np.empty(p.shape, dtype=p.dtype)
+    bernoulli_(out, p, generator=generator)
+    return out
+
+
+def bernoulli_(
+    out: np.ndarray, p: float | np.ndarray, *, generator: Generator | None = None
+) -> None:
+    """``Tensor.bernoulli_(p)`` in memory order of ``out``; any output dtype.
+
+    - ``p`` a Python float: a float64 uniform (2 draws) per element, whatever
+      ``out``'s dtype (torch's ``bernoulli_(double)``).  The caller checks the
+      range: ``RuntimeError: bernoulli_ expects p to be in [0, 1], but got p=1.5``.
+    - ``p`` an array: broadcast to ``out``'s shape; the uniform's width follows
+      ``p``'s dtype (see ``_tensor_p_values``).
+
+    Also backs ``torch.bernoulli(x, p=0.3)`` (``out`` allocated like ``x``).
+    """
+    if out.size == 0:
+        return
+    gen = resolve(generator)
+    if isinstance(p, np.ndarray):
+        view = layout.memory_order_view(out)
+        # The same axis permutation applied to p keeps elements paired.
+        p_full = np.broadcast_to(p, out.shape)
+        if view is not out:
+            axes = sorted(range(out.ndim), key=lambda d: -abs(out.strides[d]))
+            p_full = p_full.transpose(axes)
+        view[...] = _tensor_p_values(p_full.reshape(-1), gen).reshape(view.shape)
+    else:
+        layout.fill(out, gen.uniform_f64(out.size) < float(p))
+
+
+def dropout_noise(
+    x: np.ndarray, p: float, *, generator: Generator | None = None
+) -> np.ndarray | None:
+    """The noise ``F.dropout(x, p, training=True)`` multiplies ``x`` by.
+
+    Returns ``None`` for ``p == 0`` (torch returns ``x`` itself and draws
+    nothing), zeros for ``p == 1`` (no draws either), and otherwise
+    ``bernoulli_(empty_like(x), 1 - p) / (1 - p)``: a float64 uniform per
+    element in x's memory order, the scale rounded to x's dtype first.
+    The result has x's dtype and strides; the output is ``x * noise`` and its
+    gradient ``grad * noise``.  An empty ``x`` draws nothing.  The caller
+    checks ``p``: ``ValueError: dropout probability has to be between 0 and 1,
+    but got 1.5``.
+    """
+    if p == 0:
+        return None
+    noise = np.empty_like(x, order="K")
+    if p == 1:
+        noise[...] = 0
+        return noise
+    keep = 1.0 - p
+    bernoulli_(noise, keep, generator=generator)
+    noise /= np.asarray(keep, dtype=noise.dtype)
+    return noise
+

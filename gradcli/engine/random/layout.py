@@ -1,0 +1,45 @@
+"""Which element gets the k-th draw.
+
+torch's random kernels walk their output with TensorIterator, which orders
+dimensions by stride: the k-th value goes to the k-th element in memory
+(rng.md section 7).  NumPy arrays carry real strides, so the engine reads the
+order off ``out.strides``; a caller mirroring torch's layout (say, a
+transposed tensor) passes an array with the same stride pattern, e.g.
+``np.empty_like(x, order="K")``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def memory_order_view(out: np.ndarray) -> np.ndarray:
+    """A view of ``out`` whose C-order walk visits elements in memory order.
+
+    Axes are sorted by decreasing ``|stride|`` (ties keep their order; torch
+    has no negative strides, and NumPy ones are walked by increasing index).
+    """
+    if out.ndim < 2 or out.flags.c_contiguous:
+        return out
+    axes = sorted(range(out.ndim), key=lambda d: -abs(out.strides[d]))
+    return out.transpose(axes)
+
+
+def fill(out: np.ndarray, values: np.ndarray) -> None:
+    """Store flat ``values`` into ``out`` in memory order (with a cast)."""
+    view = memory_order_view(out)
+    view[...] = values.reshape(view.shape)
+
+
+def is_contiguous(out: np.ndarray) -> bool:
+    """torch's ``is_contiguous()``: row-major (sizes-1 dims don't count)."""
+    return bool(out.flags.c_contiguous)
+
+
+def empty_like(x: np.ndarray, dtype: object = None) -> np.ndarray:
+    """torch's ``empty_like(x)`` layout: x's stride order, densely packed.
+
+    A dense input (contiguous, transposed, channels-last) keeps its strides,
+    so ``rand_like(x.t())`` fills in x's storage order.
+    """
+    return np.empty_like(x, dtype=dtype, order="K")
