@@ -1,0 +1,58 @@
+"""The Python builtins a script may call (language.md section 3).
+
+Most are Python's own functions, passed through unchanged (so their error
+messages are Python's).  ``print`` writes to the session's output, ``type``
+has only its one-argument form, and nothing here reaches files, the
+environment, ``eval``/``exec``, ``getattr`` or imports.
+"""
+
+from __future__ import annotations
+
+import builtins as _python
+from typing import Any, Callable
+
+from gradcli.lang.errors import ScriptTypeError
+
+# Passed through as they are.
+_PLAIN = """abs all any bin bool callable chr dict divmod enumerate filter float format frozenset
+    hash hex id int isinstance issubclass iter len list map max min next oct ord pow range repr
+    reversed round set slice sorted str sum tuple zip""".split()
+
+
+class ScriptType:
+    """``type``: the class of a value (``type(x)``); the three-argument form is not offered."""
+
+    def __call__(self, *args: Any) -> Any:
+        if len(args) != 1:
+            raise ScriptTypeError("type() takes 1 argument in gradcli scripts")
+        cls = type(args[0])
+        # the metaclass would let a script build classes: hand back this function instead
+        return self if issubclass(cls, type) else cls
+
+    def __repr__(self) -> str:
+        return "<class 'type'>"
+
+
+def make_print(write: Callable[[str], Any]) -> Callable[..., None]:
+    """``print(*values, sep=' ', end='\\n', flush=False)`` onto ``write``."""
+
+    def print(*values: Any, sep: Any = None, end: Any = None, flush: bool = False) -> None:  # noqa: A001
+        if sep is None:
+            sep = " "
+        elif not isinstance(sep, str):
+            raise ScriptTypeError(f"sep must be None or a string, not {type(sep).__name__}")
+        if end is None:
+            end = "\n"
+        elif not isinstance(end, str):
+            raise ScriptTypeError(f"end must be None or a string, not {type(end).__name__}")
+        write(sep.join([str(value) for value in values]) + end)
+
+    return print
+
+
+def python_builtins(write: Callable[[str], Any]) -> dict[str, Any]:
+    """Name -> value for the Python builtins of a script whose output goes to ``write``."""
+    names: dict[str, Any] = {name: getattr(_python, name) for name in _PLAIN}
+    names["print"] = make_print(write)
+    names["type"] = ScriptType()
+    return names

@@ -1,0 +1,54 @@
+"""Compile a parse tree once into closures; nothing walks Lark trees while a script runs."""
+
+from __future__ import annotations
+
+from lark import Tree
+
+from gradcli.lang.compiler.base import EchoMode, Executor, RunContext
+from gradcli.lang.compiler.expressions import ExpressionCompiler
+from gradcli.lang.compiler.statements import StatementCompiler
+from gradcli.lang.compiler.targets import TargetCompiler
+from gradcli.lang.errors import Source, Span
+
+__all__ = ["CompiledStatement", "RunContext", "compile_module"]
+
+
+class Compiler(StatementCompiler, TargetCompiler, ExpressionCompiler):
+    """The whole compiler: statements, assignment targets and expressions."""
+
+
+class CompiledStatement:
+    """One top-level statement, ready to run with ``run(frame)``; ``span`` says where it is."""
+
+    __slots__ = ("run", "span")
+
+    def __init__(self, run: Executor, span: Span) -> None:
+        self.run = run
+        self.span = span
+
+
+def compile_module(tree: Tree, source: Source, context: RunContext,
+                   echo: EchoMode = "none") -> list[CompiledStatement]:
+    """Compile a parsed ``file_input``; raises ScriptSyntaxError for errors Python finds at compile time."""
+    compiler = Compiler(source, context)
+    compiled: list[CompiledStatement] = []
+    top_level = _top_level_statements(tree)
+    for index, node in enumerate(top_level):
+        last = index == len(top_level) - 1
+        compiler.echo_expressions = echo == "all" or (echo == "last" and last)
+        for executor in compiler.statements(node):
+            compiled.append(CompiledStatement(executor, compiler.span(node)))
+    return compiled
+
+
+def _top_level_statements(tree: Tree) -> list[Tree]:
+    """Statements in order, with `a; b` on one line split into two."""
+    result: list[Tree] = []
+    for child in tree.children:
+        if not isinstance(child, Tree):
+            continue
+        if child.data == "simple_stmt":
+            result.extend(grandchild for grandchild in child.children if grandchild is not None)
+        else:
+            result.append(child)
+    return result

@@ -1,0 +1,60 @@
+"""State shared by the parts of the compiler: source positions, scopes, the run context."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal
+
+from lark import Token, Tree
+
+from gradcli.lang.compiler.scopes import Scope
+from gradcli.lang.errors import ScriptSyntaxError, Source, Span
+from gradcli.lang.functions import CallDepth
+
+Evaluator = Callable[[Any], Any]     # frame -> value
+Executor = Callable[[Any], Any]      # frame -> None or a BREAK/CONTINUE/RETURN signal
+EchoMode = Literal["none", "all", "last"]
+
+
+@dataclass
+class RunContext:
+    """What compiled code reaches at run time: the module's variables, the builtins, imports."""
+
+    globals: dict
+    builtins: dict
+    import_module: Callable[[str], Any]          # dotted name -> namespace (binds on import)
+    import_name: Callable[[str, str], Any]       # (module, name) -> value (from ... import)
+    echo: Callable[[Any], None]                  # shows a value (REPL-style echo)
+    call_depth: CallDepth = field(default_factory=CallDepth)
+
+
+class CompilerBase:
+    def __init__(self, source: Source, context: RunContext) -> None:
+        self.source = source
+        self.context = context
+        self.scope = Scope("module", None)
+        self.loop_depth = 0
+        self.function_names: list[str] = []   # enclosing def names, for qualnames
+
+    # ------------------------------------------------------------ positions
+    def span(self, node: Tree | Token) -> Span:
+        if isinstance(node, Token):
+            return Span(self.source, node.line, node.column, node.end_line, node.end_column)
+        meta = node.meta
+        return Span(self.source, meta.line, meta.column, meta.end_line, meta.end_column)
+
+    def syntax_error(self, node: Tree | Token, message: str) -> ScriptSyntaxError:
+        if isinstance(node, Token):
+            return ScriptSyntaxError(message, node.line, node.column, end_column=node.end_column)
+        meta = node.meta
+        end = meta.end_column if meta.end_line == meta.line else None
+        return ScriptSyntaxError(message, meta.line, meta.column, end_column=end)
+
+    @property
+    def in_function(self) -> bool:
+        return self.scope.kind != "module"
+
+    def qualname(self, name: str) -> str:
+        if not self.function_names:
+            return name
+        return ".<locals>.".join(self.function_names) + ".<locals>." + name

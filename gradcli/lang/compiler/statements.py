@@ -1,0 +1,519 @@
+"""Statements -> closures ``frame -> None | BREAK | CONTINUE | RETURN``.
+
+Control flow travels as return values, not exceptions: a block stops at the
+first statement that returns a signal and hands it to its loop or function.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+from lark import Tree
+
+from gradcli.lang.compiler.base import CompilerBase, Executor
+from gradcli.lang.compiler.scopes import Scope, bindings
+from gradcli.lang.errors import ScriptAssertionError, ScriptTypeError, mark
+from gradcli.lang.functions import BREAK, CONTINUE, RETURN, Frame, Signature, UserFunction
+
+AUGMENTED = {
+    "+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv,
+    "//=": operator.ifloordiv, "%=": operator.imod, "@=": operator.imatmul, "**=": operator.ipow,
+    "&=": operator.iand, "|=": operator.ior, "^=": operator.ixor, "<<=": operator.ilshift,
+    ">>=": operator.irshift,
+}
+
+
+def _nothing(frame: Frame) -> None:
+    return None
+
+
+class StatementCompiler(CompilerBase):
+    echo_expressions = False
+
+    def statements(self, node: Tree) -> list[Executor]:
+        """The executors of one statement node (a simple_stmt holds several)."""
+        if node.data == "simple_stmt":
+            result = []
+            for child in node.children:
+                if child is not None:
+                    result.extend(self.statements(child))
+            return result
+        method = getattr(self, "s_" + node.data)
+        executor = method(node)
+        return [] if executor is None else [executor]
+
+    def block(self, node: Tree) -> Executor:
+        """A suite: one line after ':' or an indented body."""
+        executors: list[Executor] = []
+        for child in node.children:
+            if isinstance(child, Tree):
+                executors.extend(self.statements(child))
+        return sequence(executors)
+
+    # ------------------------------------------------------------ simple statements
+    def s_expr_stmt(self, node: Tree) -> Executor:
+        evaluate = self.expr(node.children[0])
+        if self.echo_expressions and not self.in_function:
+            echo = self.context.echo
+
+            def show(frame: Frame) -> None:
+                value = evaluate(frame)
+                if value is not None:
+                    echo(value)
+            return show
+
+        def expression(frame: Frame) -> None:
+            evaluate(frame)
+        return expression
+
+    def s_assign_stmt(self, node: Tree) -> Executor:
+        *target_nodes, value_node = node.children
+        value = self.expr(value_node)
+        stores = [self.store_target(target) for target in target_nodes]
+        if len(stores) == 1:
+            (store,) = stores
+
+            def assign(frame: Frame) -> None:
+                store(frame, value(frame))
+            return assign
+        stores_tuple = tuple(stores)
+
+        def assign_many(frame: Frame) -> None:
+            item = value(frame)
+            for store in stores_tuple:
+                store(frame, item)
+        return assign_many
+
+    def s_aug_assign_stmt(self, node: Tree) -> Executor:
+        target, operator_token, value_node = node.children
+        function = AUGMENTED[str(operator_token)]
+        value = self.expr(value_node)
+        span = self.span(node)
+        if target.data == "name":
+            load = self.expr(target)
+            store = self.store_name(str(target.children[0]))
+
+            def augment_name(frame: Frame) -> None:
+                current = load(frame)
+                right = value(frame)
+                try:
+                    result = function(current, right)
+                except BaseException as error:
+                    mark(error, span)
+                    raise
+                store(frame, result)
+            return augment_name
+        if target.data == "attribute":
+            from gradcli.lang.safety import get_attribute, set_attribute
+            owner = self.expr(target.children[0])
+            name = str(target.children[1])
+
+            def augment_attribute(frame: Frame) -> None:
+                try:
+                    obj = owner(frame)
+                    result = function(get_attribute(obj, name), value(frame))
+                    set_attribute(obj, name, result)
+                except BaseException as error:
+                    mark(error, span)
+                    raise
+            return augment_attribute
+        if target.data == "subscript":
+            owner = self.expr(target.children[0])
+            key = self.subscript_key(target.children[1])
+
+            def augment_item(frame: Frame) -> None:
+                try:
+                    obj = owner(frame)
+                    index = key(frame)
+                    obj[index] = function(obj[index], value(frame))
+                except BaseException as error:
+                    mark(error, span)
+                    raise
+            return augment_item
+        if target.data in ("tuple", "list"):
+            raise self.syntax_error(target, f"'{target.data}' is an illegal expression for augmented assignment")
+        raise self.syntax_error(target, "'expression' is an illegal expression for augmented assignment")
+
+    def s_del_stmt(self, node: Tree) -> Executor:
+        delete = self.delete_target(node.children[0])
+
+        def delete_statement(frame: Frame) -> None:
+            delete(frame)
+        return delete_statement
+
+    def s_pass_stmt(self, node: Tree) -> None:
+        return None
+
+    def s_break_stmt(self, node: Tree) -> Executor:
+        if not self.loop_depth:
+            raise self.syntax_error(node, "'break' outside loop")
+        return lambda frame: BREAK
+
+    def s_continue_stmt(self, node: Tree) -> Executor:
+        if not self.loop_depth:
+            raise self.syntax_error(node, "'continue' not properly in loop")
+        return lambda frame: CONTINUE
+
+    def s_return_stmt(self, node: Tree) -> Executor:
+        if self.scope.kind != "function":
+            raise self.syntax_error(node, "'return' outside function")
+        value_node = node.children[0]
+        if value_node is None:
+            def return_none(frame: Frame) -> Any:
+                frame.ret = None
+                return RETURN
+            return return_none
+        value = self.expr(value_node)
+
+        def return_value(frame: Frame) -> Any:
+            frame.ret = value(frame)
+            return RETURN
+        return return_value
+
+    def s_assert_stmt(self, node: Tree) -> Executor:
+        test_node, message_node = node.children
+        test = self.expr(test_node)
+        message = self.expr(message_node) if message_node is not None else None
+        span = self.span(node)
+
+        def assertion(frame: Frame) -> None:
+            try:
+                if test(frame):
+                    return
+            except BaseException as error:
+                mark(error, span)
+                raise
+            error = ScriptAssertionError() if message is None else ScriptAssertionError(message(frame))
+            mark(error, span)
+            raise error
+        return assertion
+
+    def s_global_stmt(self, node: Tree) -> None:
+        return None  # decided at compile time (scopes.bindings); nothing to run
+
+    def s_nonlocal_stmt(self, node: Tree) -> None:
+        if self.scope.kind == "module":
+            raise self.syntax_error(node, "nonlocal declaration not allowed at module level")
+        for token in node.children:
+            if not self.scope.has_enclosing_binding(str(token)):
+                raise self.syntax_error(token, f"no binding for nonlocal '{token}' found")
+        return None
+
+    # ------------------------------------------------------------ imports
+    def s_import_stmt(self, node: Tree) -> Executor:
+        steps = []
+        for item in node.children:
+            dotted, alias = item.children
+            parts = [str(token) for token in dotted.children]
+            path = ".".join(parts)
+            if alias is not None:
+                steps.append((path, None, self.store_name(str(alias))))
+            else:
+                steps.append((path, parts[0], self.store_name(parts[0])))
+        import_module = self.context.import_module
+        span = self.span(node)
+
+        def import_statement(frame: Frame) -> None:
+            try:
+                for path, top, store in steps:
+                    module = import_module(path)
+                    store(frame, module if top is None else import_module(top))
+            except BaseException as error:
+                mark(error, span)
+                raise
+        return import_statement
+
+    def s_from_import_stmt(self, node: Tree) -> Executor:
+        dotted, *names = node.children
+        path = ".".join(str(token) for token in dotted.children)
+        steps = []
+        for item in names:
+            if item is None:
+                continue
+            name, alias = item.children
+            steps.append((str(name), self.store_name(str(alias if alias is not None else name))))
+        import_module = self.context.import_module
+        import_name = self.context.import_name
+        span = self.span(node)
+
+        def from_import(frame: Frame) -> None:
+            try:
+                import_module(path)
+                for name, store in steps:
+                    store(frame, import_name(path, name))
+            except BaseException as error:
+                mark(error, span)
+                raise
+        return from_import
+
+    # ------------------------------------------------------------ compound statements
+    def s_if_stmt(self, node: Tree) -> Executor:
+        test_node, body_node, *rest = node.children
+        branches = [(self.expr(test_node), self.block(body_node), self.span(test_node))]
+        orelse = _nothing
+        for clause in rest:
+            if clause is None:
+                continue
+            if clause.data == "elif_clause":
+                branches.append((self.expr(clause.children[0]), self.block(clause.children[1]),
+                                 self.span(clause.children[0])))
+            else:
+                orelse = self.block(clause.children[0])
+        if len(branches) == 1:
+            ((test, body, span),) = branches
+
+            def if_statement(frame: Frame) -> Any:
+                try:
+                    chosen = body if test(frame) else orelse
+                except BaseException as error:
+                    mark(error, span)
+                    raise
+                return chosen(frame)
+            return if_statement
+        branches_tuple = tuple(branches)
+
+        def if_chain(frame: Frame) -> Any:
+            for test, body, span in branches_tuple:
+                try:
+                    taken = test(frame)
+                    if taken:
+                        break
+                except BaseException as error:
+                    mark(error, span)
+                    raise
+            else:
+                return orelse(frame)
+            return body(frame)
+        return if_chain
+
+    def s_while_stmt(self, node: Tree) -> Executor:
+        test_node, body_node, else_node = node.children
+        test = self.expr(test_node)
+        span = self.span(test_node)
+        self.loop_depth += 1
+        body = self.block(body_node)
+        self.loop_depth -= 1
+        orelse = self.block(else_node.children[0]) if else_node is not None else _nothing
+
+        def while_loop(frame: Frame) -> Any:
+            try:
+                while test(frame):
+                    signal = body(frame)
+                    if signal is not None:
+                        if signal is BREAK:
+                            return None
+                        if signal is not CONTINUE:
+                            return signal
+            except BaseException as error:
+                mark(error, span)
+                raise
+            return orelse(frame)
+        return while_loop
+
+    def s_for_stmt(self, node: Tree) -> Executor:
+        target_node, iterable_node, body_node, else_node = node.children
+        store = self.store_target(target_node, "for")
+        iterable = self.expr(iterable_node)
+        span = self.span(iterable_node)
+        self.loop_depth += 1
+        body = self.block(body_node)
+        self.loop_depth -= 1
+        orelse = self.block(else_node.children[0]) if else_node is not None else _nothing
+
+        def for_loop(frame: Frame) -> Any:
+            try:
+                for item in iterable(frame):
+                    store(frame, item)
+                    signal = body(frame)
+                    if signal is not None:
+                        if signal is BREAK:
+                            return None
+                        if signal is not CONTINUE:
+                            return signal
+            except BaseException as error:
+                mark(error, span)
+                raise
+            return orelse(frame)
+        return for_loop
+
+    def s_with_stmt(self, node: Tree) -> Executor:
+        *items, body_node = node.children
+        body = self.block(body_node)
+        # `with a, b:` is `with a:` holding `with b:`
+        for item in reversed(items):
+            manager_node, target_node = item.children
+            body = self._with_one(self.expr(manager_node), self.span(manager_node),
+                                  self.store_target(target_node) if target_node is not None else None,
+                                  body)
+        return body
+
+    @staticmethod
+    def _with_one(manager: Any, span, store, body: Executor) -> Executor:
+        def with_statement(frame: Frame) -> Any:
+            try:
+                context = manager(frame)
+                cls = type(context)
+                if not (hasattr(cls, "__enter__") and hasattr(cls, "__exit__")):
+                    raise ScriptTypeError(f"'{cls.__name__}' object does not support the context "
+                                          "manager protocol")
+                entered = cls.__enter__(context)
+            except BaseException as error:
+                mark(error, span)
+                raise
+            try:
+                if store is not None:
+                    store(frame, entered)
+                signal = body(frame)
+            except BaseException as error:
+                if not cls.__exit__(context, type(error), error, error.__traceback__):
+                    raise
+                return None
+            cls.__exit__(context, None, None, None)
+            return signal
+        return with_statement
+
+    # ------------------------------------------------------------ functions
+    def s_decorated(self, node: Tree) -> Executor:
+        *decorator_nodes, definition = node.children
+        decorators = tuple(self.expr(decorator.children[0]) for decorator in decorator_nodes)
+        spans = tuple(self.span(decorator.children[0]) for decorator in decorator_nodes)
+        return self.s_funcdef(definition, decorators, spans)
+
+    def s_funcdef(self, node: Tree, decorators: tuple = (), decorator_spans: tuple = ()) -> Executor:
+        name_token, parameters, _annotation, body_node = node.children
+        name = str(name_token)
+        make = self.function_maker(name, parameters, body_node, self.span(node))
+        store = self.store_name(name)
+
+        def define(frame: Frame) -> None:
+            applied = [decorator(frame) for decorator in decorators]
+            function = make(frame)
+            for decorator, span in zip(reversed(applied), reversed(decorator_spans)):
+                try:
+                    function = decorator(function)
+                except BaseException as error:
+                    mark(error, span)
+                    raise
+            store(frame, function)
+        return define
+
+    def function_maker(self, name: str, parameters: Tree | None, body_node: Any, span,
+                       is_lambda: bool = False):
+        """Compile a def or lambda; return ``frame -> UserFunction`` (defaults evaluated then)."""
+        signature, default_nodes, kwdefault_nodes = self._signature(parameters)
+        defaults = tuple(self.expr(default) for default in default_nodes)
+        kwdefaults = tuple((key, self.expr(default)) for key, default in kwdefault_nodes)
+        qualname = self.qualname(name)
+        parameter_names = set(signature.names) | set(signature.kwonly)
+        parameter_names |= {n for n in (signature.star, signature.double_star) if n}
+        if is_lambda:
+            bound, declared_global, declared_nonlocal = set(), set(), set()
+        else:
+            bound, declared_global, declared_nonlocal = bindings(body_node.children)
+        for parameter in parameter_names & (declared_global | declared_nonlocal):
+            kind = "global" if parameter in declared_global else "nonlocal"
+            raise self.syntax_error(body_node, f"name '{parameter}' is parameter and {kind}")
+        outer = (self.scope, self.loop_depth)
+        self.scope = Scope("function", self.scope, bound | parameter_names, declared_global,
+                           declared_nonlocal)
+        self.loop_depth = 0
+        self.function_names.append(name)
+        try:
+            if is_lambda:
+                body = self.expr(body_node)
+            else:
+                block = self.block(body_node)
+
+                def body(frame: Frame) -> Any:
+                    if block(frame) is RETURN:
+                        return frame.ret
+                    return None
+        finally:
+            self.scope, self.loop_depth = outer
+            self.function_names.pop()
+        call_depth = self.context.call_depth
+
+        def make_function(frame: Frame) -> UserFunction:
+            try:
+                default_values = tuple(default(frame) for default in defaults)
+                kwdefault_values = {key: default(frame) for key, default in kwdefaults}
+            except BaseException as error:
+                mark(error, span)
+                raise
+            return UserFunction(name, qualname, signature, default_values, kwdefault_values, body,
+                                frame, call_depth)
+        return make_function
+
+    def _signature(self, node: Tree | None) -> tuple[Signature, list, list]:
+        names: list[str] = []
+        kwonly: list[str] = []
+        defaults: list = []
+        kwdefaults: list = []
+        star = double_star = None
+        seen_star = False
+        seen: set[str] = set()
+        children = [] if node is None else [child for child in node.children if child is not None]
+        for index, child in enumerate(children):
+            if double_star is not None:
+                raise self.syntax_error(child, "arguments cannot follow var-keyword argument")
+            if child.data == "star_param":
+                if seen_star:
+                    raise self.syntax_error(child, "* argument may appear only once")
+                seen_star = True
+                if child.children[0] is not None:
+                    star = str(child.children[0])
+                    self._unique(star, seen, child)
+                elif index + 1 >= len(children) or children[index + 1].data != "param":
+                    raise self.syntax_error(child, "named arguments must follow bare *")
+                continue
+            if child.data == "double_star_param":
+                double_star = str(child.children[0])
+                self._unique(double_star, seen, child)
+                continue
+            name_token, default = child.children
+            name = str(name_token)
+            self._unique(name, seen, child)
+            if seen_star:
+                kwonly.append(name)
+                if default is not None:
+                    kwdefaults.append((name, default))
+                continue
+            names.append(name)
+            if default is not None:
+                defaults.append(default)
+            elif defaults:
+                raise self.syntax_error(child, "non-default argument follows default argument")
+        required = len(names) - len(defaults)
+        return Signature(names, required, star, kwonly, double_star), defaults, kwdefaults
+
+    def _unique(self, name: str, seen: set[str], node: Tree) -> None:
+        if name in seen:
+            raise self.syntax_error(node, f"duplicate argument '{name}' in function definition")
+        seen.add(name)
+
+
+def sequence(executors: list[Executor]) -> Executor:
+    """Run statements in order, stopping at the first control-flow signal."""
+    if not executors:
+        return _nothing
+    if len(executors) == 1:
+        return executors[0]
+    if len(executors) == 2:
+        first, second = executors
+
+        def pair(frame: Frame) -> Any:
+            signal = first(frame)
+            if signal is not None:
+                return signal
+            return second(frame)
+        return pair
+    steps = tuple(executors)
+
+    def run_all(frame: Frame) -> Any:
+        for step in steps:
+            signal = step(frame)
+            if signal is not None:
+                return signal
+        return None
+    return run_all

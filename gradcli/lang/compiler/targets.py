@@ -1,0 +1,208 @@
+"""Assignment and ``del`` targets: names, attributes, subscripts and (nested) unpacking."""
+
+from __future__ import annotations
+
+from itertools import islice
+from typing import Any, Callable
+
+from lark import Tree
+
+from gradcli.lang.compiler.base import CompilerBase
+from gradcli.lang.errors import ScriptNameError, ScriptTypeError, ScriptValueError, mark
+from gradcli.lang.functions import Frame
+from gradcli.lang.safety import delete_attribute, set_attribute
+
+Store = Callable[[Frame, Any], None]
+Delete = Callable[[Frame], None]
+
+_LITERALS = {"number", "strings", "const_none", "const_true", "const_false", "ellipsis"}
+_DESCRIPTIONS = {
+    "call": "function call", "comparison": "comparison", "lambdef": "lambda",
+    "conditional": "conditional expression", "and_test": "expression", "or_test": "expression",
+    "not_expr": "expression", "list_comp": "list comprehension", "dict_comp": "dict comprehension",
+    "set_comp": "set comprehension", "generator": "generator expression", "dict": "dict literal",
+    "set": "set display",
+}
+
+
+class TargetCompiler(CompilerBase):
+    def store_target(self, node: Tree, context: str = "assign") -> Store:
+        kind = node.data
+        if kind == "name":
+            return self.store_name(str(node.children[0]))
+        if kind in ("tuple", "list"):
+            return self._store_unpack(node, context)
+        if kind == "attribute":
+            value_node, name_token = node.children
+            value = self.expr(value_node)
+            name = str(name_token)
+            span = self.span(node)
+
+            def store_attribute(frame: Frame, item: Any) -> None:
+                try:
+                    set_attribute(value(frame), name, item)
+                except BaseException as error:
+                    mark(error, span)
+                    raise
+            return store_attribute
+        if kind == "subscript":
+            value_node, key_node = node.children
+            value = self.expr(value_node)
+            key = self.subscript_key(key_node)
+            span = self.span(node)
+
+            def store_item(frame: Frame, item: Any) -> None:
+                try:
+                    value(frame)[key(frame)] = item
+                except BaseException as error:
+                    mark(error, span)
+                    raise
+            return store_item
+        if kind == "star_expr":
+            raise self.syntax_error(node, "starred assignment target must be in a list or tuple")
+        raise self.syntax_error(node, self._cannot(kind, "assign to" if context != "delete" else "delete"))
+
+    def _cannot(self, kind: str, verb: str) -> str:
+        what = "literal" if kind in _LITERALS else _DESCRIPTIONS.get(kind, "expression")
+        message = f"cannot {verb} {what}"
+        if verb == "assign to":
+            message += " here. Maybe you meant '==' instead of '='?"
+        return message
+
+    def store_name(self, name: str) -> Store:
+        where, depth = self.scope.resolve(name)
+        if where == "global":
+            variables = self.context.globals
+
+            def store_global(frame: Frame, item: Any) -> None:
+                variables[name] = item
+            return store_global
+        if where == "local":
+            def store_local(frame: Frame, item: Any) -> None:
+                frame.vars[name] = item
+            return store_local
+
+        def store_free(frame: Frame, item: Any) -> None:
+            for _ in range(depth):
+                frame = frame.parent
+            frame.vars[name] = item
+        return store_free
+
+    def _store_unpack(self, node: Tree, context: str) -> Store:
+        children = [child for child in node.children if child is not None]
+        stars = [index for index, child in enumerate(children) if child.data == "star_expr"]
+        if len(stars) > 1:
+            raise self.syntax_error(node, "multiple starred expressions in assignment")
+        stores = []
+        for child in children:
+            target = child.children[0] if child.data == "star_expr" else child
+            stores.append(self.store_target(target, context))
+        span = self.span(node)
+        if stars:
+            return _starred_unpack(tuple(stores), stars[0], span)
+        return _exact_unpack(tuple(stores), span)
+
+    def delete_target(self, node: Tree) -> Delete:
+        kind = node.data
+        span = self.span(node)
+        if kind == "name":
+            return self._delete_name(str(node.children[0]), span)
+        if kind in ("tuple", "list"):
+            deleters = tuple(self.delete_target(child) for child in node.children if child is not None)
+
+            def delete_all(frame: Frame) -> None:
+                for delete in deleters:
+                    delete(frame)
+            return delete_all
+        if kind == "attribute":
+            value = self.expr(node.children[0])
+            name = str(node.children[1])
+
+            def delete_attr(frame: Frame) -> None:
+                try:
+                    delete_attribute(value(frame), name)
+                except BaseException as error:
+                    mark(error, span)
+                    raise
+            return delete_attr
+        if kind == "subscript":
+            value = self.expr(node.children[0])
+            key = self.subscript_key(node.children[1])
+
+            def delete_item(frame: Frame) -> None:
+                try:
+                    del value(frame)[key(frame)]
+                except BaseException as error:
+                    mark(error, span)
+                    raise
+            return delete_item
+        raise self.syntax_error(node, self._cannot(kind, "delete"))
+
+    def _delete_name(self, name: str, span) -> Delete:
+        where, depth = self.scope.resolve(name)
+        variables = self.context.globals if where == "global" else None
+
+        def delete_name(frame: Frame) -> None:
+            if variables is not None:
+                scope_vars = variables
+            else:
+                for _ in range(depth):
+                    frame = frame.parent
+                scope_vars = frame.vars
+            try:
+                del scope_vars[name]
+            except KeyError:
+                error = ScriptNameError(f"name '{name}' is not defined")
+                mark(error, span)
+                raise error from None
+        return delete_name
+
+
+def _iterate(value: Any):
+    cls = type(value)
+    if not (hasattr(cls, "__iter__") or hasattr(cls, "__getitem__")):
+        raise ScriptTypeError(f"cannot unpack non-iterable {cls.__name__} object")
+    return iter(value)
+
+
+def _exact_unpack(stores: tuple, span) -> Store:
+    count = len(stores)
+
+    def unpack(frame: Frame, value: Any) -> None:
+        try:
+            if value.__class__ is tuple or value.__class__ is list:
+                items = value
+            else:
+                items = list(islice(_iterate(value), count + 1))
+            if len(items) != count:
+                if len(items) > count:
+                    raise ScriptValueError(f"too many values to unpack (expected {count})")
+                raise ScriptValueError(f"not enough values to unpack (expected {count}, got {len(items)})")
+        except BaseException as error:
+            mark(error, span)
+            raise
+        for store, item in zip(stores, items):
+            store(frame, item)
+    return unpack
+
+
+def _starred_unpack(stores: tuple, star: int, span) -> Store:
+    before = star
+    after = len(stores) - star - 1
+
+    def unpack(frame: Frame, value: Any) -> None:
+        try:
+            items = list(_iterate(value))
+            if len(items) < before + after:
+                raise ScriptValueError(f"not enough values to unpack (expected at least "
+                                       f"{before + after}, got {len(items)})")
+        except BaseException as error:
+            mark(error, span)
+            raise
+        split_end = len(items) - after
+        for index in range(before):
+            stores[index](frame, items[index])
+        stores[star](frame, items[before:split_end])
+        for offset in range(after):
+            stores[star + 1 + offset](frame, items[split_end + offset])
+    return unpack

@@ -1,0 +1,156 @@
+"""Error and warning reports: ``FILE:LINE:COL: ErrorType: message``, the line, a caret.
+
+    demo.ag:4:1: RuntimeError: grad can be implicitly created only for scalar outputs
+        backward(y)
+        ^^^^^^^^^^^
+    hint: ...
+
+``ErrorType: message`` is Python's or PyTorch's exact text; the optional
+``hint:`` line is gradcli's own and ``--no-hints`` turns it off.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, TextIO
+
+from gradcli.lang.errors import CALL_ATTRIBUTE, ScriptSyntaxError, Source, Span
+
+_BOLD_RED = "\x1b[1;31m"
+_RED = "\x1b[31m"
+_BOLD = "\x1b[1m"
+_YELLOW = "\x1b[33m"
+_CYAN = "\x1b[36m"
+_RESET = "\x1b[0m"
+TO_LINE_END = -1
+
+
+def error_text(exc: BaseException) -> str:
+    """``ErrorType: message`` as Python prints it (``AssertionError`` alone when there is no message)."""
+    name = type(exc).__name__
+    message = str(exc)
+    return f"{name}: {message}" if message else name
+
+
+# ---------------------------------------------------------------- hints
+Hint = Callable[[BaseException], "str | None"]
+# (error type name, message prefix, hint); the first match gives the hint line.
+HINTS: list[tuple[str, str, Hint]] = []
+
+
+def hint(error_type: str, prefix: str) -> Callable[[Hint], Hint]:
+    def register(function: Hint) -> Hint:
+        HINTS.append((error_type, prefix, function))
+        return function
+    return register
+
+
+def find_hint(exc: BaseException) -> str | None:
+    name = type(exc).__name__
+    message = str(exc)
+    for error_type, prefix, function in HINTS:
+        if name == error_type and message.startswith(prefix):
+            try:
+                return function(exc)
+            except Exception:  # a hint must never turn an error report into a crash
+                return None
+    return None
+
+
+@hint("RuntimeError", "grad can be implicitly created only for scalar outputs")
+def _backward_needs_scalar(exc: BaseException) -> str | None:
+    callee, args = exc.__dict__.get(CALL_ATTRIBUTE, (None, ()))
+    output = getattr(callee, "__self__", None)
+    if output is None or not hasattr(output, "shape"):
+        output = args[0] if args and hasattr(args[0], "shape") else None
+    if output is None:
+        return None
+    shape = list(output.shape)
+    return (f"backward() needs a single number, but this output has shape {shape}; "
+            "reduce it first (y.sum().backward()) or pass a gradient of the same shape "
+            "(y.backward(torch.ones_like(y)))")
+
+
+@hint("NameError", "name 'torch' is not defined")
+def _missing_import(exc: BaseException) -> str:
+    return "add `import torch` at the top, or use the bare name (ones(2) instead of torch.ones(2))"
+
+
+# ---------------------------------------------------------------- formatting
+class Reporter:
+    """Writes diagnostics to a stream (stderr), coloured with ANSI codes on a terminal."""
+
+    def __init__(self, stream: TextIO, *, color: bool = False, hints: bool = True) -> None:
+        self.stream = stream
+        self.color = color
+        self.hints = hints
+
+    def _paint(self, text: str, code: str) -> str:
+        return f"{code}{text}{_RESET}" if self.color else text
+
+    def error(self, exc: BaseException, span: Span | None, fallback: Span | None = None) -> None:
+        where = span or fallback
+        headline = error_text(exc)
+        name, _, rest = headline.partition(":")
+        painted = self._paint(name, _BOLD_RED) + (":" + rest if rest or ":" in headline else "")
+        lines = [f"{self._location(where)}{painted}"]
+        if where is not None:
+            end = where.end_column if where.end_line == where.line else TO_LINE_END
+            lines.extend(self._excerpt(where.source, where.line, where.column, end))
+        if self.hints:
+            text = find_hint(exc)
+            if text:
+                lines.append(self._paint("hint:", _CYAN) + " " + text)
+        self._write(lines)
+
+    def syntax_error(self, error: ScriptSyntaxError, source: Source) -> None:
+        headline = self._paint(error.kind, _BOLD_RED) + ": " + error.message
+        lines = [f"{source.filename}:{error.line}:{error.column}: {headline}"]
+        lines.extend(self._excerpt(source, error.line, error.column, error.end_column))
+        self._write(lines)
+
+    def warning(self, category: str, message: str, span: Span | None) -> None:
+        self._write([f"{self._location(span)}{self._paint(category, _YELLOW)}: {message}"])
+
+    def interrupted(self, what: str, span: Span | None) -> None:
+        lines = [f"{self._location(span)}{self._paint(what, _BOLD)}"]
+        if span is not None:
+            lines.extend(self._excerpt(span.source, span.line, span.column, None)[:1])
+        self._write(lines)
+
+    def internal_error(self, exc: BaseException, traceback_text: str | None) -> None:
+        lines = [traceback_text.rstrip("\n")] if traceback_text else []
+        hint = "" if traceback_text else "; run with --debug for the traceback"
+        lines.append(f"gradcli: internal error: {error_text(exc)} (this is a bug in gradcli{hint})")
+        self._write(lines)
+
+    @staticmethod
+    def _location(span: Span | None) -> str:
+        if span is None:
+            return ""
+        return f"{span.source.filename}:{span.line}:{span.column}: "
+
+    def _excerpt(self, source: Source, line: int, column: int, end_column: int | None) -> list[str]:
+        """The source line and a caret under columns [column, end_column); one caret if no end,
+        to the end of the line if ``end_column`` is TO_LINE_END."""
+        text = source.line(line).rstrip()
+        if not text.strip():
+            return []
+        indent = len(text) - len(text.lstrip())
+        shown = text[indent:]
+        start = min(max(column - 1 - indent, 0), len(shown))
+        if end_column == TO_LINE_END:
+            end = len(shown)
+        elif end_column is None:
+            end = start + 1
+        else:
+            end = min(end_column - 1 - indent, len(shown))
+        end = max(end, start + 1)
+        # keep tabs under tabs so the caret lines up however the terminal shows them
+        prefix = "".join(char if char == "\t" else " " for char in shown[:start])
+        caret = self._paint("^" * (end - start), _RED)
+        return [f"    {shown}", f"    {prefix}{caret}"]
+
+    def _write(self, lines: list[str]) -> None:
+        self.stream.write("\n".join(lines) + "\n")
+        self.stream.flush()
+

@@ -1,0 +1,115 @@
+"""Errors of the script language and where in the script they happened.
+
+Errors gradcli.lang raises on purpose for a script's mistake (a name that is
+not defined, a bad call of a user function, a forbidden attribute) are
+instances of ``Script*`` classes: they subclass the builtin Python raises and
+the marker ``ScriptError``, and carry the builtin's ``__name__``, so a report
+reads ``NameError: name 'y' is not defined`` exactly as Python's does.
+"""
+
+from __future__ import annotations
+
+
+class ScriptError(Exception):
+    """Marker: a mistake in the script, worded as Python words it."""
+
+
+def _visible(base: type[BaseException]) -> type:
+    cls = type(base.__name__, (base, ScriptError), {"__module__": __name__})
+    cls.__qualname__ = "Script" + base.__name__
+    return cls
+
+
+ScriptNameError = _visible(NameError)
+ScriptUnboundLocalError = _visible(UnboundLocalError)
+ScriptTypeError = _visible(TypeError)
+ScriptValueError = _visible(ValueError)
+ScriptAttributeError = _visible(AttributeError)
+ScriptAssertionError = _visible(AssertionError)
+ScriptRecursionError = _visible(RecursionError)
+ScriptImportError = _visible(ImportError)
+ScriptModuleNotFoundError = _visible(ModuleNotFoundError)
+ScriptNotImplementedError = _visible(NotImplementedError)
+
+
+class ScriptTimeout(BaseException):
+    """The run took longer than ``--timeout``; a BaseException so no script code swallows it."""
+
+
+class ScriptSyntaxError(Exception):
+    """A syntax error found before anything runs.
+
+    ``incomplete`` says the input simply ended early (an open bracket, a block
+    with no body yet): the REPL then asks for another line instead of failing.
+    """
+
+    def __init__(self, message: str, line: int, column: int, *, end_column: int | None = None,
+                 kind: str = "SyntaxError", incomplete: bool = False) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+        self.end_column = end_column
+        self.kind = kind
+        self.incomplete = incomplete
+
+
+class Source:
+    """The text of one script (or one REPL entry) and the name diagnostics use for it."""
+
+    __slots__ = ("filename", "text", "_lines")
+
+    def __init__(self, text: str, filename: str) -> None:
+        self.filename = filename
+        self.text = text
+        self._lines: list[str] | None = None
+
+    def line(self, number: int) -> str:
+        if self._lines is None:
+            self._lines = self.text.splitlines()
+        if 1 <= number <= len(self._lines):
+            return self._lines[number - 1]
+        return ""
+
+
+class Span:
+    """Where a node is: 1-based line and column, end column exclusive."""
+
+    __slots__ = ("source", "line", "column", "end_line", "end_column")
+
+    def __init__(self, source: Source, line: int, column: int, end_line: int, end_column: int) -> None:
+        self.source = source
+        self.line = line
+        self.column = column
+        self.end_line = end_line
+        self.end_column = end_column
+
+    def __repr__(self) -> str:
+        return f"Span({self.source.filename}:{self.line}:{self.column}-{self.end_line}:{self.end_column})"
+
+
+SPAN_ATTRIBUTE = "_gradcli_span"
+CALL_ATTRIBUTE = "_gradcli_call"
+
+
+def mark(exc: BaseException, span: Span) -> None:
+    """Record the innermost script node an exception passed through (first mark wins)."""
+    try:
+        if SPAN_ATTRIBUTE not in exc.__dict__:
+            exc.__dict__[SPAN_ATTRIBUTE] = span
+    except AttributeError:  # an exception type without __dict__: no location then
+        pass
+
+
+def mark_call(exc: BaseException, span: Span, callee: object, args: tuple) -> None:
+    """Like ``mark``, and remember what was called, for hints that describe the arguments."""
+    try:
+        if SPAN_ATTRIBUTE not in exc.__dict__:
+            exc.__dict__[SPAN_ATTRIBUTE] = span
+            exc.__dict__[CALL_ATTRIBUTE] = (callee, args)
+    except AttributeError:
+        pass
+
+
+def span_of(exc: BaseException) -> Span | None:
+    return getattr(exc, "__dict__", {}).get(SPAN_ATTRIBUTE)

@@ -1,0 +1,143 @@
+"""Split an f-string literal into literal text and ``{expression!conversion:spec}`` fields.
+
+The compiler parses each field's expression with the script grammar; this
+module only finds where the fields are (so positions in diagnostics point
+into the f-string) and decodes the literal text between them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class FStringError(Exception):
+    """A malformed f-string; ``offset`` is the index in the body where it was noticed."""
+
+    def __init__(self, message: str, offset: int) -> None:
+        super().__init__(message)
+        self.offset = offset
+
+
+_OPENERS = {"(": ")", "[": "]", "{": "}"}
+
+
+@dataclass
+class Field:
+    expression: str
+    offset: int                       # index of the expression in the literal's body
+    conversion: str | None = None     # "r", "s" or "a"
+    spec: list | None = None          # literal pieces and nested fields of the format spec
+    self_documenting: str | None = None   # the text up to and including "=" in {x=}
+
+
+def split_literal(token_text: str) -> tuple[str, int, bool]:
+    """Return (body, offset of the body in the token, raw?) for a string token."""
+    prefix_length = 0
+    while token_text[prefix_length] not in "'\"":
+        prefix_length += 1
+    prefix = token_text[:prefix_length].lower()
+    triple = token_text[prefix_length:prefix_length + 3] in ('"""', "'''")
+    quote_length = 3 if triple else 1
+    start = prefix_length + quote_length
+    return token_text[start:len(token_text) - quote_length], start, "r" in prefix
+
+
+def unescape(text: str) -> str:
+    """Decode backslash escapes of a (non-raw) string literal, keeping non-ASCII text intact."""
+    if "\\" not in text:
+        return text
+    return text.encode("latin-1", "backslashreplace").decode("unicode_escape")
+
+
+def parse_fstring(body: str, raw: bool, start: int = 0, end: int | None = None) -> list:
+    """Literal pieces (already unescaped) and fields of ``body[start:end]``."""
+    end = len(body) if end is None else end
+    parts: list = []
+    literal: list[str] = []
+    index = start
+    while index < end:
+        char = body[index]
+        if char == "{":
+            if body.startswith("{{", index):
+                literal.append("{")
+                index += 2
+                continue
+            if literal:
+                parts.append(_decode("".join(literal), raw))
+                literal = []
+            found, index = _field(body, index + 1, end, raw)
+            parts.append(found)
+        elif char == "}":
+            if body.startswith("}}", index):
+                literal.append("}")
+                index += 2
+                continue
+            raise FStringError("f-string: single '}' is not allowed", index)
+        else:
+            literal.append(char)
+            index += 1
+    if literal:
+        parts.append(_decode("".join(literal), raw))
+    return parts
+
+
+def _decode(text: str, raw: bool) -> str:
+    return text if raw else unescape(text)
+
+
+def _field(body: str, start: int, end: int, raw: bool) -> tuple[Field, int]:
+    """Parse one field whose expression begins at ``start``; return it and the index after '}'."""
+    index, depth = start, 0
+    quote: str | None = None
+    while index < end:
+        char = body[index]
+        if quote:
+            if char == quote:
+                quote = None
+        elif char in "'\"":
+            quote = char
+        elif char in _OPENERS:
+            depth += 1
+        elif char in ")]}" and depth > 0:
+            depth -= 1
+        elif depth == 0 and (char in "}:" or (char == "!" and body[index + 1:index + 2] != "=")
+                             or (char == "=" and _is_self_doc_equals(body, index))):
+            break
+        index += 1
+    if index >= end:
+        raise FStringError("f-string: expecting '}'", start - 1)
+    expression = body[start:index]
+    if not expression.strip():
+        raise FStringError("f-string: empty expression not allowed", start)
+    found = Field(expression=expression, offset=start)
+    if body[index] == "=":
+        index += 1
+        while index < end and body[index] in " \t":
+            index += 1
+        found.self_documenting = body[start:index]
+    if index < end and body[index] == "!":
+        conversion = body[index + 1:index + 2]
+        if conversion not in ("r", "s", "a"):
+            raise FStringError("f-string: invalid conversion character: expected 's', 'r', or 'a'",
+                               index + 1)
+        found.conversion = conversion
+        index += 2
+    if index < end and body[index] == ":":
+        spec_start = index = index + 1
+        nested = 0
+        while index < end and (body[index] != "}" or nested):
+            if body[index] == "{":
+                nested += 1
+            elif body[index] == "}":
+                nested -= 1
+            index += 1
+        found.spec = parse_fstring(body, raw, spec_start, index)
+    if index >= end or body[index] != "}":
+        raise FStringError("f-string: expecting '}'", min(index, end - 1))
+    return found, index + 1
+
+
+def _is_self_doc_equals(body: str, index: int) -> bool:
+    before = body[index - 1:index]
+    after = body[index + 1:index + 2]
+    return after != "=" and before not in ("=", "!", "<", ">")

@@ -1,0 +1,151 @@
+"""Load the Lark parser for ``grammar/gradcli.lark`` once, from a cache.
+
+Building LALR tables takes ~0.3 s; loading them from Lark's pickle cache takes a
+few milliseconds, which keeps ``gradcli run`` inside its start-up budget.  The
+cache lives in the user's cache directory and Lark checks it against a hash of
+the grammar and options, so an edited grammar rebuilds it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterator
+
+from lark import Lark, Token
+from lark.lark import PostLex
+
+from gradcli.lang.errors import ScriptSyntaxError
+
+_HERE = Path(__file__).resolve().parent
+# Inside the wheel the grammar sits at gradcli/grammar/; in a source checkout
+# at the repository's top level.
+_GRAMMAR_CANDIDATES = (
+    _HERE.parent / "grammar" / "gradcli.lark",
+    _HERE.parent.parent / "grammar" / "gradcli.lark",
+)
+
+OPENING = {"LPAR": "(", "LSQB": "[", "LBRACE": "{"}
+CLOSING = {"RPAR": ")", "RSQB": "]", "RBRACE": "}"}
+_MATCHING = {")": "(", "]": "[", "}": "{"}
+TAB_WIDTH = 8
+
+
+def grammar_path() -> Path:
+    for candidate in _GRAMMAR_CANDIDATES:
+        if candidate.is_file():
+            return candidate
+    raise FileNotFoundError("gradcli.lark not found next to the gradcli package")
+
+
+class Indenter(PostLex):
+    """Python's INDENT/DEDENT rules, plus the bracket bookkeeping syntax errors need.
+
+    Newlines inside brackets are dropped (implicit line joining).  A bracket
+    left open at the end, or closed by the wrong kind, becomes a
+    ScriptSyntaxError worded like CPython's.
+    """
+
+    always_accept = ("_NEWLINE",)
+
+    def process(self, stream: Iterator[Token]) -> Iterator[Token]:
+        levels = [0]
+        open_brackets: list[Token] = []
+        token = None
+        first = True
+        for token in stream:
+            kind = token.type
+            if first:
+                first = False
+                if token.column > 1 and kind != "_NEWLINE":
+                    raise ScriptSyntaxError("unexpected indent", token.line, token.column,
+                                            kind="IndentationError")
+            if kind == "_NEWLINE":
+                if open_brackets:
+                    continue
+                yield token
+                yield from self._indentation(token, levels)
+                continue
+            if kind in OPENING:
+                open_brackets.append(token)
+            elif kind in CLOSING:
+                closing = CLOSING[kind]
+                if not open_brackets:
+                    raise ScriptSyntaxError(f"unmatched '{closing}'", token.line, token.column)
+                opener = open_brackets.pop()
+                if OPENING[opener.type] != _MATCHING[closing]:
+                    message = (f"closing parenthesis '{closing}' does not match opening "
+                               f"parenthesis '{OPENING[opener.type]}'")
+                    if opener.line != token.line:
+                        message += f" on line {opener.line}"
+                    raise ScriptSyntaxError(message, token.line, token.column)
+            yield token
+        if open_brackets:
+            opener = open_brackets[-1]
+            raise ScriptSyntaxError(f"'{OPENING[opener.type]}' was never closed",
+                                    opener.line, opener.column, incomplete=True)
+        while len(levels) > 1:
+            levels.pop()
+            yield Token.new_borrow_pos("_DEDENT", "", token) if token else Token("_DEDENT", "")
+
+    @staticmethod
+    def _indentation(newline: Token, levels: list[int]) -> Iterator[Token]:
+        text = newline.value.rsplit("\n", 1)[1]
+        width = 0
+        for char in text:
+            width = (width // TAB_WIDTH + 1) * TAB_WIDTH if char == "\t" else width + 1
+        if width > levels[-1]:
+            levels.append(width)
+            yield Token.new_borrow_pos("_INDENT", text, newline)
+            return
+        while width < levels[-1]:
+            levels.pop()
+            yield Token.new_borrow_pos("_DEDENT", text, newline)
+        if width != levels[-1]:
+            line = newline.end_line
+            raise ScriptSyntaxError("unindent does not match any outer indentation level",
+                                    line, len(text) + 1, kind="IndentationError")
+
+
+def _cache_file() -> str | bool:
+    """A writable cache path, or True for Lark's own temp-dir cache."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "gradcli")
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError:
+        return True
+    if not os.access(folder, os.W_OK):
+        return True
+    import lark
+    return os.path.join(folder, f"parser-lark{lark.__version__}.cache")
+
+
+_parser: Lark | None = None
+
+
+def get_parser() -> Lark:
+    """The one Lark LALR parser (start symbols ``file_input`` and ``field_input``)."""
+    global _parser
+    if _parser is None:
+        cache = _cache_file()
+        try:
+            _parser = _build(cache)
+        except OSError:
+            # an unreadable or unwritable cache must never stop a run
+            _parser = _build(False if cache is True else True)
+    return _parser
+
+
+def _build(cache: str | bool) -> Lark:
+    return Lark(
+        grammar_path().read_text(encoding="utf-8"),
+        parser="lalr",
+        lexer="contextual",
+        postlex=Indenter(),
+        start=["file_input", "field_input"],
+        propagate_positions=True,
+        maybe_placeholders=True,
+        cache=cache,
+    )
+

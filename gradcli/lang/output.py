@@ -1,0 +1,68 @@
+"""Where a script's output goes: plain text, or coloured by Rich on a terminal.
+
+Colour never changes the characters, only their style, and Rich is imported
+only when colouring (it costs start-up time).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TextIO
+
+
+def wants_color(stream: TextIO, no_color_flag: bool = False) -> bool:
+    """Colour only on a terminal, and never with ``--no-color`` or ``NO_COLOR`` set."""
+    if no_color_flag or "NO_COLOR" in os.environ:
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+class PlainOutput:
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.write = stream.write
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
+class RichOutput:
+    """Highlights numbers, ``tensor(``, ``grad_fn=<...>``, ``requires_grad=True``, strings."""
+
+    def __init__(self, stream: TextIO) -> None:
+        from rich.console import Console
+        from rich.highlighter import RegexHighlighter
+        from rich.theme import Theme
+
+        class TensorHighlighter(RegexHighlighter):
+            base_style = "gradcli."
+            highlights = [
+                r"(?P<tensor>\btensor\(|torch\.\w+(\.\w+)*)",
+                r"(?P<grad_fn>grad_fn=<\w+>|<\w+Backward\d* object at 0x[0-9a-f]+>)",
+                r"(?P<requires_grad>requires_grad=True)",
+                r"(?P<dtype>dtype=torch\.\w+)",
+                r"(?P<constant>\b(True|False|None|nan|inf)\b)",
+                r"(?P<number>(?<![\w.])[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?(?![\w.]))",
+                r"(?P<string>'[^'\n]*'|\"[^\"\n]*\")",
+            ]
+
+        theme = Theme({
+            "gradcli.tensor": "bold blue", "gradcli.grad_fn": "magenta",
+            "gradcli.requires_grad": "yellow", "gradcli.dtype": "green",
+            "gradcli.constant": "italic cyan", "gradcli.number": "cyan", "gradcli.string": "green",
+        })
+        self.stream = stream
+        self.console = Console(file=stream, force_terminal=True, highlight=False, markup=False,
+                               emoji=False, soft_wrap=True, theme=theme)
+        self.highlighter = TensorHighlighter()
+
+    def write(self, text: str) -> None:
+        self.console.print(self.highlighter(text), end="")
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
+def make_output(stream: TextIO, color: bool) -> PlainOutput | RichOutput:
+    return RichOutput(stream) if color else PlainOutput(stream)

@@ -1,0 +1,212 @@
+"""Run scripts: a Session keeps one module namespace across ``run_source`` calls.
+
+    session = Session()                      # stdout/stderr, engine = gradcli.engine.api
+    outcome = session.run_source(text, "demo.ag")
+    sys.exit(outcome.exit_code)
+
+The REPL keeps one Session and calls ``run_source(entry, "<stdin>", echo="all")``
+for each complete entry (see ``gradcli.lang.is_complete``); variables persist.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import traceback
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from gradcli.lang import builtins as _builtins_module
+from gradcli.lang import safety as _safety_module
+from gradcli.lang import shorthand as _shorthand_module
+from gradcli.lang.compiler import RunContext, compile_module
+from gradcli.lang.compiler import expressions as _expressions_module
+from gradcli.lang.compiler import statements as _statements_module
+from gradcli.lang.compiler import targets as _targets_module
+from gradcli.lang.compiler.base import EchoMode
+from gradcli.lang.diagnostics import Reporter
+from gradcli.lang.errors import ScriptError, ScriptSyntaxError, ScriptTimeout, Source, Span, span_of
+from gradcli.lang.functions import Frame
+from gradcli.lang import functions as _functions_module
+from gradcli.lang.namespaces import Modules
+from gradcli.lang.output import make_output
+from gradcli.lang.syntax import parse
+
+# An exception Python raises inside these files was raised while evaluating a
+# script's own operation ("a" + 1, [1][5], int("x")): a script error, not a bug.
+_SCRIPT_OPERATION_FILES = frozenset(
+    os.path.abspath(module.__file__) for module in (
+        _expressions_module, _statements_module, _targets_module, _functions_module,
+        _builtins_module, _safety_module, _shorthand_module)
+) | {os.path.abspath(__import__("string").__file__)}
+_COMPILED_CODE_FILES = frozenset(os.path.abspath(module.__file__) for module in (
+    _expressions_module, _statements_module, _targets_module))
+
+# Each level of user recursion costs a dozen interpreter frames; the user-level
+# limit (functions.MAX_USER_DEPTH) is the one scripts see.
+_INTERPRETER_RECURSION_LIMIT = 30000
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str          # "ok", "error", "interrupted", "internal-error"
+    exit_code: int
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+OK = Outcome("ok", 0)
+SCRIPT_ERROR = Outcome("error", 1)
+INTERRUPTED = Outcome("interrupted", 130)
+INTERNAL_ERROR = Outcome("internal-error", 70)
+
+
+class Session:
+    """One script namespace plus where its output and diagnostics go."""
+
+    def __init__(self, *, engine: Any = None, stdout: TextIO | None = None,
+                 stderr: TextIO | None = None, color: bool = False, diagnostics_color: bool = False,
+                 hints: bool = True, debug: bool = False, timeout: float | None = None) -> None:
+        if engine is None:
+            from gradcli.engine import api as engine
+        self.engine = engine
+        self.output = make_output(stdout or sys.stdout, color)
+        self.reporter = Reporter(stderr or sys.stderr, color=diagnostics_color, hints=hints)
+        self.debug = debug
+        self.timeout = timeout
+        self.modules = Modules(engine)
+        self.globals: dict[str, Any] = {}
+        self.builtins = self.modules.script_builtins(self.output.write)
+        self.context = RunContext(globals=self.globals, builtins=self.builtins,
+                                  import_module=self.modules.import_module,
+                                  import_name=self.modules.import_name, echo=self._echo)
+        self._frame = Frame(self.globals, None)
+        self._warned: set[tuple] = set()
+        self._statement_span: Span | None = None
+
+    def _echo(self, value: Any) -> None:
+        self.output.write(repr(value) + "\n")
+
+    # ------------------------------------------------------------ running
+    def run_source(self, text: str, filename: str = "<stdin>", echo: EchoMode = "none") -> Outcome:
+        """Parse, compile and run ``text``; report any error; return how it ended."""
+        source = Source(text, filename)
+        try:
+            compiled = compile_module(parse(text), source, self.context, echo)
+        except ScriptSyntaxError as error:
+            self.reporter.syntax_error(error, source)
+            return SCRIPT_ERROR
+        with _RunGuard(self):
+            try:
+                for statement in compiled:
+                    self._statement_span = statement.span
+                    statement.run(self._frame)
+            except KeyboardInterrupt as interrupt:
+                self.output.flush()
+                self.reporter.interrupted("KeyboardInterrupt", span_of(interrupt) or self._statement_span)
+                return INTERRUPTED
+            except ScriptTimeout as timeout:
+                self.output.flush()
+                error = TimeoutError(f"the script ran longer than the time limit of {self.timeout:g} s "
+                                     "(--timeout)")
+                self.reporter.error(error, span_of(timeout) or self._statement_span)
+                return SCRIPT_ERROR
+            except Exception as error:
+                self.output.flush()
+                return self._report(error)
+            finally:
+                self.output.flush()
+        return OK
+
+    def _report(self, error: Exception) -> Outcome:
+        if is_script_error(error):
+            self.reporter.error(error, span_of(error), self._statement_span)
+            if self.debug:
+                self.reporter.stream.write("".join(traceback.format_exception(error)))
+            return SCRIPT_ERROR
+        details = "".join(traceback.format_exception(error)) if self.debug else None
+        self.reporter.internal_error(error, details)
+        return INTERNAL_ERROR
+
+    # ------------------------------------------------------------ warnings
+    def warn(self, category: str, message: str) -> None:
+        """The engine's warning handler: report once per place, like Python's default filter."""
+        span = _innermost_span() or self._statement_span
+        key = (category, message, span.source.filename if span else None, span.line if span else None)
+        if key in self._warned:
+            return
+        self._warned.add(key)
+        self.output.flush()
+        self.reporter.warning(category, message, span)
+
+
+def is_script_error(error: BaseException) -> bool:
+    """A mistake in the script (reported as Python would) rather than a bug in gradcli."""
+    if isinstance(error, (ScriptError, RecursionError)):
+        return True
+    try:
+        from gradcli.engine.errors import TorchError
+    except ImportError:  # pragma: no cover - the engine package always ships errors.py
+        TorchError = ()  # type: ignore[assignment]
+    if isinstance(error, TorchError):
+        return True
+    trace = error.__traceback__
+    if trace is None:
+        return False
+    while trace.tb_next is not None:
+        trace = trace.tb_next
+    return os.path.abspath(trace.tb_frame.f_code.co_filename) in _SCRIPT_OPERATION_FILES
+
+
+def _innermost_span() -> Span | None:
+    """The span of the innermost compiled node now running (for warnings raised by the engine)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        if "span" in code.co_freevars and os.path.abspath(code.co_filename) in _COMPILED_CODE_FILES:
+            span = frame.f_locals.get("span")
+            if isinstance(span, Span):
+                return span
+        frame = frame.f_back
+    return None
+
+
+class _RunGuard:
+    """Set up and restore what one run needs: recursion limit, warning handler, timeout."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.previous_limit = sys.getrecursionlimit()
+        self.previous_alarm = None
+        self.previous_handler = None
+
+    def __enter__(self) -> _RunGuard:
+        sys.setrecursionlimit(max(self.previous_limit, _INTERPRETER_RECURSION_LIMIT))
+        try:
+            from gradcli.engine import warnings as engine_warnings
+        except ImportError:  # pragma: no cover - the engine package always ships warnings.py
+            engine_warnings = None
+        self.engine_warnings = engine_warnings
+        if engine_warnings is not None:
+            engine_warnings.set_warning_handler(self.session.warn)
+        timeout = self.session.timeout
+        if timeout and threading.current_thread() is threading.main_thread():
+            self.previous_alarm = signal.signal(signal.SIGALRM, _raise_timeout)
+            signal.setitimer(signal.ITIMER_REAL, timeout)
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        if self.previous_alarm is not None:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.previous_alarm)
+        if self.engine_warnings is not None:
+            self.engine_warnings.set_warning_handler(None)
+        sys.setrecursionlimit(self.previous_limit)
+
+
+def _raise_timeout(signum: int, frame: Any) -> None:
+    raise ScriptTimeout()

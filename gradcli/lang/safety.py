@@ -1,0 +1,184 @@
+"""What a script may reach through ``.``: whitelisted attributes only (language.md section 8).
+
+Engine classes list the attributes a script may read in ``__script_attrs__``
+and may assign in ``__script_settable__``; Python's own types get the
+whitelists below.  Dunder names are never reachable.  ``str.format`` is
+replaced by a formatter whose ``{0.attr}`` fields go through the same checks.
+"""
+
+from __future__ import annotations
+
+import string
+from typing import Any
+
+from gradcli.lang.errors import ScriptAttributeError
+
+_STR = frozenset("""capitalize casefold center count endswith expandtabs find format index isalnum
+    isalpha isascii isdecimal isdigit isidentifier islower isnumeric isprintable isspace istitle
+    isupper join ljust lower lstrip partition removeprefix removesuffix replace rfind rindex rjust
+    rpartition rsplit rstrip split splitlines startswith strip swapcase title upper zfill""".split())
+_LIST = frozenset("append clear copy count extend index insert pop remove reverse sort".split())
+_TUPLE = frozenset("count index".split())
+_DICT = frozenset("clear copy fromkeys get items keys pop popitem setdefault update values".split())
+_SET = frozenset("""add clear copy difference difference_update discard intersection
+    intersection_update isdisjoint issubset issuperset pop remove symmetric_difference
+    symmetric_difference_update union update""".split())
+_INT = frozenset("bit_length bit_count conjugate real imag numerator denominator as_integer_ratio".split())
+_FLOAT = frozenset("as_integer_ratio conjugate hex is_integer real imag".split())
+_COMPLEX = frozenset("conjugate real imag".split())
+_RANGE = frozenset("start stop step count index".split())
+_SLICE = frozenset("start stop step indices".split())
+
+BUILTIN_ATTRIBUTES: dict[type, frozenset[str]] = {
+    str: _STR, list: _LIST, tuple: _TUPLE, dict: _DICT, set: _SET, frozenset: _SET - {
+        "add", "clear", "discard", "pop", "remove", "update", "difference_update",
+        "intersection_update", "symmetric_difference_update"},
+    int: _INT, bool: _INT, float: _FLOAT, complex: _COMPLEX, range: _RANGE, slice: _SLICE,
+}
+
+_readable: dict[type, frozenset[str]] = {}
+
+
+def readable_attributes(cls: type) -> frozenset[str]:
+    """Attribute names a script may read on instances of ``cls`` (cached per type)."""
+    found = _readable.get(cls)
+    if found is None:
+        names: set[str] = set(getattr(cls, "__script_attrs__", ()))
+        for base in cls.__mro__:
+            names |= BUILTIN_ATTRIBUTES.get(base, frozenset())
+        found = _readable[cls] = frozenset(name for name in names if not is_dunder(name))
+    return found
+
+
+def settable_attributes(cls: type) -> frozenset[str]:
+    return frozenset(getattr(cls, "__script_settable__", ()))
+
+
+def is_dunder(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__")
+
+
+class Namespace:
+    """A module as a script sees it (``torch``, ``torch.nn.functional``, ``math``).
+
+    ``members`` are what gradcli has; ``known`` are the names the real module
+    has, so a missing real name says "not supported yet" instead of "no such
+    attribute".
+    """
+
+    def __init__(self, path: str, members: dict[str, Any], known: frozenset[str] = frozenset()) -> None:
+        self.path = path
+        self.members = members
+        self.known = known
+
+    def lookup(self, name: str) -> Any:
+        try:
+            return self.members[name]
+        except KeyError:
+            pass
+        from gradcli.lang.errors import ScriptNotImplementedError
+        if name in self.known:
+            raise ScriptNotImplementedError(f"gradcli does not support {self.path}.{name} yet")
+        raise ScriptAttributeError(f"module '{self.path}' has no attribute '{name}'")
+
+    def __repr__(self) -> str:
+        return f"<module '{self.path}'>"
+
+
+Namespace.__module__ = "builtins"
+Namespace.__name__ = Namespace.__qualname__ = "module"
+
+
+def get_attribute(obj: Any, name: str) -> Any:
+    """``obj.name`` for a script."""
+    cls = type(obj)
+    if cls is Namespace:
+        return obj.lookup(name)
+    if is_dunder(name):
+        raise _missing(obj, name)
+    if isinstance(obj, type):
+        return _class_attribute(obj, name)
+    if name in readable_attributes(cls):
+        if name == "format" and isinstance(obj, str):
+            return SafeFormat(obj)
+        return getattr(obj, name)
+    raise _missing(obj, name)
+
+
+def set_attribute(obj: Any, name: str, value: Any) -> None:
+    """``obj.name = value`` for a script."""
+    cls = type(obj)
+    if not is_dunder(name) and name in settable_attributes(cls):
+        setattr(obj, name, value)
+        return
+    if cls is Namespace:
+        raise ScriptAttributeError(f"cannot set attributes of module '{obj.path}'")
+    if not is_dunder(name) and name in readable_attributes(cls):
+        raise ScriptAttributeError(f"'{cls.__name__}' object attribute '{name}' is read-only")
+    raise _missing(obj, name)
+
+
+def delete_attribute(obj: Any, name: str) -> None:
+    """``del obj.name``: allowed where assignment is (``del x.grad``)."""
+    if not is_dunder(name) and name in settable_attributes(type(obj)):
+        delattr(obj, name)
+        return
+    raise _missing(obj, name)
+
+
+def _class_attribute(cls: type, name: str) -> Any:
+    if name in readable_attributes(cls) and hasattr(cls, name):
+        if name == "format" and cls is str:
+            return _unbound_format
+        return getattr(cls, name)
+    return _raise(ScriptAttributeError(f"type object '{cls.__name__}' has no attribute '{name}'"))
+
+
+def _missing(obj: Any, name: str) -> ScriptAttributeError:
+    return ScriptAttributeError(f"'{type(obj).__name__}' object has no attribute '{name}'")
+
+
+def _raise(error: BaseException) -> Any:
+    raise error
+
+
+class _SafeFormatter(string.Formatter):
+    """``str.format`` whose ``{0.attr}`` fields obey the attribute whitelist."""
+
+    def get_field(self, field_name: str, args: Any, kwargs: Any) -> tuple[Any, Any]:
+        first, rest = _formatter_field_name_split(field_name)
+        obj = self.get_value(first, args, kwargs)
+        for is_attribute, key in rest:
+            obj = get_attribute(obj, key) if is_attribute else obj[key]
+        return obj, first
+
+
+def _formatter_field_name_split(field_name: str):
+    import _string
+    return _string.formatter_field_name_split(field_name)
+
+
+_formatter = _SafeFormatter()
+
+
+class SafeFormat:
+    """The bound ``"...".format`` a script gets."""
+
+    __slots__ = ("template",)
+
+    def __init__(self, template: str) -> None:
+        self.template = template
+
+    def __call__(self, *args: Any, **kwargs: Any) -> str:
+        return _formatter.vformat(self.template, args, kwargs)
+
+    def __repr__(self) -> str:
+        return f"<built-in method format of str object at {id(self.template):#x}>"
+
+
+def _unbound_format(template: str, *args: Any, **kwargs: Any) -> str:
+    if not isinstance(template, str):
+        from gradcli.lang.errors import ScriptTypeError
+        raise ScriptTypeError("descriptor 'format' for 'str' objects doesn't apply to a "
+                              f"'{type(template).__name__}' object")
+    return _formatter.vformat(template, args, kwargs)

@@ -1,0 +1,181 @@
+"""Parse source text into a Lark tree, turning Lark's errors into CPython-like ones.
+
+``is_complete`` tells the REPL whether an entry is finished, needs more lines,
+or can never become valid.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from lark import Tree, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from gradcli.lang.errors import ScriptSyntaxError
+from gradcli.lang.grammar_loader import get_parser
+
+Completeness = Literal["complete", "incomplete", "invalid"]
+
+# Tokens that can begin an expression: seeing several of them among the
+# expected ones means "an expression".
+_EXPRESSION_STARTS = {"NAME", "DEC_NUMBER", "FLOAT_NUMBER", "STRING", "LPAR", "LSQB", "LBRACE"}
+_OPERATORS = {"PLUS", "MINUS", "STAR", "SLASH", "PERCENT", "AT", "DOUBLESTAR", "LESSTHAN",
+              "MORETHAN", "VBAR", "CIRCUMFLEX", "AMPERSAND"}
+_NAMED = {
+    "NAME": "a name",
+    "DEC_NUMBER": "a number", "FLOAT_NUMBER": "a number", "HEX_NUMBER": "a number",
+    "OCT_NUMBER": "a number", "BIN_NUMBER": "a number",
+    "STRING": "a string", "LONG_STRING": "a string",
+    "_NEWLINE": "end of line", "_INDENT": "an indented block", "_DEDENT": "end of block",
+    "$END": "end of input", "AUG_OP": "an augmented assignment",
+}
+_BLOCK_HEADERS = {"if": "'if' statement", "elif": "'elif' statement", "else": "'else' statement",
+                  "while": "'while' statement", "for": "'for' statement",
+                  "with": "'with' statement", "def": "function definition"}
+_COMPOUND = {"if_stmt", "while_stmt", "for_stmt", "with_stmt", "funcdef", "decorated"}
+
+
+def parse(text: str, start: str = "file_input") -> Tree:
+    """Parse a script (or an f-string field with ``start="field_input"``)."""
+    if not text.endswith("\n"):
+        text += "\n"
+    try:
+        return get_parser().parse(text, start=start)
+    except UnexpectedInput as error:
+        raise _friendly(error, text) from None
+
+
+def is_complete(text: str) -> Completeness:
+    """``complete``, ``incomplete`` (the input ended early: ask for more) or ``invalid``.
+
+    As in Python's REPL, an entry holding a compound statement (``if``, ``def``,
+    ``for``, ...) is complete only once its last line is blank.
+    """
+    try:
+        tree = parse(text)
+    except ScriptSyntaxError as error:
+        return "incomplete" if error.incomplete else "invalid"
+    has_block = any(isinstance(child, Tree) and child.data in _COMPOUND for child in tree.children)
+    if has_block and text.split("\n")[-1].strip() != "":
+        return "incomplete"
+    return "complete"
+
+
+def _friendly(error: UnexpectedInput, text: str) -> ScriptSyntaxError:
+    original = getattr(error, "orig_exc", None)
+    if isinstance(original, ScriptSyntaxError):  # raised by the indenter
+        return original
+    if isinstance(error, UnexpectedCharacters):
+        return _bad_character(error, text)
+    if isinstance(error, UnexpectedEOF):
+        return ScriptSyntaxError("unexpected end of input", error.line, error.column, incomplete=True)
+    assert isinstance(error, UnexpectedToken)
+    return _unexpected_token(error, text)
+
+
+def _bad_character(error: UnexpectedCharacters, text: str) -> ScriptSyntaxError:
+    line, column = error.line, error.column
+    rest = text[error.pos_in_stream:]
+    for quote in ('"""', "'''"):
+        if rest.startswith(quote) or rest[1:].startswith(quote) or rest[2:].startswith(quote):
+            return ScriptSyntaxError("unterminated triple-quoted string literal "
+                                     f"(detected at line {text.count(chr(10))})",
+                                     line, column, incomplete=True)
+    if error.char in "'\"" or rest[:2].lstrip("rRfFuU")[:1] in ("'", '"'):
+        return ScriptSyntaxError(f"unterminated string literal (detected at line {line})", line, column)
+    if error.char.isprintable() and ord(error.char) < 128:
+        return ScriptSyntaxError(f"invalid syntax: unexpected character '{error.char}'", line, column)
+    return ScriptSyntaxError(f"invalid character '{error.char}' (U+{ord(error.char):04X})", line, column)
+
+
+def _unexpected_token(error: UnexpectedToken, text: str) -> ScriptSyntaxError:
+    token = error.token
+    expected = set(error.expected)
+    line = token.line if token.line is not None else text.count("\n")
+    column = token.column if token.column is not None else 1
+    if token.type == "$END":
+        message = "unexpected end of input"
+        if "_INDENT" in expected:
+            message = _expected_block(text, line)
+        return ScriptSyntaxError(message, line, column, incomplete=True,
+                                 kind="IndentationError" if "_INDENT" in expected else "SyntaxError")
+    if token.type == "_INDENT":
+        next_line = token.end_line or line
+        return ScriptSyntaxError("unexpected indent", next_line, len(token.value) + 1,
+                                 kind="IndentationError")
+    if "_INDENT" in expected:
+        header_line = line
+        if token.type in ("_NEWLINE", "_DEDENT"):
+            header_line = token.line
+            line = token.end_line or line
+            column = len(token.value.rsplit("\n", 1)[-1]) + 1
+        return ScriptSyntaxError(_expected_block(text, header_line), line, column,
+                                 kind="IndentationError")
+    if "COLON" in expected and token.type == "_NEWLINE":
+        return ScriptSyntaxError("expected ':'", line, column)
+    if token.type == "EQUAL" and "EQUAL" not in expected:
+        return ScriptSyntaxError("invalid syntax: unexpected '=' (maybe you meant '==')", line, column)
+    return ScriptSyntaxError(f"invalid syntax: unexpected {_describe_token(token)}, "
+                             f"expected {_describe_expected(expected)}",
+                             line, column, end_column=token.end_column)
+
+
+def _expected_block(text: str, line: int) -> str:
+    lines = text.split("\n")
+    for number in range(min(line, len(lines)), 0, -1):
+        words = lines[number - 1].split()
+        if not words:
+            continue
+        keyword = words[0].rstrip(":")
+        if keyword in _BLOCK_HEADERS:
+            return f"expected an indented block after {_BLOCK_HEADERS[keyword]} on line {number}"
+        break
+    return "expected an indented block"
+
+
+def _describe_token(token) -> str:
+    if token.type in ("_NEWLINE",):
+        return "end of line"
+    if token.type in _NAMED and token.type not in ("NAME",):
+        name = _NAMED[token.type]
+        if token.type in ("STRING", "LONG_STRING", "DEC_NUMBER", "FLOAT_NUMBER"):
+            return f"{name[2:] if name.startswith('a ') else name} {token.value}"
+        return name
+    return f"'{token.value}'"
+
+
+def _describe_expected(expected: set[str]) -> str:
+    parts: list[str] = []
+    if len(expected & _EXPRESSION_STARTS) >= 3:
+        parts.append("an expression")
+        expected = expected - _EXPRESSION_STARTS - {"HEX_NUMBER", "OCT_NUMBER", "BIN_NUMBER",
+                                                    "LONG_STRING", "MINUS", "PLUS", "TILDE",
+                                                    "NOT", "LAMBDA", "NONE", "TRUE", "FALSE",
+                                                    "__ANON_0", "STAR"}
+    if len(expected & _OPERATORS) >= 3:
+        parts.append("an operator")
+        expected = expected - _OPERATORS
+    literal = _terminal_literals()
+    named = sorted({_NAMED.get(name) or (f"'{literal[name]}'" if name in literal else None)
+                    for name in expected} - {None})
+    # the few concrete tokens first: "':'" reads better than a long list
+    named.sort(key=lambda item: (not item.startswith("'"), item))
+    parts.extend(named[: max(0, 5 - len(parts))])
+    if not parts:
+        return "something else"
+    if len(parts) == 1:
+        return parts[0]
+    return ", ".join(parts[:-1]) + " or " + parts[-1]
+
+
+_literals: dict[str, str] | None = None
+
+
+def _terminal_literals() -> dict[str, str]:
+    """Terminal name -> its fixed text, for terminals that are plain strings ("(" is LPAR)."""
+    global _literals
+    if _literals is None:
+        _literals = {}
+        for terminal in get_parser().terminals:
+            if terminal.pattern.type == "str":
+                _literals[terminal.name] = terminal.pattern.value
+    return _literals

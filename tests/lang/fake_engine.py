@@ -1,0 +1,109 @@
+"""A tiny stand-in for gradcli.engine.api, for language tests that must not depend on the engine.
+
+It has a Tensor-like class with just enough behaviour to exercise the language
+(attribute whitelists, the shorthand, function forms, warnings); it is test
+code only.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from gradcli.engine.errors import TorchRuntimeError
+
+
+class FakeTensor:
+    __script_attrs__ = frozenset({"values", "requires_grad", "grad", "sum", "mean", "backward",
+                                  "shape", "tolist", "double"})
+    __script_settable__ = frozenset({"requires_grad", "grad"})
+
+    def __init__(self, values, requires_grad=False):
+        self.values = list(values) if isinstance(values, (list, tuple)) else [values]
+        self.requires_grad = requires_grad
+        self.grad = None
+
+    @property
+    def shape(self):
+        return (len(self.values),)
+
+    def sum(self, dim=None):
+        return FakeTensor([sum(self.values)])
+
+    def mean(self):
+        return FakeTensor([sum(self.values) / len(self.values)])
+
+    def double(self):
+        return FakeTensor([float(v) for v in self.values])
+
+    def tolist(self):
+        return list(self.values)
+
+    def backward(self, gradient=None):
+        if len(self.values) != 1 and gradient is None:
+            raise TorchRuntimeError("grad can be implicitly created only for scalar outputs")
+        self.grad = "done"
+
+    def __add__(self, other):
+        other_values = other.values if isinstance(other, FakeTensor) else [other] * len(self.values)
+        return FakeTensor([a + b for a, b in zip(self.values, other_values)])
+
+    __radd__ = __add__
+
+    def __iadd__(self, other):
+        self.values = (self + other).values
+        return self
+
+    def __bool__(self):
+        if len(self.values) != 1:
+            raise TorchRuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.values[0])
+
+    def __repr__(self):
+        return f"tensor({self.values})"
+
+
+FakeTensor.__name__ = FakeTensor.__qualname__ = "Tensor"
+
+
+def tensor(values, requires_grad=False, dtype=None):
+    return FakeTensor(values, requires_grad)
+
+
+def ones(n, requires_grad=False):
+    return FakeTensor([1.0] * n, requires_grad)
+
+
+def torch_sum(t, dim=None):
+    return t.sum(dim)
+
+
+def autograd_grad(outputs, inputs):
+    return ("grad of", outputs, inputs)
+
+
+class NoGrad:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+    def __call__(self, function):
+        return function
+
+
+def make_engine():
+    torch = {"tensor": tensor, "ones": ones, "sum": torch_sum, "Tensor": FakeTensor,
+             "no_grad": NoGrad, "float32": "torch.float32", "double": "torch.float64",
+             "__version__": "2.13.0+cpu", "broken": lambda: [][1]}
+    return SimpleNamespace(
+        TORCH=torch,
+        SUBMODULES={"autograd": {"grad": autograd_grad}, "nn": {}, "nn.functional": {"relu": lambda t: t},
+                    "autograd.functional": {}},
+        PYTORCH_NAMES={"": frozenset(torch) | {"fft", "cumulative_trapezoid"}, "nn": frozenset({"Linear"}),
+                       "autograd": frozenset({"grad", "Function"}), "nn.functional": frozenset({"relu"}),
+                       "autograd.functional": frozenset({"jacobian"})},
+        TENSOR_METHODS=frozenset({"sum", "mean", "backward", "tolist", "double"}),
+        FACTORIES=frozenset({"tensor", "ones"}),
+        Tensor=FakeTensor,
+    )
