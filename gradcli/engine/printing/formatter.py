@@ -1,6 +1,6 @@
 """How the elements of one printed tensor are written (torch's ``_Formatter``).
 
-One formatter is built per print from the elements that will be nonzero_finite (all of
+One formatter is built per print from the elements that will be shown (all of
 them, or the summarized ones). It fixes the mode (integer-looking floats,
 fixed point or scientific) and one column width shared by every element.
 """
