@@ -53,9 +53,9 @@ def fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     Melquiond, "Emulation of FMA and correctly rounded sums", 2008).
     """
     a64 = np.asarray(a, dtype=np.float32).astype(_F64)
-    p = a64 * np.asarray(b, dtype=np.float32)
     c64 = np.asarray(c, dtype=np.float32).astype(_F64)
     with np.errstate(invalid="ignore", over="ignore"):
+        p = a64 * np.asarray(b, dtype=np.float32)
         s, err = _two_sum(p, c64)
         s = _round_to_odd(s, err)
         return s.astype(np.float32)
