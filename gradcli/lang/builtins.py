@@ -33,6 +33,10 @@ class ScriptType:
         return "<class 'type'>"
 
 
+ScriptType.__module__ = "builtins"
+ScriptType.__name__ = ScriptType.__qualname__ = "type"
+
+
 def make_print(write: Callable[[str], Any]) -> Callable[..., None]:
     """``print(*values, sep=' ', end='\\n', flush=False)`` onto ``write``."""
 
@@ -47,6 +51,7 @@ def make_print(write: Callable[[str], Any]) -> Callable[..., None]:
             raise ScriptTypeError(f"end must be None or a string, not {type(end).__name__}")
         write(sep.join([str(value) for value in values]) + end)
 
+    print.__qualname__ = "print"
     return print
 
 

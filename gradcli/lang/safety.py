@@ -94,10 +94,10 @@ def get_attribute(obj: Any, name: str) -> Any:
     cls = type(obj)
     if cls is Namespace:
         return obj.lookup(name)
-    if is_dunder(name):
-        raise _missing(obj, name)
     if isinstance(obj, type):
         return _class_attribute(obj, name)
+    if is_dunder(name):
+        raise _missing(obj, name)
     if name in readable_attributes(cls):
         if name == "format" and isinstance(obj, str):
             return SafeFormat(obj)

@@ -15,11 +15,14 @@ from gradcli.lang.grammar_loader import get_parser
 
 Completeness = Literal["complete", "incomplete", "invalid"]
 
-# Tokens that can begin an expression: seeing several of them among the
-# expected ones means "an expression".
-_EXPRESSION_STARTS = {"NAME", "DEC_NUMBER", "FLOAT_NUMBER", "STRING", "LPAR", "LSQB", "LBRACE"}
-_OPERATORS = {"PLUS", "MINUS", "STAR", "SLASH", "PERCENT", "AT", "DOUBLESTAR", "LESSTHAN",
-              "MORETHAN", "VBAR", "CIRCUMFLEX", "AMPERSAND"}
+# What may begin an expression, and what may continue one, by token text (or
+# terminal name): an error that expects these says "an expression" / "an operator".
+_EXPRESSION_TEXTS = {"NAME", "DEC_NUMBER", "FLOAT_NUMBER", "HEX_NUMBER", "OCT_NUMBER", "BIN_NUMBER",
+                     "STRING", "LONG_STRING", "(", "[", "{", "-", "+", "~", "not", "lambda", "None",
+                     "True", "False", "...", "*", "**"}
+_OPERATOR_TEXTS = {"+", "-", "*", "/", "//", "%", "@", "**", "|", "^", "&", "<<", ">>", "<", ">",
+                   "==", ">=", "<=", "!=", "in", "not", "is", "and", "or", "if", ".", "(", "[",
+                   "AUG_OP"}
 _NAMED = {
     "NAME": "a name",
     "DEC_NUMBER": "a number", "FLOAT_NUMBER": "a number", "HEX_NUMBER": "a number",
@@ -89,7 +92,7 @@ def _bad_character(error: UnexpectedCharacters, text: str) -> ScriptSyntaxError:
 
 def _unexpected_token(error: UnexpectedToken, text: str) -> ScriptSyntaxError:
     token = error.token
-    expected = set(error.expected)
+    expected = _parser_expected(error)
     line = token.line if token.line is not None else text.count("\n")
     column = token.column if token.column is not None else 1
     if token.type == "$END":
@@ -103,7 +106,7 @@ def _unexpected_token(error: UnexpectedToken, text: str) -> ScriptSyntaxError:
         return ScriptSyntaxError("unexpected indent", next_line, len(token.value) + 1,
                                  kind="IndentationError")
     if "_INDENT" in expected:
-        header_line = line
+        header_line = line - 1   # the block's header ends the line before this token
         if token.type in ("_NEWLINE", "_DEDENT"):
             header_line = token.line
             line = token.end_line or line
@@ -117,6 +120,16 @@ def _unexpected_token(error: UnexpectedToken, text: str) -> ScriptSyntaxError:
     return ScriptSyntaxError(f"invalid syntax: unexpected {_describe_token(token)}, "
                              f"expected {_describe_expected(expected)}",
                              line, column, end_column=token.end_column)
+
+
+def _parser_expected(error: UnexpectedToken) -> set[str]:
+    """Terminals the parser could take here (the contextual lexer's own list misses _INDENT)."""
+    interactive = getattr(error, "interactive_parser", None)
+    if interactive is not None:
+        choices = set(interactive.accepts())
+        if choices:
+            return choices
+    return set(error.expected)
 
 
 def _expected_block(text: str, line: int) -> str:
@@ -144,27 +157,34 @@ def _describe_token(token) -> str:
 
 
 def _describe_expected(expected: set[str]) -> str:
-    parts: list[str] = []
-    if len(expected & _EXPRESSION_STARTS) >= 3:
-        parts.append("an expression")
-        expected = expected - _EXPRESSION_STARTS - {"HEX_NUMBER", "OCT_NUMBER", "BIN_NUMBER",
-                                                    "LONG_STRING", "MINUS", "PLUS", "TILDE",
-                                                    "NOT", "LAMBDA", "NONE", "TRUE", "FALSE",
-                                                    "__ANON_0", "STAR"}
-    if len(expected & _OPERATORS) >= 3:
-        parts.append("an operator")
-        expected = expected - _OPERATORS
+    """A short English list: "an expression", "an operator", then concrete tokens like "')'"."""
     literal = _terminal_literals()
-    named = sorted({_NAMED.get(name) or (f"'{literal[name]}'" if name in literal else None)
-                    for name in expected} - {None})
-    # the few concrete tokens first: "':'" reads better than a long list
-    named.sort(key=lambda item: (not item.startswith("'"), item))
-    parts.extend(named[: max(0, 5 - len(parts))])
+    texts = {literal.get(name, name) for name in expected}
+    parts: list[str] = []
+    if {"NAME", "DEC_NUMBER", "("} <= texts:
+        parts.append("an expression")
+        texts -= _EXPRESSION_TEXTS
+    if len(texts & _OPERATOR_TEXTS) >= 3:
+        parts.append("an operator")
+        texts -= _OPERATOR_TEXTS
+    named = sorted({_NAMED.get(text) or (f"'{text}'" if text in literal.values() else None)
+                    for text in texts} - {None}, key=_PREFERRED.get_order)
+    parts.extend(named[: max(0, 4 - len(parts))])
     if not parts:
         return "something else"
     if len(parts) == 1:
         return parts[0]
     return ", ".join(parts[:-1]) + " or " + parts[-1]
+
+
+class _PREFERRED:
+    """Closing brackets, commas and colons first: they are what people usually forgot."""
+
+    ORDER = ["')'", "']'", "'}'", "','", "':'", "'='", "end of line"]
+
+    @classmethod
+    def get_order(cls, item: str) -> tuple[int, str]:
+        return (cls.ORDER.index(item) if item in cls.ORDER else len(cls.ORDER), item)
 
 
 _literals: dict[str, str] | None = None

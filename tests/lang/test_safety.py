@@ -1,0 +1,58 @@
+"""A script reaches nothing outside the language (language.md section 8)."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.mark.parametrize("code, message", [
+    ("(1).__class__", "AttributeError: 'int' object has no attribute '__class__'"),
+    ("[].__class__.__bases__", "AttributeError: 'list' object has no attribute '__class__'"),
+    ("f = lambda: 0\nf.__globals__", "AttributeError: 'function' object has no attribute '__globals__'"),
+    ("print.__self__", "AttributeError: 'function' object has no attribute '__self__'"),
+    ("t = tensor([1.])\nt.__dict__", "AttributeError: 'Tensor' object has no attribute '__dict__'"),
+    ("t = tensor([1.])\nt.no_such_attribute", "AttributeError: 'Tensor' object has no attribute 'no_such_attribute'"),
+    ("None.zero_", "AttributeError: 'NoneType' object has no attribute 'zero_'"),
+    ("'x'.__len__", "AttributeError: 'str' object has no attribute '__len__'"),
+    ("(x for x in []).gi_frame", "AttributeError: 'generator' object has no attribute 'gi_frame'"),
+    ("'{0.__class__}'.format(1)", "AttributeError: 'int' object has no attribute '__class__'"),
+    ("'{0.__class__.__init__}'.format([])", "AttributeError: 'list' object has no attribute '__class__'"),
+    ("str.format('{0.__class__}', 1)", "AttributeError: 'int' object has no attribute '__class__'"),
+    ("str.__subclasses__", "AttributeError: type object 'str' has no attribute '__subclasses__'"),
+    ("type(1).__subclasses__", "AttributeError: type object 'int' has no attribute '__subclasses__'"),
+    ("open('/etc/passwd')", "NameError: name 'open' is not defined"),
+    ("eval('1')", "NameError: name 'eval' is not defined"),
+    ("exec('x = 1')", "NameError: name 'exec' is not defined"),
+    ("getattr(1, 'real')", "NameError: name 'getattr' is not defined"),
+    ("__import__('os')", "NameError: name '__import__' is not defined"),
+    ("globals()", "NameError: name 'globals' is not defined"),
+    ("import os", "ModuleNotFoundError: No module named 'os'"),
+    ("import subprocess", "ModuleNotFoundError: No module named 'subprocess'"),
+    ("from os import path", "ModuleNotFoundError: No module named 'os'"),
+    ("import torch\ntorch.__loader__", "AttributeError: module 'torch' has no attribute '__loader__'"),
+    ("type('X', (), {})", "TypeError: type() takes 1 argument in gradcli scripts"),
+    ("t = tensor([1.])\nt.values = [2]", "AttributeError: 'Tensor' object attribute 'values' is read-only"),
+    ("x = [1]\nx.foo = 1", "AttributeError: 'list' object has no attribute 'foo'"),
+    ("import math\nmath.pi = 3", "AttributeError: cannot set attributes of module 'math'"),
+])
+def test_forbidden(run, code, message):
+    result = run(code + "\n")
+    assert result.code == 1
+    assert result.headline == message
+    assert "Traceback" not in result.err
+
+
+def test_metaclass_is_not_handed_out(run):
+    result = run("print(type(int), type(type(int)))\nT = type(int)\nprint(T(3))\n")
+    assert result.out == "<class 'type'> <class 'type'>\n<class 'int'>\n"
+
+
+def test_whitelisted_attributes_and_setters_work(run):
+    result = run("t = tensor([1., 2.])\nt.requires_grad = True\nprint(t.requires_grad, t.shape)\n"
+                 "print('{0.requires_grad} {0.shape}'.format(t))\n")
+    assert result.out == "True (2,)\nTrue (2,)\n"
+
+
+def test_safe_format_still_formats(run):
+    result = run("print('{0[0]:>5}|{x:.2f}|{0[1]}'.format([1, 2], x=3.14159), '{}{}'.format(1, 2))\n")
+    assert result.out == "    1|3.14|2 12\n"
