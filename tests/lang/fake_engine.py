@@ -92,11 +92,19 @@ class NoGrad:
         return function
 
 
+def interrupt():
+    raise KeyboardInterrupt
+
+
 def make_engine():
+    calls = []
     torch = {"tensor": tensor, "ones": ones, "sum": torch_sum, "Tensor": FakeTensor,
              "no_grad": NoGrad, "float32": "torch.float32", "double": "torch.float64",
-             "__version__": "2.13.0+cpu", "broken": lambda: [][1]}
+             "__version__": "2.13.0+cpu", "broken": lambda: [][1], "interrupt": interrupt,
+             "manual_seed": lambda seed: calls.append(("manual_seed", seed))}
     return SimpleNamespace(
+        calls=calls,
+        set_max_elements=lambda n: calls.append(("set_max_elements", n)),
         TORCH=torch,
         SUBMODULES={"autograd": {"grad": autograd_grad}, "nn": {}, "nn.functional": {"relu": lambda t: t},
                     "autograd.functional": {}},
