@@ -1,0 +1,112 @@
+"""What the engine offers a front end: the members of ``torch`` and its submodules.
+
+The language layer turns these dicts into the namespaces a script sees; the
+engine itself never looks at them.  ``PYTORCH_NAMES`` lists what real
+PyTorch has in each module, so a front end can say "gradcli does not support
+torch.X yet" for a real name it lacks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import dtypes, ops  # noqa: F401  (importing ops installs the op table)
+from .autograd import grad_mode
+from .autograd.functions import backward as _backward
+from .autograd.functions import grad as _grad
+from .device import CPU, Device, parse_device
+from .layout import strided
+from .ops import FUNCTIONS, METHOD_NAMES, NAMESPACES
+from .ops import nn_functional, random_ops  # noqa: F401
+from .ops.factories import set_max_elements  # noqa: F401  (re-exported for the CLI)
+from .printing import get_printoptions, set_printoptions
+from .pytorch_names import MODULES as PYTORCH_NAMES
+from .pytorch_names import TENSOR as PYTORCH_TENSOR_NAMES  # noqa: F401
+from .size import Size
+from .tensor import Tensor
+from ..__init__ import TORCH_VERSION
+from .autograd import functional as _functional
+from .autograd.gradcheck import gradcheck, gradgradcheck
+
+
+def _is_tensor(obj: object) -> bool:
+    return isinstance(obj, Tensor)
+
+
+def _numel(t: Tensor) -> int:
+    return t.numel()
+
+
+def _is_floating_point(t: Tensor) -> bool:
+    return t.is_floating_point()
+
+
+def _set_default_device(device: Any) -> None:
+    from .device import check_cpu
+    check_cpu(device)
+
+
+def _device(type_or_spec: Any, index: Any = None) -> Device:
+    return parse_device(type_or_spec, index)
+
+
+def _get_default_device() -> Device:
+    return CPU
+
+
+def _no_cuda() -> bool:
+    return False
+
+
+def _zero() -> int:
+    return 0
+
+
+def _build_torch() -> dict[str, Any]:
+    members: dict[str, Any] = {k: v for k, v in FUNCTIONS.items() if "." not in k and not k.startswith("_")}
+    members.update({name: d for name, d in dtypes.ALIASES.items()})
+    members.update({
+        "Tensor": Tensor, "Size": Size, "dtype": dtypes.DType, "device": _device,
+        "strided": strided,
+        "no_grad": grad_mode.no_grad, "enable_grad": grad_mode.enable_grad,
+        "set_grad_enabled": grad_mode.set_grad_enabled, "is_grad_enabled": grad_mode.is_grad_enabled,
+        "inference_mode": grad_mode.inference_mode,
+        "get_default_dtype": dtypes.get_default_dtype, "set_default_dtype": dtypes.set_default_dtype,
+        "set_printoptions": set_printoptions, "get_printoptions": get_printoptions,
+        "is_tensor": _is_tensor, "numel": _numel, "is_floating_point": _is_floating_point,
+        "set_default_device": _set_default_device, "get_default_device": _get_default_device,
+        "__version__": TORCH_VERSION,
+    })
+    return members
+
+
+TORCH: dict[str, Any] = _build_torch()
+
+SUBMODULES: dict[str, dict[str, Any]] = {
+    "autograd": {
+        "grad": _grad, "backward": _backward, "no_grad": grad_mode.no_grad,
+        "enable_grad": grad_mode.enable_grad, "set_grad_enabled": grad_mode.set_grad_enabled,
+        "gradcheck": gradcheck, "gradgradcheck": gradgradcheck,
+    },
+    "autograd.functional": {
+        "jacobian": _functional.jacobian, "hessian": _functional.hessian, "vjp": _functional.vjp,
+        "jvp": _functional.jvp, "hvp": _functional.hvp, "vhp": _functional.vhp,
+    },
+    "nn": {},
+    "nn.functional": dict(NAMESPACES.get("nn.functional", {})),
+    "linalg": dict(NAMESPACES.get("linalg", {})),
+    "optim": {},
+    "cuda": {"is_available": _no_cuda, "device_count": _zero},
+}
+
+# Tensor methods that also have a function form in the calculator shorthand.
+TENSOR_METHODS: frozenset[str] = frozenset(
+    METHOD_NAMES | {"backward", "retain_grad", "register_hook", "detach", "detach_", "requires_grad_",
+                    "item", "tolist", "numel", "dim", "size", "nelement", "ndimension", "is_contiguous",
+                    "is_floating_point", "element_size", "stride", "type"})
+
+FACTORIES: frozenset[str] = frozenset({
+    "tensor", "ones", "zeros", "full", "empty", "eye", "arange", "linspace", "logspace", "rand", "randn",
+    "randint", "randperm", "normal", "ones_like", "zeros_like", "full_like", "empty_like", "rand_like",
+    "randn_like", "randint_like", "as_tensor", "Tensor",
+})

@@ -1,0 +1,212 @@
+"""The backward pass: an iterative walk of the graph, in PyTorch's order.
+
+No recursion anywhere, so a graph of any depth backpropagates.  Nodes run
+when all their incoming gradients have arrived; among ready nodes the one
+created last runs first (PyTorch orders its ready queue by sequence number),
+which fixes the order in which hooks fire and gradients are summed.
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import TYPE_CHECKING, Sequence
+
+from ..errors import TorchRuntimeError
+from . import grad_mode
+from .node import AccumulateGrad, Node
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
+
+Edge = tuple  # (Node, output_nr)
+
+
+def gradient_edge(t: "Tensor") -> Edge | None:
+    """Where a gradient for ``t`` enters the graph, or None if it does not require grad."""
+    if t._view_fn is not None and t._view_ver != t._vc.value:
+        from ..ops.views import refresh_view_grad_fn
+        refresh_view_grad_fn(t)
+    if t._grad_fn is not None:
+        return (t._grad_fn, t._output_nr)
+    if t._requires_grad:
+        return (t._grad_accumulator(), 0)
+    return None
+
+
+def _needed_nodes(roots: list[Node], targets: set[Node]) -> set[Node]:
+    """Nodes from which some target node can be reached (targets included)."""
+    needed: set[Node] = set()
+    visited: set[Node] = set()
+    # Iterative post-order: a node is needed when it is a target or a child is needed.
+    stack: list[tuple[Node, bool]] = [(r, False) for r in roots]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            if node in targets or any(n in needed for n, _ in node.next_functions if n is not None):
+                needed.add(node)
+            continue
+        if node in visited:
+            continue
+        visited.add(node)
+        stack.append((node, True))
+        for child, _ in node.next_functions:
+            if child is not None and child not in visited:
+                stack.append((child, False))
+    return needed
+
+
+def _all_nodes(roots: list[Node]) -> set[Node]:
+    seen: set[Node] = set(roots)
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        for child, _ in node.next_functions:
+            if child is not None and child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return seen
+
+
+def _shape_gradient(node: Node, index: int, grad: "Tensor") -> "Tensor":
+    """Sum a broadcast gradient back to its input's shape and cast it to the input's dtype."""
+    meta = node.input_metadata(index)
+    if meta is None:
+        return grad
+    shape, dtype = meta
+    if grad.shape != shape:
+        from ..ops.shape_rules import is_expandable_to
+        if not is_expandable_to(shape, grad.shape):
+            got = "[" + ", ".join(map(str, grad.shape)) + "]"
+            want = "[" + ", ".join(map(str, shape)) + "]"
+            raise TorchRuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {index} - got {got} "
+                f"but expected shape compatible with {want}")
+        grad = grad.sum_to_size(shape)
+    if grad.dtype is not dtype:
+        grad = grad.to(dtype)
+    return grad
+
+
+def run_backward(roots: Sequence[Edge], root_grads: Sequence["Tensor"], *, keep_graph: bool,
+                 create_graph: bool, inputs: Sequence[Edge] | None = None,
+                 accumulate: bool = True) -> list["Tensor | None"]:
+    """Run the graph from ``roots`` seeded with ``root_grads``.
+
+    With ``accumulate`` (``backward``), gradients land in leaves' ``.grad``; when
+    ``inputs`` is given only those receive them.  Without it
+    (``autograd.grad``), the gradients arriving at the ``inputs`` edges are
+    captured and returned, and no ``.grad`` changes.
+    """
+    root_nodes = [edge[0] for edge in roots]
+    capture: dict[Node, list[tuple[int, int]]] = {}
+    captured: list["Tensor | None"] = []
+    if inputs is not None:
+        for i, (node, nr) in enumerate(inputs):
+            capture.setdefault(node, []).append((i, nr))
+        captured = [None] * len(inputs)
+        needed = _needed_nodes(root_nodes, set(capture))
+    else:
+        needed = _all_nodes(root_nodes)
+
+    # Count, for every needed node, the edges arriving from needed nodes.
+    deps: dict[Node, int] = {}
+    for node in needed:
+        for child, _ in node.next_functions:
+            if child is not None and child in needed:
+                deps[child] = deps.get(child, 0) + 1
+
+    buffers: dict[Node, list] = {}
+    for (node, nr), grad in zip(roots, root_grads):
+        if node not in needed:
+            continue
+        buf = buffers.setdefault(node, [None] * node.num_outputs)
+        buf[nr] = grad if buf[nr] is None else buf[nr] + grad
+
+    ready: list = []
+    tie = 0
+    for node in dict.fromkeys(root_nodes):
+        if node in needed and deps.get(node, 0) == 0:
+            heapq.heappush(ready, (-node._seq, tie, node))
+            tie += 1
+
+    executed: list[Node] = []
+    prev_mode = grad_mode.is_grad_enabled()
+    grad_mode._set(create_graph)
+    try:
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            grads = buffers.pop(node, None) or [None] * node.num_outputs
+            grads = _run_pre_hooks(node, grads)
+            if node in capture:
+                for index, nr in capture[node]:
+                    captured[index] = grads[nr]
+                if isinstance(node, AccumulateGrad):
+                    if not accumulate:
+                        continue  # autograd.grad never touches .grad
+                elif not any(c in needed for c, _ in node.next_functions if c is not None):
+                    continue  # nothing below this input is wanted
+            if all(g is None for g in grads):
+                outputs: list = [None] * len(node.next_functions)
+            else:
+                outputs = node.apply(grads, create_graph)
+                if node._hooks:
+                    outputs = _run_post_hooks(node, outputs, grads)
+            executed.append(node)
+            for index, ((child, nr), grad) in enumerate(zip(node.next_functions, outputs)):
+                if child is None or child not in needed:
+                    continue
+                if grad is not None:
+                    grad = _shape_gradient(node, index, grad)
+                    buf = buffers.setdefault(child, [None] * child.num_outputs)
+                    buf[nr] = grad if buf[nr] is None else buf[nr] + grad
+                deps[child] -= 1
+                if deps[child] == 0:
+                    heapq.heappush(ready, (-child._seq, tie, child))
+                    tie += 1
+    finally:
+        grad_mode._set(prev_mode)
+        if not keep_graph:
+            for node in executed:
+                node.release()
+    return captured
+
+
+def _run_pre_hooks(node: Node, grads: list) -> list:
+    if node._tensor_pre_hooks:
+        for nr, hooks in node._tensor_pre_hooks.items():
+            for hook in list(hooks.values()):
+                if grads[nr] is None:
+                    break
+                result = hook(grads[nr])
+                if result is not None:
+                    grads = list(grads)
+                    grads[nr] = _checked_hook_result(result, grads[nr])
+    if node._pre_hooks:
+        for hook in list(node._pre_hooks.values()):
+            result = hook(tuple(grads))
+            if result is not None:
+                grads = list(result)
+    if node._retain_hooks:
+        for nr, hook in node._retain_hooks.items():
+            if grads[nr] is not None:
+                hook(grads[nr])
+    return grads
+
+
+def _run_post_hooks(node: Node, outputs: list, grads: list) -> list:
+    for hook in list(node._hooks.values()):
+        result = hook(tuple(outputs), tuple(grads))
+        if result is not None:
+            outputs = list(result)
+    return outputs
+
+
+def _checked_hook_result(result: object, grad: "Tensor") -> "Tensor":
+    from ..tensor import Tensor
+    if not isinstance(result, Tensor):
+        raise TorchRuntimeError(
+            f"expected Tensor, but hook returned '{type(result).__name__}'")
+    if result.shape != grad.shape:
+        raise TorchRuntimeError(
+            f"hook 'hook' has changed the size of value")
+    return result

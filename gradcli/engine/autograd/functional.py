@@ -1,0 +1,199 @@
+"""``torch.autograd.functional``: jacobian, hessian, vjp, jvp, hvp, vhp.
+
+Built, as in PyTorch, from ``autograd.grad``: a Jacobian is one
+vector-Jacobian product per output element, a JVP is the "double-vjp" trick,
+and second-order products differentiate a gradient computed with
+``create_graph=True``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import TorchRuntimeError
+from . import grad_mode
+from .functions import grad
+
+
+def _tensor() -> Any:
+    from ..tensor import Tensor
+    return Tensor
+
+
+def _as_tuple(x: Any) -> tuple[tuple, bool]:
+    if isinstance(x, tuple):
+        return x, True
+    if isinstance(x, list):
+        return tuple(x), True
+    return (x,), False
+
+
+def _prepare(inputs: tuple) -> tuple:
+    """Fresh leaves that require grad, as PyTorch's functional API makes them."""
+    out = []
+    for t in inputs:
+        leaf = t.detach()
+        leaf._requires_grad = True
+        out.append(leaf)
+    return tuple(out)
+
+
+def _zeros_like(t: Any) -> Any:
+    return _tensor()._make(np.zeros_like(t._data), t._dtype)
+
+
+def _grads(outputs: Any, inputs: tuple, grad_outputs: Any, create_graph: bool) -> tuple:
+    """grad(), with unused inputs and outputs that do not require grad giving zeros."""
+    if not outputs.requires_grad:
+        return tuple(_zeros_like(t) for t in inputs)
+    result = grad(outputs, inputs, grad_outputs, retain_graph=True, create_graph=create_graph,
+                  allow_unused=True)
+    return tuple(_zeros_like(t) if g is None else g for g, t in zip(result, inputs))
+
+
+def _call(func: Callable, inputs: tuple) -> Any:
+    with grad_mode.enable_grad():
+        return func(*inputs)
+
+
+def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
+    ins, is_tuple = _as_tuple(inputs)
+    ins = _prepare(ins)
+    out = _call(func, ins)
+    outs, out_tuple = _as_tuple(out)
+    if v is None:
+        for o in outs:
+            if o.numel() != 1:
+                raise TorchRuntimeError(
+                    "The vector v can only be None if the user-provided function returns a single Tensor "
+                    "with a single element.")
+        vs = tuple(None for _ in outs)
+    else:
+        vs, _ = _as_tuple(v)
+    with grad_mode.enable_grad():
+        total = [_zeros_like(t) for t in ins]
+        for o, vec in zip(outs, vs):
+            for i, g in enumerate(_grads(o, ins, vec, create_graph)):
+                total[i] = total[i] + g
+    result = tuple(t if create_graph else t.detach() for t in total)
+    out_value = out if create_graph else _detach_all(out)
+    return out_value, (result if is_tuple else result[0])
+
+
+def _detach_all(out: Any) -> Any:
+    if isinstance(out, tuple):
+        return tuple(o.detach() for o in out)
+    return out.detach()
+
+
+def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False,
+             vectorize: bool = False, strategy: str = "reverse-mode") -> Any:
+    ins, is_tuple = _as_tuple(inputs)
+    ins = _prepare(ins)
+    out = _call(func, ins)
+    outs, out_tuple = _as_tuple(out)
+    Tensor = _tensor()
+    per_output = []
+    with grad_mode.enable_grad():
+        for o in outs:
+            flat = o.reshape(-1)
+            rows: list[list] = [[] for _ in ins]
+            for k in range(flat.numel()):
+                gs = _grads(flat[k], ins, None, create_graph)
+                for i, g in enumerate(gs):
+                    rows[i].append(g if create_graph else g.detach())
+            blocks = []
+            for i, t in enumerate(ins):
+                if rows[i]:
+                    stacked = FUNCTIONS_STACK(rows[i])
+                else:
+                    stacked = Tensor._make(np.zeros((0,) + t._data.shape, dtype=t._dtype.np), t._dtype)
+                blocks.append(stacked.reshape(tuple(o.shape) + tuple(t.shape)))
+            per_output.append(tuple(blocks) if is_tuple else blocks[0])
+    if out_tuple:
+        return tuple(per_output)
+    return per_output[0]
+
+
+def FUNCTIONS_STACK(tensors: list) -> Any:
+    from ..ops.registry import FUNCTIONS
+    return FUNCTIONS["stack"](tensors)
+
+
+def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False,
+            vectorize: bool = False, outer_jacobian_strategy: str = "reverse-mode") -> Any:
+    ins, is_tuple = _as_tuple(inputs)
+
+    def gradient(*args: Any) -> Any:
+        out = func(*args)
+        if out.numel() != 1:
+            raise TorchRuntimeError(
+                "The function given to hessian should return a single Tensor with a single element.")
+        gs = grad(out, args, create_graph=True, allow_unused=True)
+        gs = tuple(_zeros_like(a) if g is None else g for g, a in zip(gs, args))
+        return gs if is_tuple else gs[0]
+
+    return jacobian(gradient, ins if is_tuple else ins[0], create_graph=create_graph)
+
+
+def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
+    ins, is_tuple = _as_tuple(inputs)
+    ins = _prepare(ins)
+    if v is None:
+        if any(t.numel() != 1 for t in ins):
+            raise TorchRuntimeError(
+                "The vector v can only be None if the input to the user-provided function is a single "
+                "Tensor with a single element.")
+        vs = tuple(t.detach() * 0 + 1 for t in ins)
+    else:
+        vs, _ = _as_tuple(v)
+    out = _call(func, ins)
+    outs, out_tuple = _as_tuple(out)
+    results = []
+    with grad_mode.enable_grad():
+        for o in outs:
+            # The double-vjp trick: J v = d/du (u^T J) v, with a dummy u.
+            u = _zeros_like(o)
+            u._requires_grad = True
+            gs = grad(o, ins, u, create_graph=True, allow_unused=True)
+            total = None
+            for g, vec in zip(gs, vs):
+                if g is None:
+                    continue
+                jv = grad(g, u, vec, create_graph=create_graph, allow_unused=True)[0]
+                if jv is not None:
+                    total = jv if total is None else total + jv
+            results.append(_zeros_like(o) if total is None else (total if create_graph else total.detach()))
+    out_value = out if create_graph else _detach_all(out)
+    return out_value, (tuple(results) if out_tuple else results[0])
+
+
+def _second_order(func: Callable, inputs: Any, v: Any, create_graph: bool, hvp_order: bool) -> tuple:
+    ins, is_tuple = _as_tuple(inputs)
+    ins = _prepare(ins)
+    vs, _ = _as_tuple(v) if v is not None else (tuple(None for _ in ins), False)
+    with grad_mode.enable_grad():
+        out = func(*ins)
+        if out.numel() != 1:
+            raise TorchRuntimeError(
+                "The Tensor returned by the function given to hvp should contain a single element")
+        gs = grad(out, ins, create_graph=True, allow_unused=True)
+        gs = tuple(_zeros_like(a) if g is None else g for g, a in zip(gs, ins))
+        dot = None
+        for g, vec in zip(gs, vs):
+            term = (g * vec).sum()
+            dot = term if dot is None else dot + term
+        second = _grads(dot, ins, None, create_graph)
+    result = tuple(t if create_graph else t.detach() for t in second)
+    return (out if create_graph else out.detach()), (result if is_tuple else result[0])
+
+
+def hvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
+    # For a twice-differentiable scalar function the Hessian is symmetric, so H v = v^T H.
+    return _second_order(func, inputs, v, create_graph, hvp_order=True)
+
+
+def vhp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
+    return _second_order(func, inputs, v, create_graph, hvp_order=False)

@@ -1,0 +1,275 @@
+"""Backward nodes: the ``grad_fn`` objects of the graph.
+
+Every node class is named as PyTorch names it (``MulBackward0``,
+``AccumulateGrad``, ...); ``node_class(name)`` makes one class per name on
+first use, so ``type(y.grad_fn).__name__`` and the repr come out right.
+
+An ``OpNode`` keeps what its formulas need ("saved values") and a backward
+function from the op table.  Saved tensors remember their version at save
+time: a later in-place change is caught when the node runs, and a node whose
+saved values were freed by a backward without ``retain_graph`` refuses to run
+again -- both with PyTorch's messages.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+from ..errors import TorchRuntimeError
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
+
+_sequence = itertools.count()
+
+FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after they "
+    "have already been freed). Saved intermediate values of the graph are freed when you call .backward() "
+    "or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time "
+    "or if you need to access saved tensors after calling backward.")
+
+_NODE_ATTRS = frozenset({"next_functions", "name", "register_hook", "register_prehook", "metadata"})
+
+
+class RemovableHandle:
+    """What ``register_hook`` returns: ``.remove()`` takes the hook away."""
+
+    __script_attrs__ = frozenset({"remove", "id"})
+    _ids = itertools.count()
+
+    def __init__(self, hooks: dict) -> None:
+        self.id = next(self._ids)
+        self._hooks = hooks
+
+    def remove(self) -> None:
+        self._hooks.pop(self.id, None)
+
+    def __enter__(self) -> "RemovableHandle":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.remove()
+
+    def __repr__(self) -> str:
+        return f"<torch.utils.hooks.RemovableHandle object at {id(self):#x}>"
+
+
+RemovableHandle.__module__ = "torch.utils.hooks"
+
+
+class Node:
+    """Base of all backward nodes."""
+
+    __slots__ = ("next_functions", "_seq", "_pre_hooks", "_hooks", "_tensor_pre_hooks",
+                 "_retain_hooks", "_metadata", "__weakref__")
+    __script_attrs__ = _NODE_ATTRS
+
+    def __init__(self, next_functions: tuple = ()) -> None:
+        self.next_functions = next_functions
+        self._seq = next(_sequence)
+        self._pre_hooks: dict | None = None
+        self._hooks: dict | None = None
+        # Hooks registered through a tensor (``y.register_hook``), by output number.
+        self._tensor_pre_hooks: dict | None = None
+        self._retain_hooks: dict | None = None
+        self._metadata: dict | None = None
+
+    # -- what PyTorch shows of a node ---------------------------------------------------
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object at {id(self):#x}>"
+
+    @property
+    def metadata(self) -> dict:
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def register_hook(self, fn: Callable) -> RemovableHandle:
+        """``fn(grad_inputs, grad_outputs)`` runs after the node; may return new grad_inputs."""
+        if self._hooks is None:
+            self._hooks = {}
+        handle = RemovableHandle(self._hooks)
+        self._hooks[handle.id] = fn
+        return handle
+
+    def register_prehook(self, fn: Callable) -> RemovableHandle:
+        """``fn(grad_outputs)`` runs before the node; may return new grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        handle = RemovableHandle(self._pre_hooks)
+        self._pre_hooks[handle.id] = fn
+        return handle
+
+    def add_tensor_hook(self, output_nr: int, fn: Callable) -> RemovableHandle:
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = {}
+        hooks = self._tensor_pre_hooks.setdefault(output_nr, {})
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = fn
+        return handle
+
+    def set_retain_hook(self, output_nr: int, fn: Callable) -> None:
+        if self._retain_hooks is None:
+            self._retain_hooks = {}
+        self._retain_hooks[output_nr] = fn
+
+    # -- what the engine calls ----------------------------------------------------------
+    @property
+    def num_outputs(self) -> int:
+        return 1
+
+    def apply(self, grads: list, create_graph: bool) -> list:
+        raise NotImplementedError
+
+    def release(self) -> None:
+        """Free saved values after a backward without ``retain_graph``."""
+
+    def input_metadata(self, index: int) -> tuple | None:
+        """(shape, dtype) of the input behind next_functions[index], for shaping its grad."""
+        return None
+
+
+class SavedTensor:
+    """A tensor saved for backward, with its version at the time it was saved."""
+
+    __slots__ = ("tensor", "version", "output_of")
+
+    def __init__(self, tensor: "Tensor", output_of: str | None) -> None:
+        self.tensor = tensor
+        self.version = tensor._vc.value
+        # For the error message: "which is output 0 of Exp".
+        self.output_of = output_of
+
+    def unpack(self) -> "Tensor":
+        t = self.tensor
+        if t._vc.value != self.version:
+            raise TorchRuntimeError(modified_message(t, self.output_of, self.version))
+        return t
+
+
+def modified_message(t: "Tensor", output_of: str | None, expected: int) -> str:
+    shape = ", ".join(str(n) for n in t.shape)
+    where = f"[torch.{t.dtype.legacy_name}Tensor [{shape}]]"
+    if output_of is not None:
+        where += f", which is output {output_of}"
+    return ("one of the variables needed for gradient computation has been modified by an inplace "
+            f"operation: {where}, is at version {t._vc.value}; expected version {expected} instead. "
+            "Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
+            "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+class Saved:
+    """The unpacked saved values a formula reads as attributes (``s.self``, ``s.result``)."""
+
+    def __init__(self, values: dict) -> None:
+        self.__dict__.update(values)
+
+
+class OpNode(Node):
+    """A node made by an op of the op table."""
+
+    __slots__ = ("_backward", "_saved", "_freed", "_meta", "_n_out")
+
+    def __init__(self, next_functions: tuple, backward: Callable, saved: dict,
+                 meta: Sequence[tuple | None], n_out: int = 1) -> None:
+        super().__init__(next_functions)
+        self._backward = backward
+        self._saved = saved
+        self._freed = False
+        self._meta = meta
+        self._n_out = n_out
+
+    @property
+    def num_outputs(self) -> int:
+        return self._n_out
+
+    def input_metadata(self, index: int) -> tuple | None:
+        return self._meta[index]
+
+    def _unpack(self) -> Saved:
+        if self._freed:
+            raise TorchRuntimeError(FREED_MESSAGE)
+        return Saved({key: _unpack(value) for key, value in self._saved.items()})
+
+    def apply(self, grads: list, create_graph: bool) -> list:
+        return list(self._backward(self._unpack(), grads))
+
+    def release(self) -> None:
+        if any(_holds_tensor(v) for v in self._saved.values()):
+            self._freed = True
+            self._saved = {k: v for k, v in self._saved.items() if not _holds_tensor(v)}
+
+    def saved_value(self, key: str) -> Any:
+        """``grad_fn._saved_<key>``, as PyTorch exposes it."""
+        if key not in self._saved:
+            if self._freed:
+                raise TorchRuntimeError(FREED_MESSAGE)
+            raise AttributeError(key)
+        return _unpack(self._saved[key])
+
+
+def _unpack(value: Any) -> Any:
+    if isinstance(value, SavedTensor):
+        return value.unpack()
+    if isinstance(value, list) and value and isinstance(value[0], SavedTensor):
+        return [v.unpack() for v in value]
+    return value
+
+
+def _holds_tensor(value: Any) -> bool:
+    return isinstance(value, SavedTensor) or (
+        isinstance(value, list) and bool(value) and isinstance(value[0], SavedTensor))
+
+
+_classes: dict[str, type] = {}
+
+
+def node_class(name: str, base: type = OpNode, saved_names: Sequence[str] = ()) -> type:
+    """The class for nodes called ``name`` (one per name, made on first use)."""
+    cls = _classes.get(name)
+    if cls is None:
+        attrs = _NODE_ATTRS | {f"_saved_{n}" for n in saved_names}
+        cls = type(name, (base,), {"__slots__": (), "__script_attrs__": attrs, "__module__": "builtins"})
+        _classes[name] = cls
+    elif saved_names:
+        extra = {f"_saved_{n}" for n in saved_names} - cls.__script_attrs__
+        if extra:
+            cls.__script_attrs__ = cls.__script_attrs__ | extra
+    return cls
+
+
+def _saved_getattr(self: OpNode, attr: str) -> Any:
+    if attr.startswith("_saved_"):
+        return self.saved_value(attr[len("_saved_"):])
+    raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
+
+
+OpNode.__getattr__ = _saved_getattr  # only reached for names not found normally
+
+
+class AccumulateGrad(Node):
+    """The node that adds a gradient into a leaf's ``.grad``."""
+
+    __slots__ = ("variable",)
+    __script_attrs__ = _NODE_ATTRS | {"variable"}
+
+    def __init__(self, variable: "Tensor") -> None:
+        super().__init__(())
+        # Runs as soon as it is ready, like PyTorch (its sequence number is the largest).
+        self._seq = float("inf")
+        self.variable = variable
+
+    def input_metadata(self, index: int) -> tuple | None:
+        return None
+
+    def apply(self, grads: list, create_graph: bool) -> list:
+        from .accumulate import accumulate_into_leaf
+        accumulate_into_leaf(self.variable, grads[0], create_graph)
+        return []
+
+
+AccumulateGrad.__module__ = "builtins"

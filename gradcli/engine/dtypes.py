@@ -1,0 +1,162 @@
+"""The five dtypes gradcli supports, the default dtype, and PyTorch's type promotion.
+
+Promotion follows PyTorch's three priority levels: tensors with dimensions
+decide first; 0-dim tensors matter only when they are of a higher category
+(bool < integer < floating); Python numbers ("wrapped numbers") matter only
+when they are of a higher category than everything else, and then give the
+default dtype of their category (int64 for ints, the default float dtype for
+floats).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import TorchTypeError
+
+# Categories, ordered: a higher category wins in promotion.
+BOOL, INTEGRAL, FLOATING = 0, 1, 2
+
+
+class DType:
+    """A tensor element type: prints as ``torch.float32``."""
+
+    __slots__ = ("name", "np", "category", "itemsize", "legacy_name", "__weakref__")
+    __script_attrs__ = frozenset({"is_floating_point", "is_signed", "itemsize", "is_complex"})
+
+    def __init__(self, name: str, np_dtype: type, category: int, legacy_name: str) -> None:
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.category = category
+        self.itemsize = self.np.itemsize
+        # The name PyTorch uses in messages such as "[torch.FloatTensor [3]]".
+        self.legacy_name = legacy_name
+
+    @property
+    def is_floating_point(self) -> bool:
+        return self.category == FLOATING
+
+    @property
+    def is_complex(self) -> bool:
+        return False
+
+    @property
+    def is_signed(self) -> bool:
+        return self.category != BOOL
+
+    def __repr__(self) -> str:
+        return "torch." + self.name
+
+    __str__ = __repr__
+
+    def __reduce__(self) -> str:
+        return self.name
+
+
+DType.__module__ = "torch"
+DType.__qualname__ = DType.__name__ = "dtype"
+
+float32 = DType("float32", np.float32, FLOATING, "Float")
+float64 = DType("float64", np.float64, FLOATING, "Double")
+int64 = DType("int64", np.int64, INTEGRAL, "Long")
+int32 = DType("int32", np.int32, INTEGRAL, "Int")
+bool_ = DType("bool", np.bool_, BOOL, "Bool")
+
+ALL: tuple[DType, ...] = (float32, float64, int64, int32, bool_)
+BY_NAME: dict[str, DType] = {d.name: d for d in ALL}
+# torch.float is torch.float32, torch.long is torch.int64, ...
+ALIASES: dict[str, DType] = {
+    **BY_NAME, "float": float32, "double": float64, "long": int64, "int": int32,
+}
+_BY_NP: dict[np.dtype, DType] = {d.np: d for d in ALL}
+
+# Names of real PyTorch dtypes gradcli does not support, for a clear error.
+UNSUPPORTED_NAMES = frozenset({
+    "float16", "half", "bfloat16", "complex64", "complex128", "cfloat", "cdouble",
+    "int8", "int16", "short", "uint8", "uint16", "uint32", "uint64", "complex32",
+    "chalf", "float8_e4m3fn", "float8_e5m2", "qint8", "quint8", "qint32",
+})
+
+
+def from_numpy(np_dtype: np.dtype) -> DType:
+    return _BY_NP[np.dtype(np_dtype)]
+
+
+_default_float = float32
+
+
+def get_default_dtype() -> DType:
+    return _default_float
+
+
+def set_default_dtype(d: object) -> None:
+    global _default_float
+    if not isinstance(d, DType):
+        raise TorchTypeError(
+            f"set_default_dtype(): argument 'd' (position 1) must be torch.dtype, not {type(d).__name__}")
+    if d.category != FLOATING:
+        raise TorchTypeError("only floating-point types are supported as the default type")
+    _default_float = d
+
+
+# The 5x5 promotion table for tensors of the same priority.
+def promote_types(a: DType, b: DType) -> DType:
+    if a is b:
+        return a
+    if a.category != b.category:
+        return a if a.category > b.category else b
+    return a if a.itemsize >= b.itemsize else b
+
+
+def scalar_dtype(value: object) -> DType:
+    """The dtype a Python number becomes on its own (``torch.tensor(value)``)."""
+    if isinstance(value, bool):
+        return bool_
+    if isinstance(value, int):
+        return int64
+    return _default_float
+
+
+def _default_of(d: DType) -> DType:
+    return {FLOATING: _default_float, INTEGRAL: int64, BOOL: bool_}[d.category]
+
+
+def result_type(operands: list) -> DType:
+    """PyTorch's result dtype for ``operands``: Tensors and Python numbers.
+
+    Tensors need the attributes ``dtype``, ``ndim`` and ``_wrapped`` (a
+    Python number turned into a 0-dim tensor keeps the lowest priority).
+    """
+    dim_t: DType | None = None
+    zero_t: DType | None = None
+    wrapped: DType | None = None
+    for x in operands:
+        if isinstance(x, (bool, int, float)):
+            d, level = scalar_dtype(x), 2
+        else:
+            d = x.dtype
+            level = 2 if x._wrapped else (1 if x.ndim == 0 else 0)
+        if level == 0:
+            dim_t = d if dim_t is None else promote_types(dim_t, d)
+        elif level == 1:
+            zero_t = d if zero_t is None else promote_types(zero_t, d)
+        else:
+            wrapped = d if wrapped is None else promote_types(wrapped, d)
+    result = dim_t
+    for lower, is_wrapped in ((zero_t, False), (wrapped, True)):
+        if lower is None:
+            continue
+        if result is None:
+            result = _default_of(lower) if is_wrapped else lower
+        elif lower.category > result.category:
+            # A lower-priority operand of a higher category lifts the result to
+            # its category; a Python number brings that category's default
+            # dtype (int64, or the default float), a 0-dim tensor its own.
+            result = _default_of(lower) if is_wrapped else lower
+    assert result is not None
+    return result
+
+
+def can_cast(src: DType, dst: DType) -> bool:
+    """PyTorch's rule for in-place and ``out=``: no cast to a lower category."""
+    return src.category <= dst.category

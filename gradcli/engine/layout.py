@@ -1,0 +1,18 @@
+"""``torch.strided``: the only memory layout gradcli has."""
+
+
+class Layout:
+    __slots__ = ("name",)
+    __script_attrs__ = frozenset()
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+
+Layout.__module__ = "torch"
+Layout.__qualname__ = Layout.__name__ = "layout"
+
+strided = Layout("strided")

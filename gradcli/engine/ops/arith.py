@@ -1,0 +1,48 @@
+"""Forward helpers shared by the pointwise ops: dtype promotion and broadcasting.
+
+Every forward computes in the result dtype PyTorch would use (float32 math
+stays float32), after checking that the shapes broadcast with PyTorch's
+message rather than NumPy's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+from ..dtypes import DType
+from ..tensor import Tensor
+from .shape_rules import broadcast_shapes
+
+# PyTorch gives inf/nan silently where NumPy would warn.
+np.seterr(all="ignore")
+
+
+def arr(t: Tensor, dt: DType) -> np.ndarray:
+    """``t``'s data in dtype ``dt`` (no copy when it already is)."""
+    a = t._data
+    return a if a.dtype == dt.np else a.astype(dt.np)
+
+
+def float_dtype(t: Tensor) -> DType:
+    """The dtype a float-only op computes in: integers and bools go to the default float."""
+    return t._dtype if t._dtype.is_floating_point else dtypes.get_default_dtype()
+
+
+def promote(*tensors: Tensor) -> DType:
+    return dtypes.result_type(list(tensors))
+
+
+def check_broadcast(*tensors: Tensor) -> None:
+    shape = tensors[0]._data.shape
+    for t in tensors[1:]:
+        if t._data.shape != shape:
+            shape = broadcast_shapes(shape, t._data.shape)
+
+
+def binary_arrays(a: Tensor, b: Tensor, dt: DType | None = None) -> tuple[np.ndarray, np.ndarray, DType]:
+    """Both operands as arrays of their common dtype (or ``dt``), shapes checked."""
+    if a._data.shape != b._data.shape:
+        broadcast_shapes(a._data.shape, b._data.shape)
+    rt = promote(a, b) if dt is None else dt
+    return arr(a, rt), arr(b, rt), rt

@@ -1,0 +1,167 @@
+"""Dtype conversions, copies and fills: ``to``, ``float()``, ``clone``, ``copy_``, ``zero_``, ``fill_``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from ..device import check_cpu
+from ..dtypes import DType
+from ..errors import TorchRuntimeError, TorchTypeError
+from ..tensor import Tensor
+from .registry import FUNCTIONS, OPS, d, defop, run, run_inplace
+
+
+def _to_copy_forward(b: dict) -> Any:
+    return b["self"]._data.astype(b["dtype"].np, copy=True)
+
+
+TO_COPY = defop("_to_copy", "_to_copy(Tensor input, *, dtype dtype)", _to_copy_forward,
+                node="ToCopyBackward0", method=False,
+                derivs={"self": d()(lambda g, s: g.to(s.self_dtype))})
+
+
+def convert(t: Tensor, dtype: DType, copy: bool = False) -> Tensor:
+    """``t.to(dtype)``: the tensor itself when nothing changes, as in PyTorch."""
+    if dtype is t._dtype and not copy:
+        return t
+    return run(TO_COPY, {"self": t, "dtype": dtype})
+
+
+def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """``Tensor.to(dtype)``, ``.to(device)``, ``.to(device, dtype)``, ``.to(other)``."""
+    dtype = kwargs.pop("dtype", None)
+    device = kwargs.pop("device", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TorchTypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    for a in args:
+        if isinstance(a, DType):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype = a._dtype
+        elif isinstance(a, bool):
+            copy = a if dtype is not None else copy
+        elif isinstance(a, str) or type(a).__name__ == "device":
+            device = a
+        else:
+            raise TorchTypeError(
+                "to() received an invalid combination of arguments - got "
+                f"({', '.join(type(x).__name__ for x in args)}), but expected one of:\n"
+                " * (torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, "
+                "bool copy = False, *, torch.memory_format memory_format = None)\n"
+                " * (torch.dtype dtype, bool non_blocking = False, bool copy = False, *, "
+                "torch.memory_format memory_format = None)\n"
+                " * (Tensor tensor, bool non_blocking = False, bool copy = False, *, "
+                "torch.memory_format memory_format = None)\n")
+    check_cpu(device)
+    return convert(self, dtype or self._dtype, copy)
+
+
+def _caster(dtype: DType, name: str) -> Any:
+    def cast(self: Tensor, memory_format: Any = None) -> Tensor:
+        return convert(self, dtype)
+    cast.__name__ = name
+    return cast
+
+
+def _type_as(self: Tensor, other: Tensor) -> Tensor:
+    if not isinstance(other, Tensor):
+        raise TorchTypeError(
+            f"type_as(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+    return convert(self, other._dtype)
+
+
+# -- clone / contiguous ------------------------------------------------------------------------
+
+CLONE = defop("clone", "clone(Tensor input, *, any memory_format=None)",
+              lambda b: np.array(b["self"]._data, copy=True, order="C"), node="CloneBackward0",
+              derivs={"self": d()(lambda g, s: g)})
+
+
+def _contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
+    # An already contiguous tensor is returned itself (same grad_fn), as in PyTorch.
+    if self._data.flags.c_contiguous:
+        return self
+    return run(CLONE, {"self": self, "memory_format": None})
+
+
+# -- copy_, fill_, zero_ -----------------------------------------------------------------------
+
+def _copy_forward(b: dict) -> Any:
+    dst, src = b["self"], b["src"]
+    from .shape_rules import is_expandable_to
+    if not is_expandable_to(src.shape, dst.shape):
+        from .shape_rules import broadcast_shapes
+        broadcast_shapes(dst.shape, src.shape)
+        raise TorchRuntimeError(
+            f"output with shape [{', '.join(map(str, dst.shape))}] doesn't match the broadcast shape "
+            f"[{', '.join(map(str, np.broadcast_shapes(dst.shape, src.shape)))}]")
+    return np.broadcast_to(src._data.astype(dst._dtype.np, copy=False), dst._data.shape)
+
+
+defop("copy", "copy(Tensor input, Tensor src, bool non_blocking=False)", _copy_forward,
+      node="CopyBackwards", inputs=("self", "src"), numbers_as_tensors=True, function=False,
+      method=False, inplace=True,
+      derivs={"self": d()(lambda g, s: g * 0), "src": d()(lambda g, s: g.to(s.src_dtype))})
+
+
+def _fill_forward(b: dict) -> Any:
+    t, value = b["self"], b["value"]
+    if value._data.ndim != 0:
+        raise TorchRuntimeError(
+            f"fill_ only supports 0-dimension value tensor but got tensor with {value._data.ndim} dimensions.")
+    return np.full(t._data.shape, value._data, dtype=t._dtype.np)
+
+
+defop("fill", "fill(Tensor input, Tensor value)", _fill_forward,
+      node=lambda b: "FillBackward2" if b["value"]._wrapped else "FillBackward3",
+      inputs=("self", "value"), numbers_as_tensors=True, method=False, inplace=True,
+      derivs={"self": d()(lambda g, s: g * 0), "value": d()(lambda g, s: g.sum())})
+
+defop("zero", "zero(Tensor input)", lambda b: np.zeros_like(b["self"]._data), node="ZeroBackward0",
+      function=False, method=False, inplace=True, derivs={"self": d()(lambda g, s: g * 0)})
+
+
+def _masked_fill_forward(b: dict) -> Any:
+    t, mask, value = b["self"], b["mask"], b["value"]
+    if mask._dtype is not dtypes.bool_:
+        raise TorchRuntimeError(
+            f"masked_fill_ only supports boolean masks, but got mask with dtype {mask._dtype.legacy_name}")
+    if value._data.ndim != 0:
+        raise TorchRuntimeError(
+            "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+            f"{value._data.ndim} dimension(s).")
+    from .shape_rules import broadcast_shapes
+    broadcast_shapes(t._data.shape, mask._data.shape)
+    return np.where(mask._data, value._data.astype(t._dtype.np), t._data)
+
+
+defop("masked_fill", "masked_fill(Tensor input, Tensor mask, Tensor value)", _masked_fill_forward,
+      node=lambda b: "MaskedFillBackward0" if b["value"]._wrapped else "MaskedFillBackward1",
+      inputs=("self", "value"), numbers_as_tensors=True, inplace=True,
+      derivs={"self": d("mask")(lambda g, s: g.masked_fill(s.mask, 0)),
+              "value": d("mask")(lambda g, s: (g * s.mask).sum())})
+
+
+def _install() -> None:
+    Tensor.to = _to
+    Tensor.float = _caster(dtypes.float32, "float")
+    Tensor.double = _caster(dtypes.float64, "double")
+    Tensor.long = _caster(dtypes.int64, "long")
+    Tensor.int = _caster(dtypes.int32, "int")
+    Tensor.bool = _caster(dtypes.bool_, "bool")
+    Tensor.type_as = _type_as
+    Tensor.contiguous = _contiguous
+    names = {"to", "float", "double", "long", "int", "bool", "type_as", "contiguous"}
+    Tensor.__script_attrs__ = Tensor.__script_attrs__ | names
+    from .registry import METHOD_NAMES
+    METHOD_NAMES.update(names)
+
+
+_install()
+__all__ = ["convert", "FUNCTIONS", "OPS", "run_inplace"]

@@ -1,0 +1,379 @@
+"""Tensor factories: tensor, ones, zeros, full, empty, eye, arange, linspace, the
+``*_like`` and ``new_*`` forms, and the legacy ``torch.Tensor(...)`` constructor.
+
+Factories make leaves; ``requires_grad=True`` is checked against the dtype
+with PyTorch's message.  Every factory respects the element limit
+(``set_max_elements``) before allocating.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from ..device import check_cpu
+from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
+from ..tensor import Tensor
+from .registry import FUNCTIONS, METHOD_NAMES
+from .shape_rules import list_str, numel
+from .signature import ArgParser
+
+_max_elements: int | None = None
+
+
+def set_max_elements(n: int | None) -> None:
+    """Refuse to create tensors of more than ``n`` elements (None: no limit)."""
+    global _max_elements
+    _max_elements = n
+
+
+def check_size(shape: tuple[int, ...]) -> None:
+    for s in shape:
+        if s < 0:
+            raise TorchRuntimeError(f"Trying to create tensor with negative dimension {s}: {list_str(shape)}")
+    if _max_elements is not None and numel(shape) > _max_elements:
+        raise TorchRuntimeError(
+            f"gradcli refuses to create a tensor of {numel(shape)} elements: the limit is {_max_elements} "
+            "(see --max-elements)")
+
+
+def leaf(data: np.ndarray, dtype: "dtypes.DType", requires_grad: bool) -> Tensor:
+    t = Tensor._make(data, dtype)
+    if requires_grad:
+        if not dtype.is_floating_point:
+            raise TorchRuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        t._requires_grad = True
+    return t
+
+
+_OPTIONS = "dtype? dtype=None, layout? layout=None, device? device=None, bool pin_memory=False, " \
+           "bool requires_grad=False"
+
+
+def _parser(*sigs: str) -> ArgParser:
+    return ArgParser(list(sigs))
+
+
+# -- torch.tensor ----------------------------------------------------------------------------------
+
+def infer_data(data: Any) -> tuple[np.ndarray, "dtypes.DType"]:
+    """NumPy data and PyTorch's inferred dtype for nested Python data."""
+    shape: list[int] = []
+    flat: list[Any] = []
+    kinds: set[int] = set()
+    _walk(data, 0, shape, flat, kinds)
+    if not kinds:
+        dtype = dtypes.get_default_dtype()
+    elif dtypes.FLOATING in kinds:
+        dtype = dtypes.get_default_dtype()
+    elif dtypes.INTEGRAL in kinds:
+        dtype = dtypes.int64
+    else:
+        dtype = dtypes.bool_
+    return _to_array(flat, tuple(shape), dtype), dtype
+
+
+def _to_array(flat: list, shape: tuple[int, ...], dtype: "dtypes.DType") -> np.ndarray:
+    if dtype is dtypes.int64:
+        for v in flat:
+            if not -2 ** 63 <= v < 2 ** 63:
+                raise TorchValueError("Overflow when unpacking long long")
+        return np.array(flat, dtype=np.int64).reshape(shape)
+    if dtype is dtypes.bool_:
+        return np.array(flat, dtype=np.bool_).reshape(shape)
+    # Python floats are doubles: round each once to the target dtype.
+    values = np.array([float(v) for v in flat], dtype=np.float64).reshape(shape)
+    return values.astype(dtype.np)
+
+
+def _walk(data: Any, depth: int, shape: list[int], flat: list, kinds: set[int]) -> None:
+    if isinstance(data, Tensor):
+        if data.numel() != 1:
+            raise TorchValueError("only one element tensors can be converted to Python scalars")
+        kinds.add(data._dtype.category)
+        flat.append(data.item())
+        _shape_at(depth, 0, shape, leafy=True)
+        return
+    if isinstance(data, (list, tuple)):
+        _shape_at(depth, len(data), shape, leafy=False)
+        for item in data:
+            _walk(item, depth + 1, shape, flat, kinds)
+        return
+    if isinstance(data, bool):
+        kinds.add(dtypes.BOOL)
+    elif isinstance(data, int):
+        kinds.add(dtypes.INTEGRAL)
+    elif isinstance(data, float):
+        kinds.add(dtypes.FLOATING)
+    elif data is None:
+        raise TorchRuntimeError("Could not infer dtype of NoneType")
+    else:
+        raise TorchTypeError(f"new(): invalid data type '{type(data).__name__}'")
+    _shape_at(depth, 0, shape, leafy=True)
+    flat.append(data)
+
+
+def _shape_at(depth: int, length: int, shape: list[int], leafy: bool) -> None:
+    if leafy:
+        if depth < len(shape):
+            raise TorchValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got 0)")
+        return
+    if depth == len(shape):
+        shape.append(length)
+    elif shape[depth] != length:
+        raise TorchValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got {length})")
+
+
+_TENSOR = _parser(f"tensor(any data, *, {_OPTIONS})")
+
+
+def tensor(*args: Any, **kwargs: Any) -> Tensor:
+    _, b = _TENSOR.parse(args, kwargs)
+    check_cpu(b["device"])
+    data = b["data"]
+    if isinstance(data, Tensor):
+        from ..warnings import warn
+        warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+             "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).")
+        array, dtype = data._data.copy(), data._dtype
+    else:
+        array, dtype = infer_data(data)
+    check_size(array.shape)
+    target = b["dtype"] or dtype
+    if target is not dtype:
+        array = _cast_values(array, target)
+    return leaf(array, target, b["requires_grad"])
+
+
+def _cast_values(array: np.ndarray, dtype: "dtypes.DType") -> np.ndarray:
+    if dtype.category == dtypes.INTEGRAL and array.dtype.kind == "f":
+        return np.trunc(array).astype(dtype.np)
+    return array.astype(dtype.np)
+
+
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    if isinstance(data, Tensor):
+        return data if dtype is None or dtype is data._dtype else data.to(dtype)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def legacy_tensor_constructor(*args: Any, **kwargs: Any) -> Tensor:
+    """``torch.Tensor(data)`` (default float dtype) or ``torch.Tensor(2, 3)`` (uninitialised: zeros)."""
+    if kwargs and set(kwargs) - {"device"}:
+        raise TorchTypeError(f"new() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    dtype = dtypes.get_default_dtype()
+    if not args:
+        return leaf(np.zeros((0,), dtype=dtype.np), dtype, False)
+    if len(args) == 1 and isinstance(args[0], (list, tuple, Tensor)) and not _all_ints(args):
+        data = args[0]
+        if isinstance(data, Tensor):
+            return data
+        array, _ = infer_data(data)
+        return leaf(array.astype(dtype.np), dtype, False)
+    if _all_ints(args) or (len(args) == 1 and isinstance(args[0], (tuple, list)) and _all_ints(args[0])):
+        shape = tuple(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) else tuple(args)
+        check_size(shape)
+        return leaf(np.zeros(shape, dtype=dtype.np), dtype, False)
+    raise TorchTypeError(
+        f"new(): data must be a sequence (got {type(args[0]).__name__})")
+
+
+def _all_ints(values: Any) -> bool:
+    return all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+
+
+# -- constant-filled factories ------------------------------------------------------------------
+
+def _filled(name: str, fill: Any) -> Any:
+    parser = _parser(f"{name}(int[] size, *, Tensor? out=None, {_OPTIONS})")
+
+    def factory(*args: Any, **kwargs: Any) -> Tensor:
+        _, b = parser.parse(args, kwargs)
+        check_cpu(b["device"])
+        shape = b["size"]
+        check_size(shape)
+        dtype = b["dtype"] or dtypes.get_default_dtype()
+        t = leaf(np.full(shape, fill, dtype=dtype.np), dtype, b["requires_grad"])
+        return _maybe_out(t, b["out"])
+    factory.__name__ = name
+    return factory
+
+
+def _maybe_out(t: Tensor, out: Any) -> Tensor:
+    if out is None:
+        return t
+    from .registry import write_into
+    if out.shape != t.shape:
+        out._data = np.empty(t.shape, dtype=out._dtype.np)
+    write_into(out, t._data)
+    return out
+
+
+_FULL = _parser(f"full(int[] size, Scalar fill_value, *, Tensor? out=None, {_OPTIONS})")
+
+
+def full(*args: Any, **kwargs: Any) -> Tensor:
+    _, b = _FULL.parse(args, kwargs)
+    check_cpu(b["device"])
+    shape = b["size"]
+    check_size(shape)
+    value = b["fill_value"]
+    dtype = b["dtype"] or dtypes.scalar_dtype(value)
+    return _maybe_out(leaf(np.full(shape, value, dtype=dtype.np), dtype, b["requires_grad"]), b["out"])
+
+
+_EYE = _parser(f"eye(int n, int? m=None, *, Tensor? out=None, {_OPTIONS})")
+
+
+def eye(*args: Any, **kwargs: Any) -> Tensor:
+    _, b = _EYE.parse(args, kwargs)
+    check_cpu(b["device"])
+    n, m = b["n"], b["m"]
+    m = n if m is None else m
+    if n < 0:
+        raise TorchRuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m < 0:
+        raise TorchRuntimeError(f"m must be greater or equal to 0, got {m}")
+    check_size((n, m))
+    dtype = b["dtype"] or dtypes.get_default_dtype()
+    return _maybe_out(leaf(np.eye(n, m, dtype=dtype.np), dtype, b["requires_grad"]), b["out"])
+
+
+_ARANGE = _parser(f"arange(Scalar end, *, Tensor? out=None, {_OPTIONS})",
+                  f"arange(Scalar start, Scalar end, *, Tensor? out=None, {_OPTIONS})",
+                  f"arange(Scalar start, Scalar end, Scalar step=1, *, Tensor? out=None, {_OPTIONS})")
+
+
+def arange(*args: Any, **kwargs: Any) -> Tensor:
+    _, b = _ARANGE.parse(args, kwargs)
+    check_cpu(b["device"])
+    start, end, step = b.get("start", 0), b["end"], b.get("step", 1)
+    if step == 0:
+        raise TorchRuntimeError("step must be nonzero")
+    if (step > 0 and start > end) or (step < 0 and start < end):
+        raise TorchRuntimeError("upper bound and lower bound inconsistent with step sign")
+    is_float = any(isinstance(v, float) for v in (start, end, step))
+    dtype = b["dtype"] or (dtypes.get_default_dtype() if is_float else dtypes.int64)
+    count = math.ceil((end - start) / step)
+    check_size((count,))
+    if dtype.is_floating_point or is_float:
+        values = start + np.arange(count, dtype=np.float64) * step
+    else:
+        values = start + np.arange(count, dtype=np.int64) * step
+    return _maybe_out(leaf(values.astype(dtype.np), dtype, b["requires_grad"]), b["out"])
+
+
+_LINSPACE = _parser(f"linspace(Scalar start, Scalar end, int steps, *, Tensor? out=None, {_OPTIONS})")
+
+
+def linspace(*args: Any, **kwargs: Any) -> Tensor:
+    _, b = _LINSPACE.parse(args, kwargs)
+    check_cpu(b["device"])
+    start, end, steps = b["start"], b["end"], b["steps"]
+    if steps < 0:
+        raise TorchRuntimeError("number of steps must be non-negative")
+    check_size((steps,))
+    dtype = b["dtype"] or dtypes.get_default_dtype()
+    return _maybe_out(leaf(_linspace_values(start, end, steps, dtype), dtype, b["requires_grad"]), b["out"])
+
+
+def _linspace_values(start: Any, end: Any, steps: int, dtype: "dtypes.DType") -> np.ndarray:
+    """PyTorch's CPU linspace: the first half counts up from start, the second down from end."""
+    if steps == 0:
+        return np.zeros((0,), dtype=dtype.np)
+    if steps == 1:
+        return np.array([start], dtype=np.float64).astype(dtype.np)
+    if not dtype.is_floating_point:
+        step = (end - start) / (steps - 1)
+        idx = np.arange(steps, dtype=np.float64)
+        vals = np.where(idx < steps // 2, start + step * idx, end - step * (steps - idx - 1))
+        return vals.astype(dtype.np)
+    t = dtype.np.type
+    s, e = t(start), t(end)
+    step = (e - s) / t(steps - 1)
+    idx = np.arange(steps).astype(dtype.np)
+    half = steps // 2
+    return np.where(np.arange(steps) < half, s + step * idx, e - step * (t(steps - 1) - idx)).astype(dtype.np)
+
+
+def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any = None,
+             requires_grad: bool = False, device: Any = None, out: Any = None) -> Tensor:
+    dt = dtype or dtypes.get_default_dtype()
+    exps = _linspace_values(start, end, steps, dtypes.float64)
+    return leaf(np.power(float(base), exps).astype(dt.np), dt, requires_grad)
+
+
+# -- *_like and new_* ------------------------------------------------------------------------------
+
+def _like(name: str, fill: Any) -> Any:
+    parser = _parser(f"{name}(Tensor input, *, {_OPTIONS}, any memory_format=None)")
+
+    def factory(*args: Any, **kwargs: Any) -> Tensor:
+        _, b = parser.parse(args, kwargs)
+        check_cpu(b["device"])
+        src = b["input"]
+        dtype = b["dtype"] or src._dtype
+        return leaf(np.full(src._data.shape, fill, dtype=dtype.np), dtype, b["requires_grad"])
+    factory.__name__ = name
+    return factory
+
+
+_FULL_LIKE = _parser(f"full_like(Tensor input, Scalar fill_value, *, {_OPTIONS}, any memory_format=None)")
+
+
+def full_like(*args: Any, **kwargs: Any) -> Tensor:
+    _, b = _FULL_LIKE.parse(args, kwargs)
+    src = b["input"]
+    dtype = b["dtype"] or src._dtype
+    return leaf(np.full(src._data.shape, b["fill_value"], dtype=dtype.np), dtype, b["requires_grad"])
+
+
+def _new(name: str, fill: Any) -> Any:
+    parser = ArgParser([f"{name}(Tensor input, int[] size, *, {_OPTIONS})"], method=True)
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        _, b = parser.parse((self,) + args, kwargs)
+        shape = b["size"]
+        check_size(shape)
+        dtype = b["dtype"] or self._dtype
+        return leaf(np.full(shape, fill, dtype=dtype.np), dtype, b["requires_grad"])
+    method.__name__ = name
+    return method
+
+
+_NEW_FULL = ArgParser([f"new_full(Tensor input, int[] size, Scalar fill_value, *, {_OPTIONS})"], method=True)
+
+
+def _new_full(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    _, b = _NEW_FULL.parse((self,) + args, kwargs)
+    dtype = b["dtype"] or self._dtype
+    check_size(b["size"])
+    return leaf(np.full(b["size"], b["fill_value"], dtype=dtype.np), dtype, b["requires_grad"])
+
+
+def _new_tensor(self: Tensor, data: Any, dtype: Any = None, device: Any = None,
+                requires_grad: bool = False) -> Tensor:
+    t = tensor(data, dtype=dtype or self._dtype, requires_grad=requires_grad) if not isinstance(data, Tensor) \
+        else data.detach()._own_copy().to(dtype or self._dtype)
+    return t
+
+
+def _install() -> None:
+    FUNCTIONS.update({
+        "tensor": tensor, "as_tensor": as_tensor, "ones": _filled("ones", 1), "zeros": _filled("zeros", 0),
+        "empty": _filled("empty", 0), "full": full, "eye": eye, "arange": arange, "linspace": linspace,
+        "logspace": logspace, "ones_like": _like("ones_like", 1), "zeros_like": _like("zeros_like", 0),
+        "empty_like": _like("empty_like", 0), "full_like": full_like,
+    })
+    methods = {"new_ones": _new("new_ones", 1), "new_zeros": _new("new_zeros", 0),
+               "new_empty": _new("new_empty", 0), "new_full": _new_full, "new_tensor": _new_tensor}
+    for name, fn in methods.items():
+        setattr(Tensor, name, fn)
+    METHOD_NAMES.update(methods)
+    Tensor.__script_attrs__ = Tensor.__script_attrs__ | set(methods)
+
+
+_install()

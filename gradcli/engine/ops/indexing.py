@@ -1,0 +1,404 @@
+"""Indexing: ``x[...]`` and ``x[...] = v``, plus index_select, gather, scatter, masked_select.
+
+Basic indices (ints, slices, None, ``...``) become a chain of view ops, as
+PyTorch's ``applySlicing`` does (``SelectBackward0``, ``SliceBackward0``,
+``UnsqueezeBackward0``, ``AliasBackward0``); index tensors and lists then
+go through one advanced ``index`` op (``IndexBackward0``), whose gradient
+adds up repeated indices.  Assignment writes through the same views with
+``copy_`` (``CopySlices``) or ``index_put_`` (``IndexPutBackward0``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from ..errors import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
+from ..tensor import Tensor, wrap_scalar
+from .registry import FUNCTIONS, OPS, d, defop, run, run_inplace
+from .shape_rules import broadcast_all, list_str, wrap_dim
+
+
+# -- parsing an index ------------------------------------------------------------------------
+
+def _as_index_tensor(value: Any) -> Tensor:
+    if isinstance(value, Tensor):
+        return value
+    try:
+        t = FUNCTIONS["tensor"](value)
+    except (TypeError, ValueError, RuntimeError):
+        raise TorchIndexError(
+            "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+            f"indices (got {type(value).__name__})") from None
+    if t.numel() == 0:
+        return Tensor._make(np.zeros(t.shape, dtype=np.int64))
+    return t
+
+
+def _normalise(index: Any) -> tuple[list, bool]:
+    """The index as a list of items, and whether it was a single (non-tuple) item."""
+    if isinstance(index, tuple):
+        return list(index), False
+    return [index], True
+
+
+def _is_advanced(item: Any) -> bool:
+    if isinstance(item, Tensor):
+        return not (item.ndim == 0 and item._dtype.category == dtypes.INTEGRAL)
+    return isinstance(item, (list, tuple)) or (isinstance(item, bool))
+
+
+def _consumed(item: Any) -> int:
+    if item is None or item is Ellipsis:
+        return 0
+    if isinstance(item, bool):
+        return 0
+    if isinstance(item, Tensor) and item._dtype is dtypes.bool_:
+        return item.ndim
+    return 1
+
+
+def apply_indexing(self: Tensor, index: Any) -> tuple[Tensor, list[tuple[int, Tensor]]]:
+    """Apply the basic part of ``index`` as views; return the view and the advanced indices."""
+    items, single = _normalise(index)
+    for item in items:
+        if not (item is None or item is Ellipsis or isinstance(item, (int, slice, list, tuple, Tensor))):
+            if isinstance(item, str):
+                raise TorchTypeError("new(): invalid data type 'str'")
+            raise TorchIndexError(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+                f"indices (got {type(item).__name__})")
+    ndim = self.ndim
+    used = sum(_consumed(i) for i in items)
+    if used > ndim:
+        raise TorchIndexError(f"too many indices for tensor of dimension {ndim}")
+    result = self
+    applied = False
+    dim = 0
+    advanced: list[tuple[int, Tensor]] = []
+    for item in items:
+        if item is Ellipsis:
+            dim += ndim - used
+            used = ndim  # a second Ellipsis expands to nothing
+        elif item is None:
+            result = result.unsqueeze(dim)
+            applied = True
+            dim += 1
+        elif isinstance(item, bool):
+            result = result.unsqueeze(dim)
+            advanced.append((dim, Tensor._make(np.array([item]))))
+            applied = True
+            dim += 1
+        elif isinstance(item, int) or (isinstance(item, Tensor) and not _is_advanced(item)):
+            i = int(item)
+            size = result.shape[dim]
+            if not -size <= i < size:
+                raise TorchIndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
+            result = result.select(dim, i)
+            applied = True
+        elif isinstance(item, slice):
+            if single or not (item.start is None and item.stop is None and item.step is None):
+                result = _slice(result, dim, item)
+                applied = True
+            dim += 1
+        else:
+            t = _as_index_tensor(item)
+            advanced.append((dim, t))
+            dim += t.ndim if t._dtype is dtypes.bool_ else 1
+    if not applied and not advanced:
+        result = run(OPS["alias"], {"self": result})
+    return result, advanced
+
+
+def _slice(t: Tensor, dim: int, s: slice) -> Tensor:
+    step = 1 if s.step is None else int(s.step)
+    if step <= 0:
+        raise TorchValueError("step must be greater than zero")
+    size = t.shape[dim]
+    start, stop, _ = slice(None if s.start is None else int(s.start),
+                           None if s.stop is None else int(s.stop), step).indices(size)
+    stop = max(stop, start)
+    return run(OPS["slice"], {"self": t, "dim": dim, "start": start, "end": stop, "step": step})
+
+
+def _numpy_index(shape: tuple, advanced: list[tuple[int, Tensor]]) -> tuple:
+    """A NumPy index tuple for the advanced indices, with PyTorch's checks."""
+    parts: list[Any] = []
+    dim = 0
+    pending = dict(advanced)
+    while dim < len(shape) or dim in pending:
+        if dim not in pending:
+            parts.append(slice(None))
+            dim += 1
+            continue
+        t = pending[dim]
+        if t._dtype is dtypes.bool_:
+            mask = t._data
+            for k in range(mask.ndim):
+                if dim + k >= len(shape) or mask.shape[k] != shape[dim + k]:
+                    raise TorchIndexError(
+                        f"The shape of the mask {list_str(mask.shape)} at index {k} does not match the shape "
+                        f"of the indexed tensor {list_str(shape)} at index {dim + k}")
+            parts.append(mask)
+            dim += max(mask.ndim, 1) if mask.ndim else 1
+            if mask.ndim == 0:
+                dim -= 1
+        elif t._dtype.category == dtypes.INTEGRAL:
+            idx = t._data
+            size = shape[dim]
+            bad = (idx >= size) | (idx < -size)
+            if bad.any():
+                raise TorchIndexError(
+                    f"index {int(idx[bad].reshape(-1)[0])} is out of bounds for dimension {dim} with size {size}")
+            parts.append(idx)
+            dim += 1
+        else:
+            raise TorchIndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return tuple(parts)
+
+
+def _check_broadcastable(advanced: list[tuple[int, Tensor]]) -> None:
+    shapes = [t.shape for _, t in advanced if t._dtype is not dtypes.bool_]
+    try:
+        broadcast_all(shapes)
+    except TorchRuntimeError:
+        raise TorchIndexError(
+            "shape mismatch: indexing tensors could not be broadcast together with shapes "
+            + " ".join(list_str(s) for s in shapes)) from None
+
+
+# -- index / index_put ------------------------------------------------------------------------
+
+def _index_forward(b: dict) -> Any:
+    t = b["self"]
+    _check_broadcastable(b["indices"])
+    return t._data[_numpy_index(t.shape, b["indices"])]
+
+
+def _index_backward(g: Tensor, s: Any) -> Tensor:
+    zeros = Tensor._make(np.zeros(s.self_sym_sizes, dtype=g._dtype.np), g._dtype)
+    return run(INDEX_PUT, {"self": zeros, "indices": s.indices, "values": g, "accumulate": True})
+
+
+INDEX = defop("index", "index(Tensor input, any indices)", _index_forward, node="IndexBackward0",
+              function=False, method=False, derivs={"self": d()(_index_backward)})
+
+
+def _index_put_forward(b: dict) -> Any:
+    t, values = b["self"], b["values"]
+    out = t._data.copy()
+    where = _numpy_index(t.shape, b["indices"])
+    v = values._data.astype(t._dtype.np, copy=False)
+    if b["accumulate"]:
+        np.add.at(out, where, v)
+    else:
+        try:
+            out[where] = v
+        except ValueError:
+            target = out[where].shape
+            raise TorchRuntimeError(
+                f"shape mismatch: value tensor of shape {list_str(values.shape)} cannot be broadcast to "
+                f"indexing result of shape {list_str(target)}") from None
+    return out
+
+
+def _index_put_values_grad(g: Tensor, s: Any) -> Tensor:
+    return run(INDEX, {"self": g, "indices": s.indices})
+
+
+def _index_put_self_grad(g: Tensor, s: Any) -> Tensor:
+    if s.accumulate:
+        return g
+    return run(INDEX_PUT, {"self": g, "indices": s.indices, "values": wrap_scalar(0.0),
+                           "accumulate": False})
+
+
+INDEX_PUT = defop("index_put", "index_put(Tensor input, any indices, Tensor values, bool accumulate=False)",
+                  _index_put_forward, node="IndexPutBackward0", inputs=("self", "values"),
+                  numbers_as_tensors=True, function=False, method=False, inplace=True,
+                  derivs={"self": d()(_index_put_self_grad), "values": d()(_index_put_values_grad)})
+
+
+def getitem(self: Tensor, index: Any) -> Tensor:
+    view, advanced = apply_indexing(self, index)
+    if not advanced:
+        return view
+    return run(INDEX, {"self": view, "indices": advanced})
+
+
+def setitem(self: Tensor, index: Any, value: Any) -> None:
+    view, advanced = apply_indexing(self, index)
+    if isinstance(value, (int, float, bool)) and not isinstance(value, Tensor):
+        src = wrap_scalar(value)
+    elif isinstance(value, Tensor):
+        src = value
+    else:
+        try:
+            src = FUNCTIONS["tensor"](value, dtype=self._dtype)
+        except (TypeError, ValueError):
+            raise TorchTypeError(
+                f"can't assign a {type(value).__name__} to a torch.{self._dtype.legacy_name}Tensor") from None
+    if advanced:
+        _check_broadcastable(advanced)
+        run_inplace(INDEX_PUT, {"self": view, "indices": advanced, "values": src, "accumulate": False})
+    else:
+        view.copy_(src)
+
+
+# -- index_select / gather / scatter / masked_select -----------------------------------------------
+
+def _check_index(index: Tensor, name: str) -> None:
+    if index._dtype not in (dtypes.int64, dtypes.int32):
+        raise TorchRuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+
+
+def _index_select_forward(b: dict) -> Any:
+    t, index = b["self"], b["index"]
+    _check_index(index, "index_select")
+    if index.ndim > 1:
+        raise TorchIndexError("index_select(): Index is supposed to be a vector")
+    dim = wrap_dim(b["dim"], t.ndim)
+    idx = index._data.reshape(-1)
+    size = t.shape[dim] if t.ndim else 1
+    bad = (idx < -size) | (idx >= size)
+    if bad.any():
+        raise TorchIndexError(
+            f"index out of range in self")
+    return np.take(t._data, idx, axis=dim) if t.ndim else t._data.reshape(1)[idx].reshape(index.shape)
+
+
+def _index_select_backward(g: Tensor, s: Any) -> Tensor:
+    zeros = Tensor._make(np.zeros(s.self_sym_sizes, dtype=g._dtype.np), g._dtype)
+    return zeros.index_add(s.dim, s.index, g)
+
+
+defop("index_select", "index_select(Tensor input, int dim, Tensor index, *, Tensor? out=None)",
+      _index_select_forward, node="IndexSelectBackward0",
+      derivs={"self": d("index")(_index_select_backward)})
+
+
+def _index_add_forward(b: dict) -> Any:
+    t, index, source = b["self"], b["index"], b["source"]
+    dim = wrap_dim(b["dim"], t.ndim)
+    out = t._data.copy()
+    src = source._data.astype(t._dtype.np, copy=False) * t._dtype.np.type(b["alpha"])
+    where = [slice(None)] * t.ndim
+    where[dim] = index._data.reshape(-1)
+    np.add.at(out, tuple(where), src)
+    return out
+
+
+defop("index_add", "index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1)",
+      _index_add_forward, node="IndexAddBackward0", inputs=("self", "source"), inplace=True,
+      derivs={"self": d()(lambda g, s: g),
+              "source": d("index")(lambda g, s: g.index_select(s.dim, s.index) * s.alpha)})
+
+
+def _gather_forward(b: dict) -> Any:
+    t, index = b["self"], b["index"]
+    _check_index(index, "gather")
+    dim = wrap_dim(b["dim"], t.ndim)
+    if index.ndim != t.ndim:
+        raise TorchRuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    idx = index._data
+    size = t.shape[dim]
+    if ((idx < -size) | (idx >= size)).any():
+        raise TorchRuntimeError(f"index {int(idx.max())} is out of bounds for dimension {dim} with size {size}")
+    return np.take_along_axis(t._data[tuple(slice(0, n) for n in idx.shape[:dim])
+                                      + (slice(None),)
+                                      + tuple(slice(0, n) for n in idx.shape[dim + 1:])], idx, dim)
+
+
+def _gather_backward(g: Tensor, s: Any) -> Tensor:
+    zeros = Tensor._make(np.zeros(s.self_sym_sizes, dtype=g._dtype.np), g._dtype)
+    return zeros.scatter_add(s.dim, s.index, g)
+
+
+defop("gather", "gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None)",
+      _gather_forward, node="GatherBackward0", derivs={"self": d("index")(_gather_backward)})
+
+
+def _scatter_positions(t: Tensor, dim: int, index: Tensor) -> tuple:
+    idx = index._data
+    grids = np.indices(idx.shape, sparse=True)
+    where = list(grids)
+    where[dim] = idx
+    return tuple(where)
+
+
+def _scatter_forward(b: dict) -> Any:
+    t, index = b["self"], b["index"]
+    dim = wrap_dim(b["dim"], t.ndim)
+    out = t._data.copy()
+    src = b["src"]
+    where = _scatter_positions(t, dim, index)
+    values = np.broadcast_to(src._data, index.shape) if src._data.ndim == 0 else \
+        src._data[tuple(slice(0, n) for n in index.shape)]
+    if b.get("reduce") == "add" or b.get("_add"):
+        np.add.at(out, where, values.astype(out.dtype))
+    else:
+        out[where] = values
+    return out
+
+
+def _scatter_self_grad(g: Tensor, s: Any) -> Tensor:
+    zeros = wrap_scalar(0.0)
+    return g.scatter(s.dim, s.index, zeros)
+
+
+def _scatter_src_grad(g: Tensor, s: Any) -> Tensor:
+    return g.gather(s.dim, s.index)
+
+
+defop("scatter", "scatter(Tensor input, int dim, Tensor index, Tensor src, *, str? reduce=None)",
+      _scatter_forward, node=lambda b: "ScatterBackward1" if b["src"]._wrapped else "ScatterBackward0",
+      inputs=("self", "src"), numbers_as_tensors=True, inplace=True,
+      derivs={"self": d("index")(_scatter_self_grad), "src": d("index")(_scatter_src_grad)})
+defop("scatter_add", "scatter_add(Tensor input, int dim, Tensor index, Tensor src)",
+      lambda b: _scatter_forward({**b, "_add": True}), node="ScatterAddBackward0",
+      inputs=("self", "src"), inplace=True,
+      derivs={"self": d()(lambda g, s: g), "src": d("index")(_scatter_src_grad)})
+
+
+def _masked_select_forward(b: dict) -> Any:
+    t, mask = b["self"], b["mask"]
+    if mask._dtype is not dtypes.bool_:
+        raise TorchRuntimeError(
+            f"masked_select: expected BoolTensor for mask")
+    shape = broadcast_all([t.shape, mask.shape])
+    return np.broadcast_to(t._data, shape)[np.broadcast_to(mask._data, shape)]
+
+
+def _masked_select_backward(g: Tensor, s: Any) -> Tensor:
+    shape = broadcast_all([s.self_sym_sizes, s.mask.shape])
+    zeros = Tensor._make(np.zeros(shape, dtype=g._dtype.np), g._dtype)
+    mask = s.mask.expand(shape)
+    full = run(INDEX_PUT, {"self": zeros, "indices": [(0, mask)], "values": g, "accumulate": True})
+    return full.sum_to_size(s.self_sym_sizes)
+
+
+defop("masked_select", "masked_select(Tensor input, Tensor mask, *, Tensor? out=None)",
+      _masked_select_forward, node="MaskedSelectBackward0",
+      derivs={"self": d("mask")(_masked_select_backward)})
+
+
+def _take_forward(b: dict) -> Any:
+    flat = b["self"]._data.reshape(-1)
+    idx = b["index"]._data
+    n = flat.size
+    if ((idx < -n) | (idx >= n)).any():
+        raise TorchIndexError(f"out of range: tried to access index {int(idx.max())} on a tensor of {n} elements.")
+    return flat[idx]
+
+
+defop("take", "take(Tensor input, Tensor index, *, Tensor? out=None)", _take_forward, node="TakeBackward0",
+      derivs={"self": d("index")(lambda g, s: run(INDEX_PUT, {
+          "self": Tensor._make(np.zeros(s.self_sym_sizes, dtype=g._dtype.np), g._dtype).reshape(-1),
+          "indices": [(0, s.index.reshape(-1))], "values": g.reshape(-1), "accumulate": True}
+      ).reshape(s.self_sym_sizes))})
+
+
+Tensor.__getitem__ = getitem
+Tensor.__setitem__ = setitem

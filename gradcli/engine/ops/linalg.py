@@ -1,0 +1,311 @@
+"""Linear algebra: dot, mv, mm, bmm, matmul (and ``@``), outer, trace, linalg.det, linalg.inv.
+
+``matmul`` follows PyTorch's own decomposition into dot/mv/mm/bmm, folds and
+views, so its results carry the same ``grad_fn`` names (``MvBackward0``,
+``SqueezeBackward4``, ``UnsafeViewBackward0``, ``CloneBackward0``, ...).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import TorchRuntimeError
+from ..tensor import Tensor
+from .registry import FUNCTIONS, NAMESPACES, OPS, d, defop, run
+
+_C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "bool": "bool"}
+
+
+def _same_dtype(a: Tensor, b: Tensor, message: str) -> None:
+    if a._dtype is not b._dtype:
+        raise TorchRuntimeError(message.format(a=a, b=b, ca=_C_NAMES[a._dtype.name], cb=_C_NAMES[b._dtype.name]))
+
+
+def _dot_forward(b: dict) -> Any:
+    x, y = b["self"], b["tensor"]
+    if x.ndim != 1 or y.ndim != 1:
+        raise TorchRuntimeError(f"1D tensors expected, but got {x.ndim}D and {y.ndim}D tensors")
+    if x.shape[0] != y.shape[0]:
+        raise TorchRuntimeError(
+            f"inconsistent tensor size, expected tensor [{x.shape[0]}] and src [{y.shape[0]}] to have the same "
+            f"number of elements, but got {x.shape[0]} and {y.shape[0]} elements respectively")
+    _same_dtype(x, y, "dot : expected both vectors to have same dtype, but found {a._dtype.legacy_name} and "
+                      "{b._dtype.legacy_name}")
+    return np.asarray(np.dot(x._data, y._data), dtype=x._dtype.np)
+
+
+DOT = defop("dot", "dot(Tensor input, Tensor tensor, *, Tensor? out=None)", _dot_forward, node="DotBackward0",
+            inputs=("self", "tensor"),
+            derivs={"self": d("tensor")(lambda g, s: g * s.tensor), "tensor": d("self")(lambda g, s: g * s.self)})
+FUNCTIONS["inner"] = FUNCTIONS["dot"]
+
+
+def _mv_forward(b: dict) -> Any:
+    m, v = b["self"], b["vec"]
+    if m.ndim != 2 or v.ndim != 1:
+        raise TorchRuntimeError(
+            f"vector + matrix @ vector expected, got 1, {m.ndim}, {v.ndim}")
+    if m.shape[1] != v.shape[0]:
+        raise TorchRuntimeError(
+            f"size mismatch, got input ({m.shape[0]}), mat ({m.shape[0]}x{m.shape[1]}), vec ({v.shape[0]})")
+    _same_dtype(m, v, "expected m1 and m2 to have the same dtype, but got: {ca} != {cb}")
+    return m._data @ v._data
+
+
+MV = defop("mv", "mv(Tensor input, Tensor vec, *, Tensor? out=None)", _mv_forward, node="MvBackward0",
+           inputs=("self", "vec"),
+           derivs={"self": d("vec")(lambda g, s: g.unsqueeze(1) * s.vec),
+                   "vec": d("self")(lambda g, s: s.self.t().mv(g))})
+
+
+def _mm_forward(b: dict) -> Any:
+    a, m = b["self"], b["mat2"]
+    if a.ndim != 2:
+        raise TorchRuntimeError("self must be a matrix")
+    if m.ndim != 2:
+        raise TorchRuntimeError("mat2 must be a matrix")
+    if a.shape[1] != m.shape[0]:
+        raise TorchRuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and {m.shape[0]}x{m.shape[1]})")
+    _same_dtype(a, m, "expected m1 and m2 to have the same dtype, but got: {ca} != {cb}")
+    return a._data @ m._data
+
+
+MM = defop("mm", "mm(Tensor input, Tensor mat2, *, Tensor? out=None)", _mm_forward, node="MmBackward0",
+           inputs=("self", "mat2"),
+           derivs={"self": d("mat2")(lambda g, s: g.mm(s.mat2.t())),
+                   "mat2": d("self")(lambda g, s: s.self.t().mm(g))})
+
+
+def _bmm_forward(b: dict) -> Any:
+    a, m = b["self"], b["mat2"]
+    if a.ndim != 3:
+        raise TorchRuntimeError("batch1 must be a 3D tensor")
+    if m.ndim != 3:
+        raise TorchRuntimeError("batch2 must be a 3D tensor")
+    if a.shape[0] != m.shape[0] or a.shape[2] != m.shape[1]:
+        raise TorchRuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{a.shape[0]}, {a.shape[2]}] but "
+            f"got: [{m.shape[0]}, {m.shape[1]}].")
+    _same_dtype(a, m, "expected m1 and m2 to have the same dtype, but got: {ca} != {cb}")
+    return np.matmul(a._data, m._data)
+
+
+BMM = defop("bmm", "bmm(Tensor input, Tensor mat2, *, Tensor? out=None)", _bmm_forward, node="BmmBackward0",
+            inputs=("self", "mat2"),
+            derivs={"self": d("mat2")(lambda g, s: g.bmm(s.mat2.transpose(1, 2))),
+                    "mat2": d("self")(lambda g, s: s.self.transpose(1, 2).bmm(g))})
+
+# matmul's 1-d @ 2-d case squeezes with this overload of squeeze.
+SQUEEZE4 = defop("_squeeze_dim", "_squeeze_dim(Tensor input, int dim)",
+                 lambda b: np.squeeze(b["self"]._data, b["dim"]), node="SqueezeBackward4", view=True,
+                 function=False, method=False, derivs={"self": d()(lambda g, s: g.unsqueeze(s.dim))})
+
+
+def matmul(input: Any, other: Any) -> Tensor:  # noqa: A002 - PyTorch's name
+    """``torch.matmul`` by PyTorch's decomposition (see the module docstring)."""
+    from .signature import ArgParser
+    _, bound = _MATMUL.parse((input, other), {})
+    return _matmul(bound["input"], bound["other"])
+
+
+def _matmul(a: Tensor, b: Tensor) -> Tensor:
+    da, db = a.ndim, b.ndim
+    if da == 0 or db == 0:
+        raise TorchRuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
+    if da == 1 and db == 1:
+        return run(DOT, {"self": a, "tensor": b})
+    if da == 2 and db == 1:
+        return run(MV, {"self": a, "vec": b})
+    if da == 1 and db == 2:
+        return run(SQUEEZE4, {"self": run(MM, {"self": a.unsqueeze(0), "mat2": b}), "dim": 0})
+    if da == 2 and db == 2:
+        return run(MM, {"self": a, "mat2": b})
+    if da >= 3 and db <= 2:
+        return _folded(a, b)
+    if db >= 3 and da <= 2:
+        # (b^T @ a^T)^T, computed by folding b, as PyTorch does.
+        if da == 1:
+            return _folded(b.mT, a)
+        return _folded(b.mT, a.t()).mT.contiguous()
+    return _batched(a, b)
+
+
+def _folded(a: Tensor, b: Tensor) -> Tensor:
+    """``a`` (3-d or more) @ ``b`` (1-d or 2-d) as one mm/mv over the folded batch."""
+    from .shape import UNSAFE_VIEW, reshape
+    batch = tuple(a.shape[:-1])
+    folded = reshape(a, (-1, a.shape[-1]))
+    if b.ndim == 1:
+        out = run(MV, {"self": folded, "vec": b})
+        shape = batch
+    else:
+        if folded.shape[1] != b.shape[0]:
+            raise TorchRuntimeError(
+                f"mat1 and mat2 shapes cannot be multiplied ({folded.shape[0]}x{folded.shape[1]} and "
+                f"{b.shape[0]}x{b.shape[1]})")
+        out = run(MM, {"self": folded, "mat2": b})
+        shape = batch + (b.shape[1],)
+    return run(UNSAFE_VIEW, {"self": out, "size": shape})
+
+
+def _batched(a: Tensor, b: Tensor) -> Tensor:
+    from .shape import UNSAFE_VIEW, reshape
+    from .shape_rules import broadcast_shapes
+    a2 = a.unsqueeze(0) if a.ndim == 1 else a
+    b2 = b.unsqueeze(-1) if b.ndim == 1 else b
+    n, m1 = a2.shape[-2], a2.shape[-1]
+    m2, p = b2.shape[-2], b2.shape[-1]
+    batch = broadcast_shapes(tuple(a2.shape[:-2]), tuple(b2.shape[:-2]))
+    if m1 != m2:
+        raise TorchRuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{int(np.prod(batch))}, {m1}] but "
+            f"got: [{int(np.prod(batch))}, {m2}].")
+    count = int(np.prod(batch)) if batch else 1
+    ea = a2.expand(batch + (n, m1)) if tuple(a2.shape[:-2]) != batch else a2
+    eb = b2.expand(batch + (m2, p)) if tuple(b2.shape[:-2]) != batch else b2
+    out = run(BMM, {"self": reshape(ea, (count, n, m1)), "mat2": reshape(eb, (count, m2, p))})
+    shape = batch + ((n,) if a.ndim > 1 else ()) + ((p,) if b.ndim > 1 else ())
+    return run(UNSAFE_VIEW, {"self": out, "size": shape})
+
+
+def _matmul_dunder(self: Tensor, other: Any) -> Any:
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    return _matmul(self, other)
+
+
+def _rmatmul_dunder(self: Tensor, other: Any) -> Any:
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    return _matmul(other, self)
+
+
+def outer(input: Tensor, vec2: Tensor) -> Tensor:  # noqa: A002
+    _, bound = _OUTER.parse((input, vec2), {})
+    x, y = bound["input"], bound["vec2"]
+    if x.ndim != 1 or y.ndim != 1:
+        raise TorchRuntimeError(f"outer: Expected 1-D argument self, but got {x.ndim}-D")
+    # PyTorch computes the outer product as a broadcast multiplication.
+    return x.reshape(x.shape[0], 1) * y
+
+
+def _trace_forward(b: dict) -> Any:
+    a = b["self"]._data
+    if a.ndim != 2:
+        raise TorchRuntimeError(f"trace: expected a matrix, but got tensor with dim {a.ndim}")
+    dt = a.dtype if a.dtype.kind == "f" else np.int64
+    return np.asarray(np.trace(a, dtype=dt))
+
+
+def _trace_backward(g: Tensor, s: Any) -> Tensor:
+    rows, cols = s.self_sym_sizes
+    eye = Tensor._make(np.eye(rows, cols, dtype=g._dtype.np), g._dtype)
+    return eye * g
+
+
+defop("trace", "trace(Tensor input)", _trace_forward, node="TraceBackward0",
+      derivs={"self": d()(_trace_backward)})
+
+
+def _square_check(a: Tensor, name: str) -> None:
+    if a.ndim < 2:
+        raise TorchRuntimeError(
+            f"linalg.{name}: The input tensor A must have at least 2 dimensions.")
+    if a.shape[-1] != a.shape[-2]:
+        raise TorchRuntimeError(
+            f"linalg.{name}: A must be batches of square matrices, but they are {a.shape[-2]} by "
+            f"{a.shape[-1]} matrices")
+    if not a._dtype.is_floating_point:
+        raise TorchRuntimeError(
+            f"linalg.{name}: Expected a floating point or complex tensor as input. Got {a._dtype.legacy_name}")
+
+
+def _det_forward(b: dict) -> Any:
+    a = b["self"]
+    _square_check(a, "det")
+    return np.asarray(np.linalg.det(a._data), dtype=a._dtype.np)
+
+
+def _det_backward(g: Tensor, s: Any) -> Tensor:
+    a = s.self
+    # d det(A) / dA = det(A) * inv(A)^T (adjugate^T when A is invertible).
+    inv_t = FUNCTIONS["linalg.inv"](a).mT
+    return (g * s.result).unsqueeze(-1).unsqueeze(-1) * inv_t
+
+
+defop("linalg.det", "det(Tensor A, *, Tensor? out=None)",
+      lambda b: _det_forward({"self": b["A"]}), node="LinalgDetBackward0", inputs=("A",), method=False,
+      derivs={"A": d("A", "result")(lambda g, s: _det_backward(g, _AView(s)))})
+
+
+class _AView:
+    def __init__(self, s: Any) -> None:
+        self.self = s.A
+        self.result = getattr(s, "result", None)
+
+
+def _inv_forward(b: dict) -> Any:
+    a = b["A"]
+    _square_check(a, "inv")
+    data = a._data
+    try:
+        return np.linalg.inv(data).astype(a._dtype.np)
+    except np.linalg.LinAlgError:
+        lu_zero = _singular_pivot(data)
+        raise TorchRuntimeError(
+            f"linalg.inv: The diagonal element {lu_zero} is zero, the inversion could not be completed "
+            "because the input matrix is singular.") from None
+
+
+def _singular_pivot(a: np.ndarray) -> int:
+    """The 1-based position of the first zero pivot of LU with partial pivoting (LAPACK's info)."""
+    m = np.array(a.reshape(-1, a.shape[-2], a.shape[-1])[0], dtype=np.float64)
+    n = m.shape[0]
+    for k in range(n):
+        p = k + int(np.argmax(np.abs(m[k:, k])))
+        if m[p, k] == 0:
+            return k + 1
+        m[[k, p]] = m[[p, k]]
+        m[k + 1:, k:] -= np.outer(m[k + 1:, k] / m[k, k], m[k, k:])
+    return n
+
+
+defop("linalg.inv", "inv(Tensor A, *, Tensor? out=None)", _inv_forward, node="LinalgInvExBackward0",
+      inputs=("A",), method=False,
+      derivs={"A": d("result")(lambda g, s: -(s.result.mT @ g @ s.result.mT))})
+
+
+def _install() -> None:
+    from .registry import METHOD_NAMES
+    from .signature import ArgParser
+    global _MATMUL, _OUTER
+    _MATMUL = ArgParser(["matmul(Tensor input, Tensor other, *, Tensor? out=None)"])
+    _OUTER = ArgParser(["outer(Tensor input, Tensor vec2)"])
+    Tensor.__matmul__ = _matmul_dunder
+    Tensor.__rmatmul__ = _rmatmul_dunder
+    Tensor.matmul = lambda self, other: matmul(self, other)
+    Tensor.outer = lambda self, vec2: outer(self, vec2)
+    Tensor.ger = Tensor.outer
+    METHOD_NAMES.update({"matmul", "outer", "ger"})
+    Tensor.__script_attrs__ = Tensor.__script_attrs__ | {"matmul", "outer", "ger"}
+    FUNCTIONS.update({"matmul": matmul, "outer": outer, "ger": outer})
+    linalg = NAMESPACES.setdefault("linalg", {})
+    linalg["det"] = FUNCTIONS.pop("linalg.det")
+    linalg["inv"] = FUNCTIONS["linalg.inv"]
+    linalg["matmul"] = matmul
+    FUNCTIONS["det"] = linalg["det"]
+    FUNCTIONS["inverse"] = linalg["inv"]
+    Tensor.det = lambda self: linalg["det"](self)
+    Tensor.inverse = lambda self: linalg["inv"](self)
+    METHOD_NAMES.update({"det", "inverse"})
+    Tensor.__script_attrs__ = Tensor.__script_attrs__ | {"det", "inverse"}
+
+
+_MATMUL: Any = None
+_OUTER: Any = None
+_install()
+__all__ = ["OPS"]

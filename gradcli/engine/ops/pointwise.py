@@ -1,0 +1,631 @@
+"""Pointwise ops: one ``defop`` each, with PyTorch's node name and gradient formula.
+
+Gradient formulas follow PyTorch's derivatives.yaml, written with Tensor
+operations so they can be differentiated again.  Where PyTorch behaves
+specially at an awkward point (``abs`` at 0, ``pow`` with a zero base, ties
+in ``maximum``), the formula copies that on purpose.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import dtypes
+from ..errors import TorchRuntimeError
+from ..tensor import Tensor, wrap_scalar
+from .arith import arr, binary_arrays, float_dtype, promote
+from .registry import binary_dunder, d, defop, inplace_dunder
+
+LN2 = math.log(2.0)
+LN10 = math.log(10.0)
+
+
+def zeros_like(t: Tensor) -> Tensor:
+    return Tensor._make(np.zeros_like(t._data), t._dtype)
+
+
+def ones_like(t: Tensor) -> Tensor:
+    return Tensor._make(np.ones_like(t._data), t._dtype)
+
+
+def _sig(name: str) -> str:
+    return f"{name}(Tensor input, *, Tensor? out=None)"
+
+
+# -- unary ops ------------------------------------------------------------------------------
+
+def _float_unary(fn: Callable) -> Callable[[dict], Any]:
+    def forward(b: dict) -> Any:
+        x = b["self"]
+        return fn(arr(x, float_dtype(x)))
+    return forward
+
+
+def _same_unary(fn: Callable) -> Callable[[dict], Any]:
+    def forward(b: dict) -> Any:
+        return fn(b["self"]._data)
+    return forward
+
+
+def unary(name: str, fn: Callable, node: str, deriv: Any, float_only: bool = True,
+          **kw: Any) -> None:
+    forward = _float_unary(fn) if float_only else _same_unary(fn)
+    defop(name, _sig(name), forward, node=node, derivs={"self": deriv}, inplace=True, **kw)
+
+
+def _erf(a: np.ndarray) -> np.ndarray:
+    # math.erf is exact to the last bit; vectorised through frompyfunc.
+    out = np.frompyfunc(math.erf, 1, 1)(a.astype(np.float64))
+    return np.asarray(out, dtype=np.float64).astype(a.dtype)
+
+
+def _no_bool_neg(a: np.ndarray) -> np.ndarray:
+    if a.dtype == np.bool_:
+        raise TorchRuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a "
+            "mask, use the `~` or `logical_not()` operator instead.")
+    return np.negative(a)
+
+
+unary("exp", np.exp, "ExpBackward0", d("result")(lambda g, s: g * s.result))
+unary("exp2", np.exp2, "Exp2Backward0", d("result")(lambda g, s: g * s.result * LN2))
+unary("expm1", np.expm1, "Expm1Backward0", d("result")(lambda g, s: g * (s.result + 1)))
+unary("log", np.log, "LogBackward0", d("self")(lambda g, s: g / s.self))
+unary("log2", np.log2, "Log2Backward0", d("self")(lambda g, s: g / (s.self * LN2)))
+unary("log10", np.log10, "Log10Backward0", d("self")(lambda g, s: g / (s.self * LN10)))
+unary("log1p", np.log1p, "Log1PBackward0", d("self")(lambda g, s: g / (s.self + 1)))
+unary("sqrt", np.sqrt, "SqrtBackward0", d("result")(lambda g, s: g / (2 * s.result)))
+unary("rsqrt", lambda a: 1 / np.sqrt(a), "RsqrtBackward0",
+      d("result")(lambda g, s: -0.5 * g * s.result.pow(3)))
+unary("sin", np.sin, "SinBackward0", d("self")(lambda g, s: g * s.self.cos()))
+unary("cos", np.cos, "CosBackward0", d("self")(lambda g, s: g * -s.self.sin()))
+unary("tan", np.tan, "TanBackward0", d("result")(lambda g, s: g * (1 + s.result.pow(2))))
+unary("asin", np.arcsin, "AsinBackward0", d("self")(lambda g, s: g * (-s.self * s.self + 1).rsqrt()))
+unary("acos", np.arccos, "AcosBackward0", d("self")(lambda g, s: g * -(-s.self * s.self + 1).rsqrt()))
+unary("atan", np.arctan, "AtanBackward0", d("self")(lambda g, s: g / (s.self * s.self + 1)))
+unary("sinh", np.sinh, "SinhBackward0", d("self")(lambda g, s: g * s.self.cosh()))
+unary("cosh", np.cosh, "CoshBackward0", d("self")(lambda g, s: g * s.self.sinh()))
+unary("tanh", np.tanh, "TanhBackward0", d("result")(lambda g, s: g * (1 - s.result * s.result)))
+unary("sigmoid", lambda a: 1 / (1 + np.exp(-a)), "SigmoidBackward0",
+      d("result")(lambda g, s: g * (1 - s.result) * s.result), also_in=("nn.functional",))
+unary("erf", _erf, "ErfBackward0",
+      d("self")(lambda g, s: g * (2 / math.sqrt(math.pi)) * (-s.self * s.self).exp()))
+unary("reciprocal", lambda a: 1 / a, "ReciprocalBackward0",
+      d("result")(lambda g, s: -g * (s.result * s.result)))
+unary("neg", _no_bool_neg, "NegBackward0", d()(lambda g, s: -g), float_only=False,
+      dunders=("__neg__",))
+unary("abs", np.abs, "AbsBackward0", d("self")(lambda g, s: g * s.self.sign()), float_only=False,
+      dunders=("__abs__",))
+unary("sign", np.sign, "SignBackward0", d()(lambda g, s: zeros_like(g)), float_only=False)
+unary("floor", np.floor, "FloorBackward0", d()(lambda g, s: zeros_like(g)), float_only=False)
+unary("ceil", np.ceil, "CeilBackward0", d()(lambda g, s: zeros_like(g)), float_only=False)
+unary("trunc", np.trunc, "TruncBackward0", d()(lambda g, s: zeros_like(g)), float_only=False)
+unary("frac", lambda a: a - np.trunc(a), "FracBackward0", d()(lambda g, s: g), float_only=False)
+unary("relu", lambda a: np.maximum(a, a.dtype.type(0)) if a.dtype != np.bool_ else a, "ReluBackward0",
+      d("result")(lambda g, s: g * (s.result > 0)), float_only=False)
+FUNCTIONS_ALIASES = {"negative": "neg", "absolute": "abs", "arcsin": "asin", "arccos": "acos",
+                     "arctan": "atan", "fix": "trunc"}
+
+
+def _round_forward(b: dict) -> Any:
+    a = b["self"]._data
+    decimals = b.get("decimals", 0)
+    if not decimals:
+        return np.round(a) if a.dtype.kind == "f" else a.copy()
+    return np.round(a, decimals)
+
+
+defop("round", ["round(Tensor input, *, Tensor? out=None)",
+                "round(Tensor input, *, int decimals, Tensor? out=None)"], _round_forward,
+      node=lambda b: "RoundBackward1" if "decimals" in b else "RoundBackward0",
+      derivs={"self": d()(lambda g, s: zeros_like(g))}, inplace=True)
+
+
+def _square_forward(b: dict) -> Any:
+    a = b["self"]._data
+    if a.dtype == np.bool_:
+        a = a.astype(np.int64)
+    return a * a
+
+
+# square is pow(x, 2) in PyTorch, hence PowBackward0 and `_saved_exponent`.
+defop("square", _sig("square"), lambda b: _square_forward(b), node="PowBackward0",
+      derivs={"self": d("self")(lambda g, s: g * 2 * s.self)}, inplace=True)
+
+
+# -- binary arithmetic --------------------------------------------------------------------------
+
+def _arith(fn: Callable, name: str) -> Callable[[dict], Any]:
+    def forward(b: dict) -> Any:
+        x, y, rt = binary_arrays(b["self"], b["other"])
+        alpha = b.get("alpha", 1)
+        if alpha != 1:
+            _check_alpha(alpha, rt, name)
+            y = y * rt.np.type(alpha)
+        if rt is dtypes.bool_ and name == "sub":
+            raise TorchRuntimeError(
+                "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                "`logical_xor()` operator instead.")
+        if rt is dtypes.bool_ and name == "add":
+            return np.logical_or(x, y)
+        return fn(x, y)
+    return forward
+
+
+def _check_alpha(alpha: Any, rt: Any, name: str) -> None:
+    if isinstance(alpha, float) and not rt.is_floating_point:
+        raise TorchRuntimeError(
+            "For integral input tensors, argument alpha must not be a floating point number.")
+
+
+def _times_alpha(g: Tensor, s: Any) -> Tensor:
+    return g if s.alpha == 1 else g * s.alpha
+
+
+_BINARY = "{}(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)"
+
+ADD = defop("add", _BINARY.format("add"), _arith(np.add, "add"), node="AddBackward0",
+            inputs=("self", "other"), numbers_as_tensors=True, inplace=True,
+            derivs={"self": d()(lambda g, s: g), "other": d()(_times_alpha)})
+SUB = defop("sub", _BINARY.format("sub"), _arith(np.subtract, "sub"), node="SubBackward0",
+            inputs=("self", "other"), numbers_as_tensors=True, inplace=True,
+            derivs={"self": d()(lambda g, s: g), "other": d()(lambda g, s: -_times_alpha(g, s))})
+RSUB = defop("rsub", _BINARY.format("rsub"), lambda b: _arith(np.subtract, "sub")(
+                 {"self": b["other"], "other": b["self"], "alpha": b.get("alpha", 1)}),
+             node=lambda b: "RsubBackward1" if b["other"]._wrapped else "RsubBackward0",
+             inputs=("self", "other"), numbers_as_tensors=True, method=False,
+             derivs={"self": d()(lambda g, s: -_times_alpha(g, s)), "other": d()(lambda g, s: g)})
+MUL = defop("mul", "mul(Tensor input, Tensor other, *, Tensor? out=None)", _arith(np.multiply, "mul"),
+            node="MulBackward0", inputs=("self", "other"), numbers_as_tensors=True, inplace=True,
+            derivs={"self": d("other")(lambda g, s: g * s.other),
+                    "other": d("self")(lambda g, s: g * s.self)})
+
+
+def _div_forward(b: dict) -> Any:
+    x, y = b["self"], b["other"]
+    rt = promote(x, y)
+    if not rt.is_floating_point:
+        rt = dtypes.get_default_dtype()
+    mode = b.get("rounding_mode")
+    a1, a2, _ = binary_arrays(x, y, rt if mode is None else None)
+    if mode is None:
+        return a1 / a2
+    if mode == "floor":
+        return _floor_divide(a1, a2)
+    if mode == "trunc":
+        if a1.dtype.kind in "iub":
+            _check_int_zero(a2)
+            q = np.abs(a1) // np.abs(a2)
+            return np.where((a1 < 0) != (a2 < 0), -q, q).astype(a1.dtype)
+        return np.trunc(a1 / a2)
+    raise TorchRuntimeError(
+        f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{mode}'")
+
+
+defop("div", ["div(Tensor input, Tensor other, *, Tensor? out=None)",
+              "div(Tensor input, Tensor other, *, str? rounding_mode, Tensor? out=None)"], _div_forward,
+      node=lambda b: "DivBackward0" if b.get("rounding_mode") is None else "DivBackward1",
+      inputs=("self", "other"), numbers_as_tensors=True, inplace=True,
+      derivs={"self": d("other")(lambda g, s: zeros_like(g) if s.__dict__.get("rounding_mode") else g / s.other),
+              "other": d("self", "other")(
+                  lambda g, s: zeros_like(g) if s.__dict__.get("rounding_mode")
+                  else -g * ((s.self / s.other) / s.other))})
+
+
+def _check_int_zero(y: np.ndarray) -> None:
+    if y.dtype.kind in "iub" and not np.all(y):
+        raise TorchRuntimeError("ZeroDivisionError")
+
+
+def _floor_divide(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    if x.dtype.kind in "iub":
+        _check_int_zero(y)
+    return np.floor_divide(x, y)
+
+
+def _floor_divide_forward(b: dict) -> Any:
+    x, y, rt = binary_arrays(b["self"], b["other"])
+    if rt is dtypes.bool_:
+        raise TorchRuntimeError("\"div_floor_cpu\" not implemented for 'Bool'")
+    return _floor_divide(x, y)
+
+
+def _not_implemented(name: str) -> Callable:
+    def formula(g: Tensor, s: Any) -> Tensor:
+        raise TorchRuntimeError(f"derivative for aten::{name} is not implemented")
+    return formula
+
+
+defop("floor_divide", "floor_divide(Tensor input, Tensor other, *, Tensor? out=None)",
+      _floor_divide_forward, node="NotImplemented", inputs=("self", "other"), numbers_as_tensors=True,
+      inplace=True, derivs={"self": d()(_not_implemented("floor_divide")),
+                            "other": d()(_not_implemented("floor_divide"))})
+
+
+def _remainder_forward(b: dict) -> Any:
+    x, y, rt = binary_arrays(b["self"], b["other"])
+    if x.dtype.kind in "iub":
+        _check_int_zero(y)
+    return np.remainder(x, y)
+
+
+defop("remainder", "remainder(Tensor input, Tensor other, *, Tensor? out=None)", _remainder_forward,
+      node=lambda b: "RemainderBackward0" if b["other"]._wrapped else "RemainderBackward1",
+      inputs=("self", "other"), numbers_as_tensors=True, inplace=True,
+      derivs={"self": d()(lambda g, s: g),
+              "other": d("self", "other")(lambda g, s: -g * (s.self / s.other).floor())})
+
+
+def _fmod_forward(b: dict) -> Any:
+    x, y, _ = binary_arrays(b["self"], b["other"])
+    if x.dtype.kind in "iub":
+        _check_int_zero(y)
+    return np.fmod(x, y)
+
+
+defop("fmod", "fmod(Tensor input, Tensor other, *, Tensor? out=None)", _fmod_forward,
+      node=lambda b: "FmodBackward0" if b["other"]._wrapped else "FmodBackward1",
+      inputs=("self", "other"), numbers_as_tensors=True, inplace=True,
+      derivs={"self": d()(lambda g, s: g),
+              "other": d("self", "other")(lambda g, s: -g * (s.self / s.other).trunc())})
+
+
+# -- pow ----------------------------------------------------------------------------------------
+
+def _pow_forward(b: dict) -> Any:
+    base, exp = b["self"], b["other"]
+    x, y, rt = binary_arrays(base, exp)
+    if rt.category == dtypes.INTEGRAL and np.any(y < 0):
+        raise TorchRuntimeError("Integers to negative integer powers are not allowed.")
+    if rt is dtypes.bool_:
+        x, y = x.astype(np.int64), y.astype(np.int64)
+        return np.power(x, y).astype(np.bool_)
+    return np.power(x, y)
+
+
+def _pow_node(b: dict) -> str:
+    if b["other"]._wrapped:
+        return "PowBackward0"
+    if b["self"]._wrapped:
+        return "PowBackward2"
+    return "PowBackward1"
+
+
+def _pow_self_grad(g: Tensor, s: Any) -> Tensor:
+    e = s.other
+    if e._wrapped:
+        value = e.item()
+        if value == 0:
+            return zeros_like(g)
+        return g * (value * s.self.pow(value - 1))
+    return g * (e * s.self.pow(e - 1))
+
+
+def _pow_exponent_grad(g: Tensor, s: Any) -> Tensor:
+    # d/d exponent of base**exponent is result*log(base); PyTorch masks it to 0 where the
+    # base is 0 and the exponent is >= 0 (instead of 0*-inf = nan).
+    base = s.self
+    grad = g * (s.result * base.log())
+    mask = (base == 0) & (s.other >= 0)
+    if mask.any().item():
+        grad = grad.masked_fill(mask, 0.0)
+    return grad
+
+
+POW = defop("pow", "pow(Tensor input, Tensor exponent, *, Tensor? out=None)",
+            lambda b: _pow_forward({"self": b["self"], "other": b["exponent"]}),
+            node=lambda b: _pow_node({"self": b["self"], "other": b["exponent"]}),
+            inputs=("self", "exponent"), numbers_as_tensors=True, inplace=True,
+            derivs={"self": d("self", "exponent")(
+                        lambda g, s: _pow_self_grad(g, _PowView(s))),
+                    "exponent": d("self", "exponent", "result")(
+                        lambda g, s: _pow_exponent_grad(g, _PowView(s)))})
+
+
+class _PowView:
+    """Saved values of pow under the names the helpers use."""
+
+    def __init__(self, s: Any) -> None:
+        self.self = s.self
+        self.other = s.exponent
+        self.result = getattr(s, "result", None)
+
+
+def _rpow(self: Tensor, other: Any) -> Any:
+    if not isinstance(other, (int, float, Tensor)):
+        return NotImplemented
+    return POW_FN(other if isinstance(other, Tensor) else wrap_scalar(other), self)
+
+
+def _rtruediv(self: Tensor, other: Any) -> Any:
+    # PyTorch computes `2 / x` as reciprocal(x) * 2, hence MulBackward0.
+    if not isinstance(other, (int, float, Tensor)):
+        return NotImplemented
+    return self.reciprocal() * other
+
+
+def _rsub(self: Tensor, other: Any) -> Any:
+    if not isinstance(other, (int, float, Tensor)):
+        return NotImplemented
+    return RSUB_FN(self, other)
+
+
+# -- binary float ops --------------------------------------------------------------------------
+
+def _atan2_forward(b: dict) -> Any:
+    x, y = b["self"], b["other"]
+    rt = promote(x, y)
+    if not rt.is_floating_point:
+        rt = dtypes.get_default_dtype()
+    a1, a2, _ = binary_arrays(x, y, rt)
+    return np.arctan2(a1, a2)
+
+
+def _atan2_grad(which: str) -> Callable:
+    def formula(g: Tensor, s: Any) -> Tensor:
+        denom = s.self * s.self + s.other * s.other
+        num = s.other if which == "self" else -s.self
+        grad = g * num / denom
+        return grad.masked_fill(denom == 0, 0.0)
+    return formula
+
+
+defop("atan2", "atan2(Tensor input, Tensor other, *, Tensor? out=None)", _atan2_forward,
+      node="Atan2Backward0", inputs=("self", "other"), inplace=True,
+      derivs={"self": d("self", "other")(_atan2_grad("self")),
+              "other": d("self", "other")(_atan2_grad("other"))})
+
+
+def _hypot_forward(b: dict) -> Any:
+    a1, a2, _ = binary_arrays(b["self"], b["other"])
+    return np.hypot(a1, a2)
+
+
+defop("hypot", "hypot(Tensor input, Tensor other, *, Tensor? out=None)", _hypot_forward,
+      node="HypotBackward0", inputs=("self", "other"), inplace=True,
+      derivs={"self": d("self", "result")(lambda g, s: g * s.self / s.result),
+              "other": d("other", "result")(lambda g, s: g * s.other / s.result)})
+
+
+def _minmax(fn: Callable) -> Callable[[dict], Any]:
+    def forward(b: dict) -> Any:
+        a1, a2, _ = binary_arrays(b["self"], b["other"])
+        return fn(a1, a2)
+    return forward
+
+
+def _tie_split(first: bool, greater: bool) -> Callable:
+    # Ties share the gradient equally, as PyTorch's maximum/minimum backward does.
+    def formula(g: Tensor, s: Any) -> Tensor:
+        a, b = (s.self, s.other) if first else (s.other, s.self)
+        wins = (a > b) if greater else (a < b)
+        return g * (wins.to(g.dtype) + (a == b).to(g.dtype) * 0.5)
+    return formula
+
+
+defop("maximum", "maximum(Tensor input, Tensor other, *, Tensor? out=None)", _minmax(np.maximum),
+      node="MaximumBackward0", inputs=("self", "other"),
+      derivs={"self": d("self", "other")(_tie_split(True, True)),
+              "other": d("self", "other")(_tie_split(False, True))})
+defop("minimum", "minimum(Tensor input, Tensor other, *, Tensor? out=None)", _minmax(np.minimum),
+      node="MinimumBackward0", inputs=("self", "other"),
+      derivs={"self": d("self", "other")(_tie_split(True, False)),
+              "other": d("self", "other")(_tie_split(False, False))})
+
+
+def _lerp_forward(b: dict) -> Any:
+    start, end, weight = b["self"], b["end"], b["weight"]
+    rt = promote(start, end)
+    s_, e_ = arr(start, rt), arr(end, rt)
+    w = arr(weight, rt)
+    # PyTorch's formula, which is exact at both ends.
+    return np.where(np.abs(w) < 0.5, s_ + w * (e_ - s_), e_ - (e_ - s_) * (1 - w))
+
+
+defop("lerp", "lerp(Tensor input, Tensor end, Tensor weight, *, Tensor? out=None)", _lerp_forward,
+      node=lambda b: "LerpBackward0" if b["weight"]._wrapped else "LerpBackward1",
+      inputs=("self", "end", "weight"), numbers_as_tensors=True, inplace=True,
+      derivs={"self": d("weight")(lambda g, s: g * (1 - s.weight)),
+              "end": d("weight")(lambda g, s: g * s.weight),
+              "weight": d("self", "end")(lambda g, s: g * (s.end - s.self))})
+
+
+# -- clamp ---------------------------------------------------------------------------------------
+
+def _clamp_forward(b: dict) -> Any:
+    x, lo, hi = b["self"], b.get("min"), b.get("max")
+    if lo is None and hi is None:
+        raise TorchRuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    parts = [t for t in (x, lo, hi) if isinstance(t, Tensor)]
+    rt = promote(*parts)
+    a = arr(x, rt)
+    if lo is not None:
+        a = np.maximum(a, arr(lo, rt)) if lo._data.ndim or not lo._wrapped else np.where(
+            np.isnan(a), a, np.maximum(a, arr(lo, rt)))
+    if hi is not None:
+        a = np.minimum(a, arr(hi, rt))
+    return np.asarray(a)
+
+
+def _clamp_self_grad(g: Tensor, s: Any) -> Tensor:
+    x = s.self
+    mask = None
+    if s.min is not None:
+        mask = x >= s.min
+    if s.max is not None:
+        upper = x <= s.max
+        mask = upper if mask is None else mask & upper
+    return g * mask
+
+
+_CLAMP_SIGS = ["clamp(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None)"]
+CLAMP = defop("clamp", _CLAMP_SIGS, _clamp_forward,
+              node=lambda b: "ClampBackward1" if all(t is None or t._wrapped for t in (b["min"], b["max"]))
+              else "ClampBackward0",
+              inputs=("self", "min", "max"), numbers_as_tensors=True, inplace=True,
+              derivs={"self": d("self", "min", "max")(_clamp_self_grad),
+                      "min": d("self", "min")(lambda g, s: g * (s.self < s.min)),
+                      "max": d("self", "max")(lambda g, s: g * (s.self > s.max))})
+defop("clip", [s.replace("clamp(", "clip(") for s in _CLAMP_SIGS], _clamp_forward,
+      node=CLAMP.node, inputs=CLAMP.inputs, numbers_as_tensors=True, inplace=True, derivs=CLAMP.derivs)
+
+
+# -- where ---------------------------------------------------------------------------------------
+
+def _where_forward(b: dict) -> Any:
+    cond, x, y = b["condition"], b["self"], b["other"]
+    if cond._dtype is not dtypes.bool_:
+        raise TorchRuntimeError(
+            f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{cond._dtype.legacy_name}")
+    a1, a2, _ = binary_arrays(x, y)
+    from .shape_rules import broadcast_all
+    broadcast_all([cond._data.shape, a1.shape, a2.shape])
+    return np.where(cond._data, a1, a2)
+
+
+WHERE = defop("where", "where(Tensor condition, Tensor input, Tensor other, *, Tensor? out=None)",
+              lambda b: _where_forward(b), node="WhereBackward0", inputs=("self", "other"),
+              numbers_as_tensors=True, method=False,
+              derivs={"self": d("condition")(lambda g, s: g * s.condition),
+                      "other": d("condition")(lambda g, s: g * s.condition.logical_not())})
+
+
+def _where_method(self: Tensor, condition: Any, y: Any) -> Tensor:
+    return WHERE_FN(condition, self, y)
+
+
+# -- comparisons and logic (never differentiable) ----------------------------------------------
+
+def _compare(fn: Callable) -> Callable[[dict], Any]:
+    def forward(b: dict) -> Any:
+        a1, a2, _ = binary_arrays(b["self"], b["other"])
+        return fn(a1, a2)
+    return forward
+
+
+_CMP = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
+        "ge": np.greater_equal}
+_CMP_DUNDER = {"eq": "__eq__", "ne": "__ne__", "lt": "__lt__", "le": "__le__", "gt": "__gt__",
+               "ge": "__ge__"}
+COMPARE_OPS = {}
+for _name, _fn in _CMP.items():
+    COMPARE_OPS[_name] = defop(_name, f"{_name}(Tensor input, Tensor other, *, Tensor? out=None)",
+                               _compare(_fn), inputs=("self", "other"), numbers_as_tensors=True,
+                               inplace=True)
+_ALIASES_CMP = {"greater": "gt", "greater_equal": "ge", "less": "lt", "less_equal": "le",
+                "not_equal": "ne"}
+
+
+def _logical(fn: Callable) -> Callable[[dict], Any]:
+    def forward(b: dict) -> Any:
+        return fn(b["self"]._data.astype(bool), b["other"]._data.astype(bool))
+    return forward
+
+
+for _name, _fn in (("logical_and", np.logical_and), ("logical_or", np.logical_or),
+                   ("logical_xor", np.logical_xor)):
+    defop(_name, f"{_name}(Tensor input, Tensor other, *, Tensor? out=None)", _logical(_fn),
+          inputs=("self", "other"), inplace=True)
+defop("logical_not", _sig("logical_not"), lambda b: np.logical_not(b["self"]._data), inplace=True)
+
+
+def _bitwise(fn: Callable, name: str) -> Callable[[dict], Any]:
+    def forward(b: dict) -> Any:
+        a1, a2, rt = binary_arrays(b["self"], b["other"])
+        if rt.is_floating_point:
+            raise TorchRuntimeError(f"\"{name}_cpu\" not implemented for '{rt.legacy_name}'")
+        return fn(a1, a2)
+    return forward
+
+
+for _name, _fn, _dunder in (("bitwise_and", np.bitwise_and, "__and__"),
+                            ("bitwise_or", np.bitwise_or, "__or__"),
+                            ("bitwise_xor", np.bitwise_xor, "__xor__")):
+    _op = defop(_name, f"{_name}(Tensor input, Tensor other, *, Tensor? out=None)",
+                _bitwise(_fn, _name), inputs=("self", "other"), numbers_as_tensors=True, inplace=True)
+
+
+def _bitwise_not(b: dict) -> Any:
+    a = b["self"]._data
+    if a.dtype.kind == "f":
+        raise TorchRuntimeError(f"\"bitwise_not_cpu\" not implemented for '{b['self']._dtype.legacy_name}'")
+    return np.invert(a)
+
+
+defop("bitwise_not", _sig("bitwise_not"), _bitwise_not, inplace=True, dunders=("__invert__",))
+
+
+def _unary_predicate(fn: Callable) -> Callable[[dict], Any]:
+    return lambda b: fn(b["self"]._data)
+
+
+for _name, _fn in (("isnan", np.isnan), ("isinf", np.isinf), ("isfinite", np.isfinite),
+                   ("isposinf", np.isposinf), ("isneginf", np.isneginf), ("signbit", np.signbit)):
+    defop(_name, f"{_name}(Tensor input)", _unary_predicate(_fn))
+
+
+# -- the operator protocol -----------------------------------------------------------------------
+
+def _install_dunders() -> None:
+    from .registry import FUNCTIONS, OPS
+    global POW_FN, RSUB_FN, WHERE_FN
+    POW_FN = FUNCTIONS["pow"]
+    RSUB_FN = lambda a, b: FUNCTIONS["rsub"](a, b)  # noqa: E731
+    WHERE_FN = FUNCTIONS["where"]
+    T = Tensor
+    T.__add__ = binary_dunder(OPS["add"])
+    T.__radd__ = binary_dunder(OPS["add"])
+    T.__iadd__ = inplace_dunder(OPS["add"])
+    T.__sub__ = binary_dunder(OPS["sub"])
+    T.__rsub__ = _rsub
+    T.__isub__ = inplace_dunder(OPS["sub"])
+    T.__mul__ = binary_dunder(OPS["mul"])
+    T.__rmul__ = binary_dunder(OPS["mul"])
+    T.__imul__ = inplace_dunder(OPS["mul"])
+    T.__truediv__ = binary_dunder(OPS["div"])
+    T.__rtruediv__ = _rtruediv
+    T.__itruediv__ = inplace_dunder(OPS["div"])
+    T.__floordiv__ = binary_dunder(OPS["floor_divide"])
+    T.__rfloordiv__ = binary_dunder(OPS["floor_divide"], reflected=True)
+    T.__ifloordiv__ = inplace_dunder(OPS["floor_divide"])
+    T.__mod__ = binary_dunder(OPS["remainder"])
+    T.__rmod__ = binary_dunder(OPS["remainder"], reflected=True)
+    T.__imod__ = inplace_dunder(OPS["remainder"])
+    T.__pow__ = _pow_dunder
+    T.__rpow__ = _rpow
+    T.__ipow__ = _ipow_dunder
+    for name, dunder in _CMP_DUNDER.items():
+        setattr(T, dunder, binary_dunder(OPS[name]))
+    T.__and__ = binary_dunder(OPS["bitwise_and"])
+    T.__rand__ = binary_dunder(OPS["bitwise_and"])
+    T.__iand__ = inplace_dunder(OPS["bitwise_and"])
+    T.__or__ = binary_dunder(OPS["bitwise_or"])
+    T.__ror__ = binary_dunder(OPS["bitwise_or"])
+    T.__ior__ = inplace_dunder(OPS["bitwise_or"])
+    T.__xor__ = binary_dunder(OPS["bitwise_xor"])
+    T.__rxor__ = binary_dunder(OPS["bitwise_xor"])
+    T.__ixor__ = inplace_dunder(OPS["bitwise_xor"])
+    T.__pos__ = lambda self: self
+    T.where = _where_method
+
+
+def _pow_dunder(self: Tensor, other: Any, modulo: Any = None) -> Any:
+    if not isinstance(other, (Tensor, int, float)):
+        return NotImplemented
+    return POW_FN(self, other)
+
+
+def _ipow_dunder(self: Tensor, other: Any) -> Any:
+    if not isinstance(other, (Tensor, int, float)):
+        return NotImplemented
+    return self.pow_(other)
+
+
+POW_FN: Callable = None  # type: ignore[assignment]
+RSUB_FN: Callable = None  # type: ignore[assignment]
+WHERE_FN: Callable = None  # type: ignore[assignment]
+_install_dunders()

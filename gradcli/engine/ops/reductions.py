@@ -1,0 +1,574 @@
+"""Reductions: sum, mean, prod, max/min, amax/amin, argmax/argmin, std/var, norm,
+logsumexp, cumsum/cumprod, softmax/log_softmax, any/all.
+
+``dim`` takes one dim or a tuple (``axis``/``keepdims`` are accepted as
+aliases, as in PyTorch); a gradient is spread back over the reduced dims.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from ..errors import TorchIndexError, TorchRuntimeError
+from ..tensor import Tensor
+from .arith import arr, float_dtype
+from .pointwise import zeros_like
+from .registry import FUNCTIONS, d, defop, run
+from .return_types import return_type
+from .shape_rules import wrap_dim, wrap_dims
+
+
+def reduce_axes(dim: Any, ndim: int) -> tuple[int, ...]:
+    """The dims to reduce: all when ``dim`` is None or empty."""
+    if dim is None:
+        return tuple(range(ndim))
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if not dims:
+        return tuple(range(ndim))
+    if ndim == 0:
+        for x in dims:
+            wrap_dim(x, 0)
+        return ()
+    return wrap_dims(dims, ndim)
+
+
+def expand_back(g: Tensor, shape: tuple, dims: tuple[int, ...], keepdim: bool) -> Tensor:
+    """Put a reduced gradient back into ``shape`` (unsqueeze the reduced dims, then expand)."""
+    if not keepdim and len(shape) > 0:
+        for dim in sorted(dims):
+            g = g.unsqueeze(dim)
+    return g.expand(shape)
+
+
+def _sum_dtype(t: Tensor, dtype: Any) -> Any:
+    if dtype is not None:
+        return dtype
+    return t._dtype if t._dtype.is_floating_point else dtypes.int64
+
+
+# -- sum / mean / prod --------------------------------------------------------------------------
+
+def _sum_forward(b: dict) -> Any:
+    t = b["self"]
+    axes = reduce_axes(b.get("dim"), t.ndim)
+    dt = _sum_dtype(t, b.get("dtype"))
+    return np.sum(arr(t, dt), axis=axes, keepdims=b.get("keepdim", False), dtype=dt.np)
+
+
+def _sum_backward(g: Tensor, s: Any) -> Tensor:
+    shape = s.self_sym_sizes
+    dims = reduce_axes(getattr(s, "dim", None), len(shape))
+    return expand_back(g, shape, dims, getattr(s, "keepdim", False))
+
+
+_DIM_SIGS = "{0}(Tensor input, int[1]? dim, bool keepdim=False, *, dtype? dtype=None, Tensor? out=None)"
+
+defop("sum", ["sum(Tensor input, *, dtype? dtype=None)", _DIM_SIGS.format("sum")], _sum_forward,
+      node=lambda b: "SumBackward1" if "dim" in b else "SumBackward0",
+      derivs={"self": d()(_sum_backward)})
+
+
+def _mean_forward(b: dict) -> Any:
+    t = b["self"]
+    dt = b.get("dtype") or t._dtype
+    if not dt.is_floating_point:
+        raise TorchRuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point or complex "
+            f"dtype. Got: {dt.legacy_name}")
+    axes = reduce_axes(b.get("dim"), t.ndim)
+    a = arr(t, dt)
+    n = math.prod(a.shape[i] for i in axes) if axes else (1 if a.ndim else 1)
+    total = np.sum(a, axis=axes, keepdims=b.get("keepdim", False), dtype=dt.np)
+    return np.asarray(total / dt.np.type(n) if n else total * dt.np.type(np.nan))
+
+
+def _mean_backward(g: Tensor, s: Any) -> Tensor:
+    shape = s.self_sym_sizes
+    dims = reduce_axes(getattr(s, "dim", None), len(shape))
+    n = math.prod(shape[i] for i in dims) if dims else 1
+    return expand_back(g, shape, dims, getattr(s, "keepdim", False)) / n
+
+
+defop("mean", ["mean(Tensor input, *, dtype? dtype=None)", _DIM_SIGS.format("mean")], _mean_forward,
+      node=lambda b: "MeanBackward1" if "dim" in b else "MeanBackward0",
+      derivs={"self": d()(_mean_backward)})
+
+
+def _prod_forward(b: dict) -> Any:
+    t = b["self"]
+    dt = _sum_dtype(t, b.get("dtype"))
+    dim = b.get("dim")
+    axes = reduce_axes(dim, t.ndim)
+    return np.prod(arr(t, dt), axis=axes, keepdims=b.get("keepdim", False), dtype=dt.np)
+
+
+def _prod_backward(g: Tensor, s: Any) -> Tensor:
+    # Exact with zeros: the product of all the *other* elements, computed without division.
+    x = s.self
+    shape = s.self_sym_sizes
+    dim = getattr(s, "dim", None)
+    keepdim = getattr(s, "keepdim", False)
+    if dim is None:
+        flat = x.reshape(-1)
+        others = _prod_of_others(flat, 0).reshape(shape)
+        return g * others
+    axis = wrap_dim(dim, len(shape)) if shape else 0
+    return expand_back(g, shape, (axis,) if shape else (), keepdim) * _prod_of_others(x, axis)
+
+
+def _prod_of_others(x: Tensor, dim: int) -> Tensor:
+    """For each element, the product of the other elements along ``dim`` (exclusive cumprods)."""
+    if x.ndim == 0:
+        return x * 0 + 1
+    ones_shape = list(x.shape)
+    ones_shape[dim] = 1
+    one = Tensor._make(np.ones(ones_shape, dtype=x._dtype.np), x._dtype)
+    n = x.shape[dim]
+    before = FUNCTIONS["cat"]([one, x.narrow(dim, 0, n - 1).cumprod(dim)], dim) if n > 1 else one
+    flipped = x.flip((dim,))
+    after = FUNCTIONS["cat"]([one, flipped.narrow(dim, 0, n - 1).cumprod(dim)], dim).flip((dim,)) \
+        if n > 1 else one
+    return before * after
+
+
+defop("prod", ["prod(Tensor input, *, dtype? dtype=None)",
+               "prod(Tensor input, int dim, bool keepdim=False, *, dtype? dtype=None, Tensor? out=None)"],
+      _prod_forward, node=lambda b: "ProdBackward1" if "dim" in b else "ProdBackward0",
+      derivs={"self": d("self")(_prod_backward)})
+
+
+# -- max / min / amax / amin / argmax / argmin -------------------------------------------------------
+
+MaxResult = return_type("max", ("values", "indices"))
+MinResult = return_type("min", ("values", "indices"))
+
+
+def _extreme(name: str, np_fn: Any, arg_fn: Any, pair_fn: Any) -> Any:
+    def forward(b: dict) -> Any:
+        t = b["self"]
+        a = t._data
+        if "other" in b:
+            from .arith import binary_arrays
+            x, y, _ = binary_arrays(t, b["other"])
+            return pair_fn(x, y)
+        if "dim" not in b:
+            if a.size == 0:
+                raise TorchRuntimeError(
+                    f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                    "reduction dim with the 'dim' argument.")
+            return np_fn(a)
+        dim = wrap_dim(b["dim"], a.ndim)
+        if a.ndim and a.shape[dim] == 0:
+            raise TorchIndexError(
+                f"{name}(): Expected reduction dim {dim} to have non-zero size.")
+        if a.ndim == 0:
+            return a.copy(), np.zeros((), dtype=np.int64)
+        idx = _nan_aware_arg(a, dim, arg_fn)
+        values = np.take_along_axis(a, np.expand_dims(idx, dim), dim)
+        keep = b["keepdim"]
+        if keep:
+            return values, np.expand_dims(idx, dim)
+        return np.squeeze(values, dim), idx
+    return forward
+
+
+def _nan_aware_arg(a: np.ndarray, dim: int, arg_fn: Any) -> np.ndarray:
+    # PyTorch propagates nan: a nan is the max (and min), its first occurrence wins.
+    idx = arg_fn(a, axis=dim)
+    if a.dtype.kind == "f":
+        nans = np.isnan(a)
+        if nans.any():
+            has = nans.any(axis=dim)
+            first = np.argmax(nans, axis=dim)
+            idx = np.where(has, first, idx)
+    return idx.astype(np.int64)
+
+
+def _evenly_shared(g: Tensor, s: Any, result_name: str = "result") -> Tensor:
+    # Ties share the gradient evenly (PyTorch's evenly_distribute_backward / amax backward).
+    x = s.self
+    result = getattr(s, result_name)
+    shape = s.self_sym_sizes
+    dims = reduce_axes(getattr(s, "dim", None), len(shape))
+    keepdim = getattr(s, "keepdim", False)
+    mask = x == expand_back(result, shape, dims, keepdim)
+    count = mask.sum(dims, keepdim=True) if shape else mask.to(g.dtype)
+    return expand_back(g, shape, dims, keepdim) * mask / count
+
+
+def _select_by_index(g: list, s: Any) -> Tensor:
+    values_grad = g[0]
+    shape = s.self_sym_sizes
+    idx = s._indices
+    if not shape:
+        return values_grad
+    dim = wrap_dim(s.dim, len(shape))
+    if not s.keepdim:
+        values_grad = values_grad.unsqueeze(dim)
+        idx = idx.unsqueeze(dim)
+    zeros = Tensor._make(np.zeros(shape, dtype=values_grad._dtype.np), values_grad._dtype)
+    return zeros.scatter(dim, idx, values_grad)
+
+
+def _max_min(name: str, result_type: Any, pair: str) -> None:
+    np_fn = np.max if name == "max" else np.min
+    arg_fn = np.argmax if name == "max" else np.argmin
+    pair_fn = np.maximum if name == "max" else np.minimum
+    greater = name == "max"
+    from .pointwise import _tie_split
+
+    def self_grad(g: Any, s: Any) -> Tensor:
+        if hasattr(s, "other"):
+            return _tie_split(True, greater)(g, s)
+        if hasattr(s, "dim"):
+            return _select_by_index(g, s)
+        return _evenly_shared(g, s)
+
+    defop(name, [f"{name}(Tensor input)",
+                 f"{name}(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None)",
+                 f"{name}(Tensor input, Tensor other, *, Tensor? out=None)"],
+          _extreme(name, np_fn, arg_fn, pair_fn),
+          node=lambda b: (f"{pair}Backward0" if "other" in b
+                          else f"{name.capitalize()}Backward0" if "dim" in b
+                          else f"{name.capitalize()}Backward1"),
+          inputs=("self", "other"), returns=result_type,
+          derivs={"self": d("self", "result", "other")(self_grad),
+                  "other": d("self", "other")(_tie_split(False, greater))})
+
+
+_max_min("max", MaxResult, "Maximum")
+_max_min("min", MinResult, "Minimum")
+
+
+def _amax_forward(fn: Any) -> Any:
+    def forward(b: dict) -> Any:
+        t = b["self"]
+        axes = reduce_axes(b["dim"], t.ndim)
+        return fn(t._data, axis=axes, keepdims=b["keepdim"])
+    return forward
+
+
+defop("amax", "amax(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None)",
+      _amax_forward(np.max), node="AmaxBackward0", derivs={"self": d("self", "result")(_evenly_shared)})
+defop("amin", "amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None)",
+      _amax_forward(np.min), node="AminBackward0", derivs={"self": d("self", "result")(_evenly_shared)})
+
+
+def _arg_forward(arg_fn: Any) -> Any:
+    def forward(b: dict) -> Any:
+        a = b["self"]._data
+        dim = b["dim"]
+        if dim is None:
+            idx = _nan_aware_arg(a.reshape(-1), 0, arg_fn)
+            return np.asarray(idx).reshape((1,) * a.ndim if b["keepdim"] else ())
+        dim = wrap_dim(dim, a.ndim)
+        if a.ndim == 0:
+            return np.zeros((), dtype=np.int64)
+        idx = _nan_aware_arg(a, dim, arg_fn)
+        return np.expand_dims(idx, dim) if b["keepdim"] else idx
+    return forward
+
+
+defop("argmax", "argmax(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None)",
+      _arg_forward(np.argmax))
+defop("argmin", "argmin(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None)",
+      _arg_forward(np.argmin))
+
+
+# -- std / var --------------------------------------------------------------------------------------
+
+def _correction(b: dict) -> float:
+    if b.get("correction") is not None:
+        return b["correction"]
+    unbiased = b.get("unbiased")
+    return 1 if unbiased is None or unbiased else 0
+
+
+def _var_forward(take_sqrt: bool) -> Any:
+    def forward(b: dict) -> Any:
+        t = b["self"]
+        if not t._dtype.is_floating_point:
+            raise TorchRuntimeError("std and var only support floating point and complex dtypes")
+        axes = reduce_axes(b.get("dim"), t.ndim)
+        a = t._data
+        n = math.prod(a.shape[i] for i in axes) if axes else 1
+        ddof = _correction(b)
+        mean = np.mean(a, axis=axes, keepdims=True, dtype=a.dtype)
+        sq = np.sum((a - mean) ** 2, axis=axes, keepdims=b.get("keepdim", False), dtype=a.dtype)
+        # n - correction <= 0 divides by zero: nan for 0/0, as in PyTorch.
+        v = np.asarray(sq / a.dtype.type(max(n - ddof, 0)))
+        return np.sqrt(v) if take_sqrt else v
+    return forward
+
+
+def _var_backward(g: Tensor, s: Any) -> Tensor:
+    x = s.self
+    shape = s.self_sym_sizes
+    dims = reduce_axes(getattr(s, "dim", None), len(shape))
+    keepdim = getattr(s, "keepdim", False)
+    n = math.prod(shape[i] for i in dims) if dims else 1
+    ddof = _correction(s.__dict__)
+    centered = x - x.mean(dims, keepdim=True) if dims else x - x
+    return expand_back(g, shape, dims, keepdim) * centered * (2.0 / (n - ddof))
+
+
+def _std_backward(g: Tensor, s: Any) -> Tensor:
+    x = s.self
+    shape = s.self_sym_sizes
+    dims = reduce_axes(getattr(s, "dim", None), len(shape))
+    keepdim = getattr(s, "keepdim", False)
+    n = math.prod(shape[i] for i in dims) if dims else 1
+    ddof = _correction(s.__dict__)
+    centered = x - x.mean(dims, keepdim=True) if dims else x - x
+    # Where std is 0 the gradient is 0 (PyTorch masks the 0/0).
+    result = s.result
+    grad = expand_back(g / result, shape, dims, keepdim) * centered / (n - ddof)
+    return grad.masked_fill(expand_back(result, shape, dims, keepdim) == 0, 0.0)
+
+
+_VAR_SIGS = ["{0}(Tensor input, bool unbiased=True)",
+             "{0}(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor? out=None)",
+             "{0}(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor? out=None)"]
+defop("var", [s.format("var") for s in _VAR_SIGS], _var_forward(False), node="VarBackward0",
+      derivs={"self": d("self")(_var_backward)})
+defop("std", [s.format("std") for s in _VAR_SIGS], _var_forward(True), node="StdBackward0",
+      derivs={"self": d("self", "result")(_std_backward)})
+
+
+# -- norm -----------------------------------------------------------------------------------------
+
+def _norm_forward(b: dict) -> Any:
+    t = b["self"]
+    p = b.get("p", 2)
+    p = 2 if p is None else p
+    if isinstance(p, str):
+        if p != "fro":
+            raise TorchRuntimeError(f"linalg.vector_norm: expected ord to be a number, but got {p}")
+        p = 2
+    dt = b.get("dtype") or t._dtype
+    if not dt.is_floating_point:
+        raise TorchRuntimeError(
+            f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {dt.legacy_name}")
+    a = arr(t, dt)
+    axes = reduce_axes(b.get("dim"), t.ndim)
+    keep = b.get("keepdim", False)
+    absa = np.abs(a)
+    if p == math.inf:
+        r = np.max(absa, axis=axes, keepdims=keep, initial=dt.np.type(0))
+    elif p == -math.inf:
+        r = np.min(absa, axis=axes, keepdims=keep)
+    elif p == 0:
+        r = np.sum(absa != 0, axis=axes, keepdims=keep).astype(dt.np)
+    elif p == 1:
+        r = np.sum(absa, axis=axes, keepdims=keep, dtype=dt.np)
+    elif p == 2:
+        r = np.sqrt(np.sum(absa * absa, axis=axes, keepdims=keep, dtype=dt.np))
+    else:
+        r = np.sum(absa ** dt.np.type(p), axis=axes, keepdims=keep, dtype=dt.np) ** dt.np.type(1.0 / p)
+    return np.asarray(r, dtype=dt.np)
+
+
+def _norm_backward(g: Tensor, s: Any) -> Tensor:
+    x = s.self
+    p = getattr(s, "p", 2)
+    p = 2 if p is None or p == "fro" else p
+    shape = s.self_sym_sizes
+    dims = reduce_axes(getattr(s, "dim", None), len(shape))
+    keepdim = getattr(s, "keepdim", False)
+    norm = expand_back(s.result, shape, dims, keepdim)
+    gx = expand_back(g, shape, dims, keepdim)
+    if p == 0:
+        return zeros_like(x)
+    if p == 1:
+        return gx * x.sign()
+    if p == 2:
+        # At the zero vector the gradient is 0, not nan.
+        return (gx * x / norm).masked_fill(norm == 0, 0.0)
+    if p in (math.inf, -math.inf):
+        mask = x.abs() == norm
+        count = mask.sum(dims, keepdim=True) if dims else mask.to(g.dtype)
+        return gx * x.sign() * mask / count
+    grad = gx * x * x.abs().pow(p - 2) / norm.pow(p - 1)
+    return grad.masked_fill(norm == 0, 0.0)
+
+
+defop("norm", ["norm(Tensor input, Scalar? p=2, *, dtype? dtype=None)",
+               "norm(Tensor input, Scalar? p, int[1] dim, bool keepdim=False, *, dtype? dtype=None, Tensor? out=None)",
+               "norm(Tensor input, str p, int[1] dim, bool keepdim=False, *, dtype? dtype=None, Tensor? out=None)",
+               "norm(Tensor input, str p='fro', *, dtype? dtype=None)"],
+      _norm_forward, node="LinalgVectorNormBackward0", derivs={"self": d("self", "result")(_norm_backward)})
+
+
+def _vector_norm_forward(b: dict) -> Any:
+    return _norm_forward({**b, "p": b["ord"]})
+
+
+defop("linalg_vector_norm",
+      "vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, dtype? dtype=None, "
+      "Tensor? out=None)", _vector_norm_forward, node="LinalgVectorNormBackward0", method=False,
+      function=False, also_in=(),
+      derivs={"self": d("self", "result")(lambda g, s: _norm_backward(g, _with(s, p=s.ord)))})
+
+
+def _with(s: Any, **extra: Any) -> Any:
+    from ..autograd.node import Saved
+    return Saved({**s.__dict__, **extra})
+
+
+# -- logsumexp / softmax / log_softmax ----------------------------------------------------------------
+
+def _logsumexp_forward(b: dict) -> Any:
+    t = b["self"]
+    a = arr(t, float_dtype(t))
+    axes = reduce_axes(b["dim"], t.ndim)
+    keep = b["keepdim"]
+    if a.size == 0:
+        return np.log(np.sum(np.exp(a), axis=axes, keepdims=keep))
+    m = np.max(a, axis=axes, keepdims=True)
+    m = np.where(np.isinf(m), a.dtype.type(0), m)
+    r = np.log(np.sum(np.exp(a - m), axis=axes, keepdims=True)) + m
+    return r if keep else np.squeeze(r, axis=axes)
+
+
+def _logsumexp_backward(g: Tensor, s: Any) -> Tensor:
+    shape = s.self_sym_sizes
+    dims = reduce_axes(s.dim, len(shape))
+    return expand_back(g, shape, dims, s.keepdim) * (s.self - expand_back(s.result, shape, dims, s.keepdim)).exp()
+
+
+defop("logsumexp", "logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None)",
+      _logsumexp_forward, node="LogsumexpBackward0",
+      derivs={"self": d("self", "result")(_logsumexp_backward)})
+
+
+def _softmax_forward(log: bool) -> Any:
+    def forward(b: dict) -> Any:
+        t = b["self"]
+        dt = b.get("dtype") or float_dtype(t)
+        a = arr(t, dt)
+        if a.ndim == 0:
+            return np.zeros_like(a) if log else np.ones_like(a)
+        dim = wrap_dim(b["dim"], a.ndim)
+        m = np.max(a, axis=dim, keepdims=True) if a.size else a
+        shifted = a - m
+        e = np.exp(shifted)
+        total = np.sum(e, axis=dim, keepdims=True)
+        return shifted - np.log(total) if log else e / total
+    return forward
+
+
+def _softmax_backward(g: Tensor, s: Any) -> Tensor:
+    y = s.result
+    dim = s.dim if y.ndim else 0
+    if y.ndim == 0:
+        return g * 0
+    return (g - (g * y).sum(dim, keepdim=True)) * y
+
+
+def _log_softmax_backward(g: Tensor, s: Any) -> Tensor:
+    y = s.result
+    if y.ndim == 0:
+        return g * 0
+    return g - y.exp() * g.sum(s.dim, keepdim=True)
+
+
+defop("softmax", "softmax(Tensor input, int dim, dtype? dtype=None)", _softmax_forward(False),
+      node="SoftmaxBackward0", derivs={"self": d("result")(_softmax_backward)})
+defop("log_softmax", "log_softmax(Tensor input, int dim, dtype? dtype=None)", _softmax_forward(True),
+      node="LogSoftmaxBackward0", derivs={"self": d("result")(_log_softmax_backward)})
+
+
+# -- cumsum / cumprod ------------------------------------------------------------------------------
+
+def _cum_forward(fn: Any) -> Any:
+    def forward(b: dict) -> Any:
+        t = b["self"]
+        dt = b.get("dtype") or _sum_dtype(t, None)
+        a = arr(t, dt)
+        if a.ndim == 0:
+            return a.copy()
+        return fn(a, axis=wrap_dim(b["dim"], a.ndim), dtype=dt.np)
+    return forward
+
+
+def _cumsum_backward(g: Tensor, s: Any) -> Tensor:
+    if g.ndim == 0:
+        return g
+    dim = wrap_dim(s.dim, g.ndim)
+    return g.flip((dim,)).cumsum(dim).flip((dim,))
+
+
+def _cumprod_backward(g: Tensor, s: Any) -> Tensor:
+    # Exact with zeros: d out_j / d x_i = prod_{k<=j, k!=i} x_k, summed over j >= i.
+    x = s.self
+    if x.ndim == 0:
+        return g
+    dim = wrap_dim(s.dim, x.ndim)
+    n = x.shape[dim]
+    pieces = []
+    for i in range(n):
+        left = x.narrow(dim, 0, i).prod(dim, keepdim=True) if i > 0 else None
+        rest = x.narrow(dim, i + 1, n - i - 1) if i + 1 < n else None
+        # out_j for j >= i without the factor x_i: left * cumprod(rest) (with 1 for j == i).
+        one = g.narrow(dim, i, 1) * 0 + 1
+        tail = FUNCTIONS["cat"]([one, rest.cumprod(dim)], dim) if rest is not None else one
+        partial = tail if left is None else tail * left
+        pieces.append((g.narrow(dim, i, n - i) * partial).sum(dim, keepdim=True))
+    return FUNCTIONS["cat"](pieces, dim)
+
+
+defop("cumsum", "cumsum(Tensor input, int dim, *, dtype? dtype=None, Tensor? out=None)",
+      _cum_forward(np.cumsum), node="CumsumBackward0", inplace=True,
+      derivs={"self": d()(_cumsum_backward)})
+defop("cumprod", "cumprod(Tensor input, int dim, *, dtype? dtype=None, Tensor? out=None)",
+      _cum_forward(np.cumprod), node="CumprodBackward0", inplace=True,
+      derivs={"self": d("self")(_cumprod_backward)})
+
+
+# -- any / all / count ----------------------------------------------------------------------------
+
+def _bool_reduce(fn: Any) -> Any:
+    def forward(b: dict) -> Any:
+        t = b["self"]
+        axes = reduce_axes(b.get("dim"), t.ndim)
+        return fn(t._data.astype(bool), axis=axes, keepdims=b.get("keepdim", False))
+    return forward
+
+
+for _name, _fn in (("any", np.any), ("all", np.all)):
+    defop(_name, [f"{_name}(Tensor input, *, Tensor? out=None)",
+                  f"{_name}(Tensor input, int[1]? dim, bool keepdim=False, *, Tensor? out=None)"],
+          _bool_reduce(_fn))
+
+defop("count_nonzero", "count_nonzero(Tensor input, int[1]? dim=None)",
+      lambda b: np.asarray(np.count_nonzero(b["self"]._data, axis=reduce_axes(b["dim"], b["self"].ndim)),
+                           dtype=np.int64))
+
+
+def sum_to_size(self: Tensor, *size: Any) -> Tensor:
+    """Sum a broadcast tensor down to ``size`` (what the engine does to broadcast gradients)."""
+    shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else tuple(size)
+    from .shape_rules import is_expandable_to, sum_to_axes
+    if not is_expandable_to(shape, self.shape):
+        from .shape_rules import list_str
+        raise TorchRuntimeError(f"size {{{list_str(shape)[1:-1]}}} is not expandable to size "
+                                f"{{{list_str(self.shape)[1:-1]}}}.")
+    if tuple(self.shape) == shape:
+        return self
+    axes, lead = sum_to_axes(self.shape, shape)
+    result = self
+    lead_axes = tuple(range(lead))
+    if lead_axes:
+        result = result.sum(lead_axes)
+    rest = tuple(a - lead for a in axes if a >= lead)
+    if rest:
+        result = result.sum(rest, keepdim=True)
+    return result
+
+
+Tensor.sum_to_size = sum_to_size
+Tensor.__script_attrs__ = Tensor.__script_attrs__ | {"sum_to_size"}

@@ -1,0 +1,464 @@
+"""The op table and the machinery that runs an op.
+
+Each op is declared once with ``defop``: its PyTorch signatures, a forward
+function over NumPy arrays, the ``grad_fn`` name PyTorch gives its node, and
+one gradient formula per differentiable input (like a line of PyTorch's
+``derivatives.yaml``).  From that one record come ``torch.<name>``,
+``Tensor.<name>``, the in-place ``Tensor.<name>_`` and the operator dunders.
+
+Gradient formulas are written with Tensor operations, so they are
+themselves differentiable: with ``create_graph=True`` the backward pass
+records a graph of its own (higher-order derivatives come for free).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .. import dtypes
+from ..autograd import grad_mode
+from ..autograd.engine import gradient_edge
+from ..autograd.node import SavedTensor, node_class
+from ..errors import TorchRuntimeError
+from ..tensor import Tensor, wrap_scalar
+from .signature import ArgParser
+from .shape_rules import list_str
+
+Formula = Callable[[Any, Any], Any]
+
+
+@dataclass
+class Deriv:
+    """The gradient formula for one input: the saved values it reads, and the formula."""
+    needs: tuple[str, ...]
+    fn: Formula
+
+
+def d(*needs: str) -> Callable[[Formula], Deriv]:
+    """``d("other")(lambda g, s: g * s.other)`` reads like a derivatives.yaml line."""
+    return lambda fn: Deriv(tuple(needs), fn)
+
+
+@dataclass
+class Op:
+    name: str
+    sigs: list[str]
+    forward: Callable[[dict], Any]
+    node: str | Callable[[dict], str] | None = None
+    inputs: tuple[str, ...] = ("self",)
+    derivs: dict[str, Deriv] = field(default_factory=dict)
+    function: bool = True
+    method: bool = True
+    inplace: bool = False
+    numbers_as_tensors: bool = False
+    # The outputs are views of the first input (share memory and version counter).
+    view: bool = False
+    # A named return type (torch.return_types.max) for tuple results.
+    returns: Callable[..., Any] | None = None
+    # Extra names: ("__add__",) binds the method form; ("__radd__", fn) binds fn.
+    dunders: tuple = ()
+    inplace_dunder: str | None = None
+    # Where the function form lives (besides torch): e.g. "nn.functional".
+    also_in: tuple[str, ...] = ()
+    # Set when the grad_fn exists but backward is not implemented by PyTorch either.
+    fn_parser: ArgParser | None = None
+    method_parser: ArgParser | None = None
+    inplace_parser: ArgParser | None = None
+
+    def __post_init__(self) -> None:
+        sigs = self.sigs
+        self.fn_parser = ArgParser(sigs, self.numbers_as_tensors)
+        method_sigs = [_strip_out(s) for s in sigs]
+        self.method_parser = ArgParser(method_sigs, self.numbers_as_tensors, method=True)
+        if self.inplace:
+            inplace_sigs = [_rename(s, self.name + "_") for s in method_sigs]
+            self.inplace_parser = ArgParser(inplace_sigs, self.numbers_as_tensors, method=True)
+
+
+def _strip_out(sig: str) -> str:
+    return sig.replace(", *, Tensor? out=None)", ")").replace(", Tensor? out=None", "")
+
+
+def _rename(sig: str, name: str) -> str:
+    return name + sig[sig.index("("):]
+
+
+OPS: dict[str, Op] = {}
+# torch.<name> for every op with a function form; other modules add to it.
+FUNCTIONS: dict[str, Callable] = {}
+NAMESPACES: dict[str, dict[str, Callable]] = {}
+METHOD_NAMES: set[str] = set()
+
+
+def defop(name: str, sigs: str | Sequence[str], forward: Callable[[dict], Any], **kw: Any) -> Op:
+    op = Op(name, [sigs] if isinstance(sigs, str) else list(sigs), forward, **kw)
+    OPS[name] = op
+    _install(op)
+    return op
+
+
+# -- running an op ----------------------------------------------------------------------------
+
+def _wrap_numbers(op: Op, bound: dict) -> None:
+    for name in op.inputs:
+        value = bound.get(name)
+        if value is not None and not isinstance(value, (Tensor, list)):
+            bound[name] = wrap_scalar(value)
+
+
+def run(op: Op, bound: dict) -> Any:
+    """Run ``op`` out of place on bound arguments; record the graph if needed."""
+    _wrap_numbers(op, bound)
+    out = bound.pop("out", None)
+    result = op.forward(bound)
+    if out is not None:
+        return _write_out(op, bound, result, out)
+    if isinstance(result, tuple):
+        outputs = tuple(Tensor._make(a) for a in result)
+    else:
+        outputs = (Tensor._make(result),)
+    if op.view:
+        _mark_views(op, bound, outputs, isinstance(result, tuple))
+    if grad_mode._enabled and op.node is not None and _any_requires_grad(op, bound):
+        _attach(op, bound, outputs, multi=isinstance(result, tuple))
+    if isinstance(result, tuple):
+        return op.returns(*outputs) if op.returns is not None else outputs
+    return outputs[0]
+
+
+def _any_requires_grad(op: Op, bound: dict) -> bool:
+    for name in op.inputs:
+        t = bound.get(name)
+        if t is None:
+            continue
+        for x in (t if isinstance(t, list) else (t,)):
+            if x._requires_grad or x._grad_fn is not None:
+                return True
+    return False
+
+
+def _mark_views(op: Op, bound: dict, outputs: tuple[Tensor, ...], many: bool) -> None:
+    from .views import mark_view
+    params = {k: v for k, v in bound.items() if k != "self"}
+    src = bound["self"]
+    for i, out in enumerate(outputs):
+        if many:
+            replay = lambda b, i=i: run(op, {**params, "self": b})[i]  # noqa: E731
+        else:
+            replay = lambda b: run(op, {**params, "self": b})  # noqa: E731
+        mark_view(src, out, replay)
+
+
+def _short(node_name: str) -> str:
+    i = node_name.find("Backward")
+    return node_name[:i] if i > 0 else node_name
+
+
+def _attach(op: Op, bound: dict, outputs: tuple[Tensor, ...], inplace_self: Any = None,
+            multi: bool = False) -> Any:
+    """Create the backward node for ``outputs`` and link it into the graph."""
+    node_name = op.node(bound) if callable(op.node) else op.node
+    # One entry per graph input; a list argument (cat's tensors) gives one per element.
+    entries: list[tuple[str, int | None, Any]] = []
+    for n in op.inputs:
+        if n not in bound:
+            continue
+        value = bound[n] if inplace_self is None or n != "self" else inplace_self[0]
+        if isinstance(value, list):
+            entries.extend((n, i, t) for i, t in enumerate(value))
+        else:
+            entries.append((n, None, value))
+    edges = []
+    meta = []
+    requires = []
+    needs: set[str] = set()
+    for n, _, t in entries:
+        if t is None:
+            edges.append((None, 0))
+            meta.append(None)
+            requires.append(False)
+            continue
+        edge = gradient_edge(t)
+        edges.append(edge if edge is not None else (None, 0))
+        meta.append((t.shape, t._dtype))
+        req = edge is not None
+        requires.append(req)
+        if req:
+            deriv = op.derivs.get(n)
+            if deriv is not None:
+                needs.update(deriv.needs)
+    saved: dict[str, Any] = {}
+    for key, value in bound.items():
+        if not isinstance(value, Tensor) and key not in op.inputs:
+            saved[key] = value
+    for (n, i, _), m in zip(entries, meta):
+        if m is not None and i is None:
+            saved[n + "_sym_sizes"] = m[0]
+            saved[n + "_dtype"] = m[1]
+        elif i is not None:
+            saved.setdefault(n + "_sym_sizes", []).append(None if m is None else m[0])
+    cls = node_class(node_name, saved_names=tuple(sorted(needs)))
+    for key in needs:
+        if key == "result":
+            continue
+        if inplace_self is not None and key == "self":
+            # A copy of self from before the in-place change.
+            saved["self"] = SavedTensor(inplace_self[1], None)
+            continue
+        t = bound[key]
+        if isinstance(t, list):
+            saved[key] = [_save(x) for x in t]
+        else:
+            saved[key] = _save(t)
+    differentiable = [o for o in outputs if o._dtype.is_floating_point]
+    if multi:
+        saved["_out_meta"] = [(o.shape, o._dtype) for o in outputs]
+    backward = _make_backward(op, [(n, i) for n, i, _ in entries], requires, multi)
+    node = cls(tuple(edges), backward, saved, meta, n_out=len(outputs))
+    for i, o in enumerate(outputs):
+        if o in differentiable:
+            o._grad_fn = node
+            o._output_nr = i
+    if "result" in needs:
+        saved["result"] = SavedTensor(outputs[0], f"0 of {_short(node_name)}")
+    return node
+
+
+def _save(t: Any) -> Any:
+    if isinstance(t, Tensor):
+        return SavedTensor(t, None if t._grad_fn is None
+                           else f"{t._output_nr} of {_short(type(t._grad_fn).__name__)}")
+    return t
+
+
+def _make_backward(op: Op, keys: list[tuple[str, int | None]], requires: list[bool],
+                   multi: bool) -> Callable:
+    derivs = [op.derivs.get(n) if r else None for (n, _), r in zip(keys, requires)]
+
+    def backward(saved: Any, grads: list) -> list:
+        if multi:
+            grads = [g if g is not None else _zeros(m) for g, m in zip(grads, saved._out_meta)]
+            g = grads
+        else:
+            g = grads[0]
+        out = []
+        per_list: dict[str, Any] = {}
+        for (name, index), deriv in zip(keys, derivs):
+            if deriv is None:
+                out.append(None)
+            elif index is None:
+                out.append(deriv.fn(g, saved))
+            else:
+                if name not in per_list:
+                    per_list[name] = deriv.fn(g, saved)
+                out.append(per_list[name][index])
+        return out
+    return backward
+
+
+def _zeros(meta: tuple) -> Tensor:
+    shape, dtype = meta
+    return Tensor._make(np.zeros(shape, dtype=dtype.np), dtype)
+
+
+def _write_out(op: Op, bound: dict, result: Any, out: Any) -> Any:
+    from .signature import py_type_name
+    if not isinstance(out, Tensor):
+        raise TorchRuntimeError(f"out must be a Tensor, not {py_type_name(out)}")
+    if grad_mode._enabled and (_any_requires_grad(op, bound) or out.requires_grad):
+        raise TorchRuntimeError(
+            f"{op.name}(): functions with out=... arguments don't support automatic differentiation, "
+            "but one of the arguments requires grad.")
+    array = np.asarray(result)
+    src = dtypes.from_numpy(array.dtype)
+    if not dtypes.can_cast(src, out._dtype):
+        raise TorchRuntimeError(
+            f"result type {src.legacy_name} can't be cast to the desired output type {out._dtype.legacy_name}")
+    if out.shape != array.shape:
+        out._data = np.empty(array.shape, dtype=out._dtype.np)  # PyTorch resizes out
+    np.copyto(out._data, array, casting="unsafe")
+    out._vc.value += 1
+    return out
+
+
+def run_inplace(op: Op, bound: dict) -> Tensor:
+    """Run ``op`` writing into ``bound['self']``, with PyTorch's checks and graph rewiring."""
+    _wrap_numbers(op, bound)
+    target: Tensor = bound["self"]
+    result = np.asarray(op.forward(bound))
+    src = dtypes.from_numpy(result.dtype)
+    if not dtypes.can_cast(src, target._dtype):
+        raise TorchRuntimeError(
+            f"result type {src.legacy_name} can't be cast to the desired output type "
+            f"{target._dtype.legacy_name}")
+    if result.shape != target._data.shape:
+        raise TorchRuntimeError(
+            f"output with shape {list_str(target.shape)} doesn't match the broadcast shape "
+            f"{list_str(result.shape)}")
+    needs_grad = grad_mode._enabled and op.node is not None and _any_requires_grad(op, bound)
+    original = None
+    if needs_grad:
+        check_inplace_allowed(target)
+        deriv_needs = {k for n, dv in op.derivs.items() for k in dv.needs}
+        if "self" in deriv_needs:
+            original = target.clone()
+        self_edge_holder = _EdgeHolder(target)
+    write_into(target, result)
+    if needs_grad:
+        node = _attach(op, bound, (), inplace_self=(self_edge_holder, original))
+        rebase_history(target, node)
+        if "result" in {k for dv in op.derivs.values() for k in dv.needs}:
+            node._saved["result"] = SavedTensor(target, f"0 of {_short(type(node).__name__)}")
+    return target
+
+
+class _EdgeHolder:
+    """Stands in for ``self`` as it was before the in-place write (its graph edge)."""
+
+    __slots__ = ("_grad_fn", "_output_nr", "_requires_grad", "_dtype", "shape", "_accumulator_of")
+    _view_fn = None
+
+    def __init__(self, t: Tensor) -> None:
+        self._grad_fn = t._grad_fn
+        self._output_nr = t._output_nr
+        self._requires_grad = t._requires_grad
+        self._dtype = t._dtype
+        self.shape = t.shape
+        self._accumulator_of = t
+
+    def _grad_accumulator(self) -> Any:
+        return self._accumulator_of._grad_accumulator()
+
+
+def check_inplace_allowed(target: Tensor) -> None:
+    if target._grad_fn is None and target._requires_grad:
+        raise TorchRuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    base = target._base
+    if base is not None and base._grad_fn is None and base._requires_grad:
+        raise TorchRuntimeError(
+            "a view of a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def write_into(target: Tensor, array: np.ndarray) -> None:
+    """Write ``array`` into ``target``'s memory and bump its version."""
+    data = target._data
+    if not data.flags.writeable:
+        raise TorchRuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a single "
+            "memory location. Please clone() the tensor before performing the operation.")
+    np.copyto(data, array, casting="unsafe")
+    target._vc.value += 1
+
+
+def rebase_history(target: Tensor, node: Any) -> None:
+    """Make ``node`` the new history of ``target`` after an in-place op."""
+    if target._view_fn is not None:
+        from .views import rebase_view
+        rebase_view(target, node)
+        return
+    target._grad_fn = node
+    target._output_nr = 0
+
+
+def record_identity(t: Tensor, node_name: str, copy: bool = False) -> Tensor:
+    """A tensor equal to ``t`` whose node passes the gradient straight through."""
+    out = Tensor._make(t._data.copy() if copy else t._data, t._dtype)
+    if grad_mode._enabled and t.requires_grad:
+        edge = gradient_edge(t)
+        cls = node_class(node_name)
+        out._grad_fn = cls((edge,), lambda s, grads: [grads[0]], {}, [(t.shape, t._dtype)])
+    return out
+
+
+# -- the forms an op is called in --------------------------------------------------------------
+
+def _install(op: Op) -> None:
+    if op.function:
+        fn = _function_form(op)
+        FUNCTIONS[op.name] = fn
+        for ns in op.also_in:
+            NAMESPACES.setdefault(ns, {})[op.name] = fn
+    if op.method:
+        method = _method_form(op)
+        setattr(Tensor, op.name, method)
+        METHOD_NAMES.add(op.name)
+        for dunder in op.dunders:
+            if isinstance(dunder, tuple):
+                setattr(Tensor, dunder[0], dunder[1])
+            else:
+                setattr(Tensor, dunder, method)
+    if op.inplace:
+        inplace = _inplace_form(op)
+        setattr(Tensor, op.name + "_", inplace)
+        METHOD_NAMES.add(op.name + "_")
+        if op.inplace_dunder:
+            setattr(Tensor, op.inplace_dunder, inplace)
+    Tensor.__script_attrs__ = Tensor.__script_attrs__ | METHOD_NAMES
+
+
+def _function_form(op: Op) -> Callable:
+    parser = op.fn_parser
+
+    def function(*args: Any, **kwargs: Any) -> Any:
+        _, bound = parser.parse(args, kwargs)
+        _rename_input(bound)
+        return run(op, bound)
+    function.__name__ = function.__qualname__ = op.name
+    return function
+
+
+def _method_form(op: Op) -> Callable:
+    parser = op.method_parser
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        _, bound = parser.parse((self,) + args, kwargs)
+        _rename_input(bound)
+        return run(op, bound)
+    method.__name__ = method.__qualname__ = op.name
+    return method
+
+
+def _inplace_form(op: Op) -> Callable:
+    parser = op.inplace_parser
+
+    def inplace(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        _, bound = parser.parse((self,) + args, kwargs)
+        _rename_input(bound)
+        return run_inplace(op, bound)
+    inplace.__name__ = inplace.__qualname__ = op.name + "_"
+    return inplace
+
+
+def _rename_input(bound: dict) -> None:
+    # Signatures say "input" as PyTorch's docs do; formulas and forwards say "self".
+    if "input" in bound:
+        bound["self"] = bound.pop("input")
+
+
+def binary_dunder(op: Op, reflected: bool = False) -> Callable:
+    """``x + y`` without argument parsing; returns NotImplemented for foreign types."""
+    def dunder(self: Tensor, other: Any) -> Any:
+        if not isinstance(other, (Tensor, int, float)):
+            return NotImplemented
+        if reflected:
+            return run(op, {"self": other if isinstance(other, Tensor) else wrap_scalar(other),
+                            "other": self, **_defaults(op)})
+        return run(op, {"self": self, "other": other, **_defaults(op)})
+    return dunder
+
+
+def inplace_dunder(op: Op) -> Callable:
+    def dunder(self: Tensor, other: Any) -> Any:
+        if not isinstance(other, (Tensor, int, float)):
+            return NotImplemented
+        return run_inplace(op, {"self": self, "other": other, **_defaults(op)})
+    return dunder
+
+
+def _defaults(op: Op) -> dict:
+    sig = op.fn_parser.signatures[0]
+    return {p.name: p.default for p in sig.params
+            if p.name not in ("input", "self", "other", "out")}

@@ -1,0 +1,316 @@
+"""Argument parsing for torch functions and Tensor methods, with PyTorch's errors.
+
+A signature is written in a compact form, for example
+``"sum(Tensor input, int[1] dim, bool keepdim=False, *, dtype? dtype=None)"``.
+An op may have several signatures (overloads); ``parse`` picks the first that
+binds and otherwise raises the TypeError PyTorch's argument parser raises:
+the precise message when only one overload is plausible for the number of
+arguments given, or "received an invalid combination of arguments" listing
+the overloads.
+
+Types: ``Tensor`` (a Python number is accepted too only when the op says so,
+see ``numbers_as_tensors``), ``Scalar`` (a Python number), ``int``,
+``float``, ``bool``, ``str``, ``int[]`` (a tuple/list of ints, or the ints
+themselves when it is the only positional parameter), ``int[1]`` (one int
+or a tuple), ``Tensor[]`` (a sequence of tensors), ``dtype``, ``device``,
+``any``; a ``?`` suffix admits None.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from ..errors import TorchTypeError
+
+REQUIRED = object()
+
+_DISPLAY = {
+    "Tensor": "Tensor", "Scalar": "Number", "int": "int", "float": "float", "bool": "bool",
+    "str": "str", "int[]": "tuple of ints", "int[1]": "tuple of ints", "Tensor[]": "tuple of Tensors",
+    "dtype": "torch.dtype", "device": "torch.device", "any": "object", "float[]": "tuple of floats",
+    "layout": "torch.layout", "generator": "torch.Generator", "memory_format": "torch.memory_format",
+}
+
+
+def py_type_name(value: object) -> str:
+    from ..tensor import Tensor
+    if isinstance(value, Tensor):
+        return "Tensor"
+    return type(value).__name__
+
+
+class Param:
+    __slots__ = ("type", "name", "default", "optional", "kwonly", "base")
+
+    def __init__(self, text: str, kwonly: bool) -> None:
+        decl, _, default = text.partition("=")
+        type_, name = decl.strip().rsplit(" ", 1)
+        self.optional = type_.endswith("?")
+        self.base = type_.rstrip("?")
+        self.type = type_
+        self.name = name
+        self.kwonly = kwonly
+        self.default: Any = REQUIRED if not _ else _parse_default(default.strip())
+        if self.base not in _DISPLAY:
+            raise ValueError(f"unknown parameter type {type_!r}")
+
+    def display(self) -> str:
+        text = f"{_DISPLAY[self.base]} {self.name}"
+        if self.default is not REQUIRED:
+            text += f" = {_show_default(self.default)}"
+        return text
+
+
+def _parse_default(text: str) -> Any:
+    if text == "None":
+        return None
+    if text in ("True", "False"):
+        return text == "True"
+    if text.startswith(("'", '"')):
+        return text[1:-1]
+    if text == "[]":
+        return ()
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+def _show_default(value: Any) -> str:
+    if value == () and isinstance(value, tuple):
+        return "[]"
+    if isinstance(value, str):
+        return value
+    return str(value)
+
+
+class _Mismatch(Exception):
+    """Why one signature did not bind (turned into PyTorch's message if it is the only one)."""
+
+
+class Signature:
+    __slots__ = ("name", "params", "min_args", "max_args", "hidden", "varargs_param", "_text")
+
+    def __init__(self, text: str, hidden: bool = False) -> None:
+        self._text = text
+        self.name, _, rest = text.partition("(")
+        body = rest.rsplit(")", 1)[0]
+        params: list[Param] = []
+        kwonly = False
+        for piece in _split_params(body):
+            if piece == "*":
+                kwonly = True
+                continue
+            params.append(Param(piece, kwonly))
+        self.params = params
+        self.min_args = sum(1 for p in params if p.default is REQUIRED)
+        self.max_args = len(params)
+        self.hidden = hidden
+        positional = [p for p in params if not p.kwonly]
+        self.varargs_param = positional[-1] if positional and positional[-1].base == "int[]" else None
+
+    def __repr__(self) -> str:
+        return f"Signature({self._text!r})"
+
+    def display(self, skip_self: bool) -> str:
+        parts: list[str] = []
+        star = False
+        for i, p in enumerate(self.params):
+            if skip_self and i == 0:
+                continue
+            if p.kwonly and not star:
+                parts.append("*")
+                star = True
+            parts.append(p.display())
+        return "(" + ", ".join(parts) + ")"
+
+    def bind(self, args: Sequence, kwargs: dict, numbers_as_tensors: bool, offset: int) -> dict:
+        """Bind or raise _Mismatch with PyTorch's wording (offset: 1 for methods' hidden self)."""
+        params = self.params
+        positional = [p for p in params if not p.kwonly]
+        out: dict[str, Any] = {}
+        args = list(args)
+        # ones(2, 3) / x.view(2, 3): when an int[] is the only positional parameter
+        # (besides the tensor itself), separate ints are gathered into it.
+        if (len(positional) == offset + 1 and positional[offset].base == "int[]"
+                and len(args) > offset and _is_int_like(args[offset])):
+            rest = args[offset:]
+            for j, a in enumerate(rest):
+                if not _is_int_like(a):
+                    raise _Mismatch(
+                        f"{self.name}(): argument '{positional[offset].name}' failed to unpack the object "
+                        f"at pos {j + 1} with error \"type must be tuple of ints,but got {py_type_name(a)}\"")
+            args = args[:offset] + [tuple(rest)]
+        if len(args) > len(positional):
+            n = len(positional) - offset
+            raise _Mismatch(
+                f"{self.name}() takes {n} positional argument{'s' if n != 1 else ''} but "
+                f"{len(args) - offset} {'were' if len(args) - offset != 1 else 'was'} given")
+        for i, value in enumerate(args):
+            p = positional[i]
+            out[p.name] = self._convert(p, value, i + 1 - offset, numbers_as_tensors)
+        for key, value in kwargs.items():
+            p = next((q for q in params if q.name == key), None)
+            if p is None:
+                raise _Mismatch(f"{self.name}() got an unexpected keyword argument '{key}'")
+            if p.name in out:
+                raise _Mismatch(f"{self.name}() got multiple values for argument '{key}'")
+            out[p.name] = self._convert(p, value, None, numbers_as_tensors)
+        missing = [p.name for p in params if p.name not in out and p.default is REQUIRED]
+        if missing:
+            names = ", ".join(f'"{m}"' for m in missing)
+            raise _Mismatch(
+                f"{self.name}() missing {len(missing)} required positional arguments: {names}")
+        for p in params:
+            if p.name not in out:
+                out[p.name] = p.default
+        return out
+
+    def _convert(self, p: Param, value: Any, position: int | None, numbers_as_tensors: bool) -> Any:
+        if value is None and (p.optional or p.default is None):
+            return None
+        ok, converted = _check(p.base, value, numbers_as_tensors)
+        if ok:
+            return converted
+        where = f" (position {position})" if position is not None else ""
+        expected = _DISPLAY[p.base]
+        raise _Mismatch(
+            f"{self.name}(): argument '{p.name}'{where} must be {expected}, not {py_type_name(value)}")
+
+
+def _split_params(body: str) -> list[str]:
+    parts, depth, cur = [], 0, ""
+    for ch in body:
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur.strip())
+    return parts
+
+
+def _is_int_like(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return True
+    from ..tensor import Tensor
+    return isinstance(value, Tensor) and value.ndim == 0 and not value.dtype.is_floating_point \
+        and value.dtype.name != "bool"
+
+
+def _is_tuple_like(value: Any) -> bool:
+    return isinstance(value, (tuple, list))
+
+
+def _check(base: str, value: Any, numbers_as_tensors: bool) -> tuple[bool, Any]:
+    from ..dtypes import DType
+    from ..tensor import Tensor
+    if base == "Tensor":
+        if isinstance(value, Tensor):
+            return True, value
+        if numbers_as_tensors and isinstance(value, (int, float)):
+            return True, value
+        return False, None
+    if base == "Scalar":
+        if isinstance(value, (int, float)):
+            return True, value
+        if isinstance(value, Tensor) and value.numel() == 1:
+            return True, value.item()
+        return False, None
+    if base == "int":
+        if _is_int_like(value):
+            return True, int(value)
+        return False, None
+    if base == "float":
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return True, float(value)
+        if isinstance(value, Tensor) and value.numel() == 1:
+            return True, float(value.item())
+        return False, None
+    if base == "bool":
+        return (True, value) if isinstance(value, bool) else (False, None)
+    if base == "str":
+        return (True, value) if isinstance(value, str) else (False, None)
+    if base in ("int[]", "int[1]"):
+        if base == "int[1]" and _is_int_like(value):
+            return True, int(value)
+        if _is_tuple_like(value) and all(_is_int_like(v) for v in value):
+            return True, tuple(int(v) for v in value)
+        return False, None
+    if base == "float[]":
+        if _is_tuple_like(value) and all(isinstance(v, (int, float)) for v in value):
+            return True, tuple(float(v) for v in value)
+        return False, None
+    if base == "Tensor[]":
+        if _is_tuple_like(value):
+            for i, v in enumerate(value):
+                if not isinstance(v, Tensor):
+                    raise TorchTypeError(
+                        f"expected Tensor as element {i} in argument 0, but got {py_type_name(v)}")
+            return True, list(value)
+        return False, None
+    if base == "dtype":
+        return (True, value) if isinstance(value, DType) else (False, None)
+    if base == "device":
+        from ..device import Device, parse_device
+        if isinstance(value, Device):
+            return True, value
+        if isinstance(value, str):
+            return True, parse_device(value)
+        return False, None
+    # layout, generator, memory_format, any: accepted as given (CPU-only, strided).
+    return True, value
+
+
+class ArgParser:
+    """The overloads of one function, parsed the way PyTorch parses them."""
+
+    __slots__ = ("name", "signatures", "numbers_as_tensors", "method")
+
+    def __init__(self, signatures: Sequence[str | Signature], numbers_as_tensors: bool = False,
+                 method: bool = False) -> None:
+        self.signatures = [s if isinstance(s, Signature) else Signature(s) for s in signatures]
+        self.name = self.signatures[0].name
+        self.numbers_as_tensors = numbers_as_tensors
+        # Method form: the first parameter is the tensor itself, not counted in messages.
+        self.method = method
+
+    def parse(self, args: Sequence, kwargs: dict) -> tuple[int, dict]:
+        """Return (overload index, bound arguments)."""
+        offset = 1 if self.method else 0
+        for i, sig in enumerate(self.signatures):
+            try:
+                return i, sig.bind(args, kwargs, self.numbers_as_tensors, offset)
+            except _Mismatch:
+                continue
+        raise self._error(args, kwargs, offset)
+
+    def _error(self, args: Sequence, kwargs: dict, offset: int) -> TorchTypeError:
+        n = len(args) + len(kwargs)
+        plausible = [s for s in self.signatures
+                     if s.min_args <= n <= s.max_args and not s.hidden
+                     or (s.varargs_param is not None and n >= 1 and not s.hidden)]
+        if len(plausible) == 1 or len([s for s in self.signatures if not s.hidden]) == 1:
+            sig = plausible[0] if plausible else self.signatures[0]
+            try:
+                sig.bind(args, kwargs, self.numbers_as_tensors, offset)
+            except _Mismatch as m:
+                return TorchTypeError(str(m))
+        shown = args[offset:]
+        got = [py_type_name(a) for a in shown] + [f"{k}={py_type_name(v)}" for k, v in kwargs.items()]
+        got_text = ", ".join(got)
+        if kwargs and not shown:
+            got_text += ", "
+        lines = [f"{self.name}() received an invalid combination of arguments - got ({got_text}), "
+                 f"but expected one of:"]
+        for sig in self.signatures:
+            if not sig.hidden:
+                lines.append(f" * {sig.display(skip_self=self.method)}")
+        return TorchTypeError("\n".join(lines) + "\n")

@@ -1,0 +1,128 @@
+"""Views and in-place changes through them (PyTorch's CopySlices and view replay).
+
+A view shares memory and the version counter with its root base and keeps a
+*replay* function that re-derives it from that base.  When a view is changed
+in place, the base's history becomes a ``CopySlices`` node (the gradient of
+the view region goes through the in-place op's node, the rest passes
+through), and the view's own ``grad_fn`` becomes an ``AsStridedBackward0``
+reading from the base.  A view whose base changed since it was made gets the
+same ``AsStridedBackward0`` the next time its ``grad_fn`` is read.
+
+Limitation: CopySlices and AsStridedBackward0 compute their gradients with
+NumPy, so a second derivative through an in-place write into a view is not
+recorded.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ..autograd import grad_mode
+from ..autograd.engine import gradient_edge
+from ..autograd.node import Node, node_class
+from ..tensor import Tensor
+
+Replay = Callable[[Tensor], Tensor]
+
+
+def mark_view(src: Tensor, out: Tensor, replay: Replay) -> None:
+    """Record that ``out`` is a view of ``src`` obtained by ``replay(src)``."""
+    root = src._base if src._base is not None else src
+    parent = src._view_fn
+    out._base = root
+    out._vc = root._vc
+    out._view_fn = replay if parent is None else (lambda b: replay(parent(b)))
+    out._view_ver = root._vc.value
+
+
+def region_of(view_fn: Replay, array: np.ndarray) -> np.ndarray:
+    """The part of ``array`` (shaped like the base) that the view covers, as a NumPy view."""
+    prev = grad_mode._enabled
+    grad_mode._set(False)
+    try:
+        return view_fn(Tensor._make(array))._data
+    finally:
+        grad_mode._set(prev)
+
+
+class CopySlicesNode(Node):
+    __slots__ = ("_fn", "_view_fn", "_meta")
+
+    def __init__(self, base_edge: tuple, fn: Any, view_fn: Replay, base_meta: tuple) -> None:
+        super().__init__((base_edge,) + tuple(fn.next_functions[1:]))
+        self._fn = fn
+        self._view_fn = view_fn
+        self._meta = base_meta
+
+    def input_metadata(self, index: int) -> tuple | None:
+        return self._meta if index == 0 else self._fn.input_metadata(index)
+
+    def apply(self, grads: list, create_graph: bool) -> list:
+        grad = grads[0]
+        result = grad._data.copy()
+        region = region_of(self._view_fn, result)
+        inner = self._fn.apply([Tensor._make(region.copy(), grad._dtype)], create_graph)
+        first = inner[0] if inner else None
+        if first is None:
+            region[...] = 0
+        else:
+            region[...] = np.broadcast_to(first._data, region.shape)
+        return [Tensor._make(result, grad._dtype)] + list(inner[1:])
+
+    def release(self) -> None:
+        self._fn.release()
+
+
+class AsStridedNode(Node):
+    __slots__ = ("_view_fn", "_meta")
+
+    def __init__(self, base_edge: tuple, view_fn: Replay, base_meta: tuple) -> None:
+        super().__init__((base_edge,))
+        self._view_fn = view_fn
+        self._meta = base_meta
+
+    def input_metadata(self, index: int) -> tuple | None:
+        return self._meta
+
+    def apply(self, grads: list, create_graph: bool) -> list:
+        grad = grads[0]
+        shape, dtype = self._meta
+        result = np.zeros(shape, dtype=dtype.np)
+        region = region_of(self._view_fn, result)
+        region += grad._data
+        return [Tensor._make(result, dtype)]
+
+
+CopySlices = node_class("CopySlices", base=CopySlicesNode)
+AsStridedBackward0 = node_class("AsStridedBackward0", base=AsStridedNode)
+
+
+def rebase_view(view: Tensor, fn: Any) -> None:
+    """After an in-place op (node ``fn``) on ``view``, rewrite its base's history."""
+    root = view._base
+    edge = gradient_edge(root) or (None, 0)
+    root._grad_fn = CopySlices(edge, fn, view._view_fn, (root.shape, root._dtype))
+    root._output_nr = 0
+    _point_view_at_base(view)
+
+
+def refresh_view_grad_fn(view: Tensor) -> None:
+    """The base changed since the view's grad_fn was set: read it from the base again."""
+    root = view._base
+    if root is not None and (root._requires_grad or root._grad_fn is not None):
+        _point_view_at_base(view)
+    else:
+        view._view_ver = view._vc.value
+
+
+def _point_view_at_base(view: Tensor) -> None:
+    root = view._base
+    view._view_ver = view._vc.value
+    edge = gradient_edge(root)
+    if edge is None:
+        view._grad_fn = None
+        return
+    view._grad_fn = AsStridedBackward0(edge, view._view_fn, (root.shape, root._dtype))
+    view._output_nr = 0

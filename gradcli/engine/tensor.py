@@ -1,0 +1,465 @@
+"""The Tensor: a NumPy array plus the autograd state PyTorch keeps beside it.
+
+This file holds the state and the parts of Tensor that are not ops
+(properties, Python protocols such as ``bool()`` and ``len()``, ``backward``,
+hooks).  Every op -- ``exp``, ``x + y``, ``x.add_``, indexing -- is attached
+to the class by the op table in ``gradcli.engine.ops``.
+
+Invariants:
+* ``_data`` is always an ``np.ndarray`` (0-dim for scalars) whose dtype is
+  ``_dtype.np``.  In-place ops write into that array, never replace it, so
+  views, ``detach()`` and ``.data`` keep sharing memory as in PyTorch.
+* Views share their base's version counter ``_vc``; every in-place change
+  bumps it, and saved tensors compare against it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from . import dtypes
+from .autograd import grad_mode
+from .device import CPU
+from .errors import TorchRuntimeError, TorchTypeError, TorchValueError
+from .size import Size
+
+
+class VersionCounter:
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0
+
+
+_NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
+    "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
+    "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor "
+    "by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
+    "for more information. (Triggered internally at "
+    "/__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)")
+
+# The C type names PyTorch uses in assignment errors ("with dtype 'double'").
+_C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+                 "bool": "bool"}
+
+# Attributes and methods defined here that a script may use; the op table adds its own.
+_CORE_ATTRS = frozenset({
+    "shape", "dtype", "device", "ndim", "is_leaf", "requires_grad", "grad", "grad_fn", "data", "T",
+    "mT", "retains_grad", "output_nr", "_version", "is_cuda", "layout", "itemsize", "nbytes", "_base",
+    "size", "dim", "ndimension", "numel", "nelement", "item", "tolist", "backward", "retain_grad",
+    "register_hook", "detach", "detach_", "requires_grad_", "is_contiguous", "is_floating_point",
+    "element_size", "type", "stride", "storage_offset", "cpu", "is_complex", "numpy",
+    "is_signed", "is_shared", "is_sparse", "is_quantized", "is_meta", "is_nested",
+    "dim_order", "get_device",
+})
+
+
+class Tensor:
+    __slots__ = ("_data", "_dtype", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_vc",
+                 "_base", "_view_fn", "_view_ver", "_wrapped", "_retains_grad", "_accumulator", "__weakref__")
+
+    __script_attrs__: frozenset[str] = _CORE_ATTRS
+    __script_settable__ = frozenset({"requires_grad", "grad", "data"})
+
+    # -- construction -----------------------------------------------------------------
+    def __new__(cls, *args: Any, **kwargs: Any) -> "Tensor":
+        # torch.Tensor(...) is PyTorch's legacy constructor (float32 by default).
+        from .ops.factories import legacy_tensor_constructor
+        return legacy_tensor_constructor(*args, **kwargs)
+
+    @staticmethod
+    def _make(data: Any, dtype: "dtypes.DType | None" = None) -> "Tensor":
+        """A new leaf around ``data`` (an ndarray; NumPy scalars are made 0-dim)."""
+        if type(data) is not np.ndarray:
+            data = np.asarray(data)
+        if dtype is None:
+            dtype = dtypes.from_numpy(data.dtype)
+        t = object.__new__(Tensor)
+        t._data = data
+        t._dtype = dtype
+        t._requires_grad = False
+        t._grad = None
+        t._grad_fn = None
+        t._output_nr = 0
+        t._vc = VersionCounter()
+        t._base = None
+        t._view_fn = None
+        t._view_ver = 0
+        t._wrapped = False
+        t._retains_grad = False
+        t._accumulator = None
+        return t
+
+    def _own_copy(self) -> "Tensor":
+        return Tensor._make(self._data.copy(), self._dtype)
+
+    # -- basic properties ---------------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None) -> Any:
+        if dim is None:
+            return Size(self._data.shape)
+        from .ops.shape_rules import wrap_dim
+        return self._data.shape[wrap_dim(dim, self.ndim)]
+
+    @property
+    def dtype(self) -> "dtypes.DType":
+        return self._dtype
+
+    @property
+    def device(self) -> Any:
+        return CPU
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    @property
+    def layout(self) -> Any:
+        from .layout import strided
+        return strided
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    ndimension = dim
+
+    def numel(self) -> int:
+        return self._data.size
+
+    nelement = numel
+
+    @property
+    def itemsize(self) -> int:
+        return self._dtype.itemsize
+
+    def element_size(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self._data.size * self._dtype.itemsize
+
+    def stride(self, dim: int | None = None) -> Any:
+        strides = tuple(s // self._dtype.itemsize for s in self._data.strides)
+        if dim is None:
+            return strides
+        from .ops.shape_rules import wrap_dim
+        return strides[wrap_dim(dim, self.ndim)]
+
+    def storage_offset(self) -> int:
+        base = self._data
+        while base.base is not None and isinstance(base.base, np.ndarray):
+            base = base.base
+        offset = self._data.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+        return offset // self._dtype.itemsize
+
+    def is_contiguous(self, memory_format: Any = None) -> bool:
+        return bool(self._data.flags.c_contiguous)
+
+    def is_floating_point(self) -> bool:
+        return self._dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return False
+
+    @property
+    def is_signed(self) -> bool:
+        return self._dtype.is_signed
+
+    def type(self, dtype: Any = None) -> Any:
+        if dtype is None:
+            return f"torch.{self._dtype.legacy_name}Tensor"
+        return self.to(dtype)
+
+    def cpu(self) -> "Tensor":
+        return self
+
+    def get_device(self) -> int:
+        return -1
+
+    def numpy(self, force: bool = False) -> Any:
+        # A script may not hold NumPy objects: only PyTorch's refusal is reproduced.
+        if self.requires_grad:
+            raise TorchRuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        from .errors import TorchNotImplementedError
+        raise TorchNotImplementedError("gradcli does not support Tensor.numpy yet")
+
+    # -- autograd state -----------------------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        if self._view_fn is not None and self._view_ver != self._vc.value:
+            from .ops.views import refresh_view_grad_fn
+            refresh_view_grad_fn(self)
+        return self._requires_grad or self._grad_fn is not None
+
+    @requires_grad.setter
+    def requires_grad(self, value: object) -> None:
+        if not isinstance(value, bool):
+            raise TorchRuntimeError("requires_grad must be a bool")
+        self._set_requires_grad(value, "only Tensors of floating point and complex dtype can require gradients")
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        if not isinstance(requires_grad, bool):
+            raise TorchTypeError(
+                "requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
+                f"{type(requires_grad).__name__}")
+        self._set_requires_grad(requires_grad, "only Tensors of floating point dtype can require gradients")
+        return self
+
+    def _set_requires_grad(self, value: bool, dtype_message: str) -> None:
+        if self._grad_fn is not None:
+            message = "you can only change requires_grad flags of leaf variables."
+            if not value:
+                message += (" If you want to use a computed variable in a subgraph that doesn't require "
+                            "differentiation use var_no_grad = var.detach().")
+            raise TorchRuntimeError(message)
+        if value and not self._dtype.is_floating_point:
+            raise TorchRuntimeError(dtype_message)
+        self._requires_grad = value
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._grad_fn is None
+
+    @property
+    def grad_fn(self) -> Any:
+        if self._view_fn is not None and self._view_ver != self._vc.value:
+            from .ops.views import refresh_view_grad_fn
+            refresh_view_grad_fn(self)
+        return self._grad_fn
+
+    @property
+    def output_nr(self) -> int:
+        return self._output_nr
+
+    @property
+    def _version(self) -> int:
+        return self._vc.value
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    @property
+    def grad(self) -> "Tensor | None":
+        if self._grad_fn is not None and not self._retains_grad:
+            from .warnings import warn
+            warn(_NON_LEAF_GRAD_WARNING)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: object) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TorchTypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+            if value._dtype is not self._dtype:
+                raise TorchRuntimeError(
+                    f"attempting to assign a gradient with dtype '{_C_TYPE_NAMES[value._dtype.name]}' to a "
+                    f"tensor with grad_dtype '{self._dtype.legacy_name}'. The gradient must match the tensor's "
+                    "grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute "
+                    "with a specific dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging "
+                    "the dtypes of a tensor and its gradient may break downstream systems that assume they match.")
+            if value.shape != self.shape:
+                raise TorchRuntimeError(
+                    f"attempting to assign a gradient of size '{_list(value.shape)}' to a tensor of size "
+                    f"'{_list(self.shape)}'. Please ensure that the gradient and the tensor are the same size")
+        self._grad = value
+
+    @property
+    def data(self) -> "Tensor":
+        # Shares memory, but not the version counter: changes through .data are not tracked.
+        return Tensor._make(self._data, self._dtype)
+
+    @data.setter
+    def data(self, value: object) -> None:
+        if not isinstance(value, Tensor):
+            raise TorchTypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        if self.requires_grad and not value._dtype.is_floating_point:
+            raise TorchRuntimeError(
+                "data set to a tensor that requires gradients must be floating point or complex dtype")
+        self._data = value._data
+        self._dtype = value._dtype
+
+    @property
+    def _base_tensor(self) -> "Tensor | None":
+        return self._base
+
+    def _grad_accumulator(self) -> Any:
+        """The AccumulateGrad node of a leaf that requires grad (one per leaf)."""
+        if self._accumulator is None:
+            from .autograd.node import AccumulateGrad
+            self._accumulator = AccumulateGrad(self)
+        return self._accumulator
+
+    def detach(self) -> "Tensor":
+        t = Tensor._make(self._data, self._dtype)
+        t._vc = self._vc  # detach() shares the version counter (unlike .data)
+        return t
+
+    def detach_(self) -> "Tensor":
+        if self._base is not None and self._base.requires_grad:
+            raise TorchRuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
+                "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "
+                "buckets, and hence detach_() cannot be called on these gradients. To fix this error, please "
+                "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
+        self._grad_fn = None
+        self._requires_grad = False
+        self._output_nr = 0
+        return self
+
+    def retain_grad(self) -> None:
+        if not self.requires_grad:
+            raise TorchRuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None or self._retains_grad:
+            return
+        self._retains_grad = True
+        target = self
+
+        def retain(grad: "Tensor") -> None:
+            if target._grad is None:
+                target._grad = grad.detach()._own_copy() if not grad.requires_grad else grad + 0
+            else:
+                target._grad = target._grad + grad
+        self._grad_fn.set_retain_hook(self._output_nr, retain)
+
+    def register_hook(self, hook: Callable) -> Any:
+        if not self.requires_grad:
+            raise TorchRuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            return self._grad_fn.add_tensor_hook(self._output_nr, hook)
+        return self._grad_accumulator().add_tensor_hook(0, hook)
+
+    def backward(self, gradient: Any = None, retain_graph: Any = None, create_graph: bool = False,
+                 inputs: Any = None) -> None:
+        from .autograd.functions import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    # -- Python scalars and protocols -----------------------------------------------------
+    def item(self) -> Any:
+        n = self._data.size
+        if n != 1:
+            raise TorchRuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+        return self._data.item() if self._data.ndim == 0 else self._data.reshape(()).item()
+
+    def tolist(self) -> Any:
+        return self._data.tolist()
+
+    def _one_element(self) -> Any:
+        if self._data.size != 1:
+            raise TorchValueError("only one element tensors can be converted to Python scalars")
+        return self._data.reshape(()).item()
+
+    def __float__(self) -> float:
+        return float(self._one_element())
+
+    def __int__(self) -> int:
+        return int(self._one_element())
+
+    def __index__(self) -> int:
+        if self._data.size != 1 or self._dtype.category != dtypes.INTEGRAL:
+            raise TorchTypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._data.reshape(()).item())
+
+    def __complex__(self) -> complex:
+        return complex(self._one_element())
+
+    def __bool__(self) -> bool:
+        n = self._data.size
+        if n == 1:
+            return bool(self._data.reshape(()).item())
+        if n == 0:
+            raise TorchRuntimeError("Boolean value of Tensor with no values is ambiguous")
+        raise TorchRuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TorchTypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self) -> Iterator["Tensor"]:
+        if self._data.ndim == 0:
+            raise TorchTypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __contains__(self, element: object) -> bool:
+        if isinstance(element, (Tensor, int, float, bool)):
+            return bool((self == element).any().item())
+        raise TorchRuntimeError(
+            f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}.")
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        from .printing import tensor_repr
+        grad_fn = self._grad_fn
+        return tensor_repr(
+            self._data, self._dtype.name, default_dtype=dtypes.get_default_dtype().name,
+            requires_grad=self.requires_grad, grad_fn=None if grad_fn is None else type(grad_fn).__name__)
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0:
+            return format(self.item(), spec)
+        if spec:
+            raise TorchTypeError("unsupported format string passed to Tensor.__format__")
+        return str(self)
+
+    def __reduce__(self) -> Any:
+        raise TorchTypeError("cannot pickle 'Tensor' object")
+
+    def __deepcopy__(self, memo: dict) -> "Tensor":
+        if not self.is_leaf:
+            raise TorchRuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol "
+                "at the moment.  If you were attempting to deepcopy a module, this may be because of a "
+                "torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001")
+        t = self.detach()._own_copy()
+        t._requires_grad = self._requires_grad
+        return t
+
+
+Tensor.__module__ = "torch"
+
+
+def _list(shape: tuple) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def wrap_scalar(value: Any) -> Tensor:
+    """A Python number as PyTorch wraps it: 0-dim, lowest priority in type promotion."""
+    if isinstance(value, bool):
+        t = Tensor._make(np.array(value, dtype=np.bool_), dtypes.bool_)
+    elif isinstance(value, int):
+        try:
+            t = Tensor._make(np.array(value, dtype=np.int64), dtypes.int64)
+        except OverflowError:
+            raise TorchRuntimeError(f"Overflow when unpacking long long") from None
+    else:
+        t = Tensor._make(np.array(value, dtype=np.float64), dtypes.float64)
+    t._wrapped = True
+    return t
+
+
+def is_grad_needed(*tensors: Any) -> bool:
+    """True when an op on these inputs must record a graph."""
+    if not grad_mode._enabled:
+        return False
+    for t in tensors:
+        if isinstance(t, Tensor) and (t._requires_grad or t._grad_fn is not None):
+            return True
+    return False
