@@ -35,7 +35,7 @@ from gradcli.engine.random import (
     uniform,
     uniform_,
 )
-from gradcli.engine.random.integers import adjust_float_bounds
+from gradcli.engine.random.integer_sampling import adjust_float_bounds
 
 VECTORS = json.loads((Path(__file__).parents[1] / "data" / "rng_vectors.json").read_text())
 AVX2 = [seq for seq in VECTORS if seq["capability"] == "AVX2"]
@@ -455,3 +455,16 @@ def test_randint_values_wrap_like_cpp_casts() -> None:
     assert wide.dtype == np.int64 and wide.min() < 0 < wide.max()
     small = randint(0, 3, (20,), np.bool_, generator=Generator(5))
     assert small.tolist() == (randint(0, 3, (20,), generator=Generator(5)) != 0).tolist()
+
+
+# -- signed zeros the kernels' fma turns positive -------------------------------------
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_block_path_zero_radius_gives_positive_zero(dtype: Any) -> None:
+    from gradcli.engine.random import normal_sampling as normal_module
+
+    u = np.full(16, 0.6, dtype)  # angles 0.6 * 2pi: cosine and sine both negative
+    u[:8] = 0.0  # radius uniform 0 -> t = 1 -> radius 0 -> 0 * negative = -0.0
+    fill = normal_module._fill16_f32 if dtype == np.float32 else normal_module._fill16_f64
+    out = fill(u, 0.0, 1.0)
+    assert not np.signbit(out).any() and not out.any()
+    assert np.signbit(fill(u, -0.0, -1.0)).all()  # fma(+0, -1, -0) is -0

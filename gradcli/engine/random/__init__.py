@@ -37,12 +37,12 @@ overflow, set_state's checks and randint's float-bound crossing; every other
 torch message is quoted in the docstrings for the caller to raise.
 """
 
-from .bernoulli import bernoulli, bernoulli_, dropout_noise
+from .bernoulli_sampling import bernoulli, bernoulli_, dropout_noise
 from .generator import DEFAULT_SEED, STATE_SIZE, Generator, default_generator
-from .integers import adjust_float_bounds, randint, randint_, random_, randperm
+from .integer_sampling import adjust_float_bounds, randint, randint_, random_, randperm
 from .layout import empty_like
-from .normal import normal, normal_, normal_tensor
-from .uniform import uniform, uniform_
+from .normal_sampling import normal, normal_, normal_tensor
+from .uniform_sampling import uniform, uniform_
 
 __all__ = [
     "DEFAULT_SEED",

@@ -23,7 +23,7 @@ from . import layout
 from . import avx_mathfun
 from .exactfp import fma32, fma64
 from .generator import Generator, resolve
-from .uniform import float_dtype
+from .uniform_sampling import float_dtype
 
 F32 = np.float32
 F64 = np.float64

@@ -34,8 +34,12 @@ _FULL_RANGE = {
 _FLOAT_DIGITS = {np.dtype(np.float16): 11, np.dtype(np.float32): 24, np.dtype(np.float64): 53}
 
 
-def _to_float_int(v: int, digits: int) -> int:
-    """``(int64_t)(scalar_t)v``: v rounded to ``digits`` bits, ties to even."""
+def _to_float_int(v: int, digits: int, max_finite: float) -> int:
+    """``(int64_t)(scalar_t)v``: v rounded to ``digits`` bits, ties to even.
+
+    A float at or beyond 2**63, or infinite, converts on x86 to INT64_MIN
+    (the "integer indefinite" of cvttss2si; UB in C++, but what torch does).
+    """
     mag = abs(v)
     shift = mag.bit_length() - digits
     if shift <= 0:
@@ -44,7 +48,8 @@ def _to_float_int(v: int, digits: int) -> int:
     half = 1 << (shift - 1)
     if r > half or (r == half and q & 1):
         q += 1
-    return (q << shift) if v >= 0 else -(q << shift)
+    out = (q << shift) if v >= 0 else -(q << shift)
+    return out if -(2**63) <= out < 2**63 and abs(out) <= max_finite else -(2**63)
 
 
 def adjust_float_bounds(low: int, high: int, dtype: Any) -> tuple[int, int]:
@@ -55,16 +60,23 @@ def adjust_float_bounds(low: int, high: int, dtype: Any) -> tuple[int, int]:
     A no-op within +-2**24 (float32) / 2**53 (float64) / 2**11 (float16); for
     integer dtypes it returns the bounds unchanged.
     """
-    digits = _FLOAT_DIGITS.get(np.dtype(dtype))
+    dt = np.dtype(dtype)
+    digits = _FLOAT_DIGITS.get(dt)
     if digits is None:
         return low, high
-    up = _to_float_int(low + 1, digits)
+    top = float(np.finfo(dt).max)
+    up = _to_float_int(low + 1, digits, top)
     if up < low:
-        low = up + (1 << ((abs(low + 1).bit_length() - 1) - digits + 1))
-    down = _to_float_int(high - 1, digits)
+        low = _wrap64(up + (1 << ((abs(low + 1).bit_length() - 1) - digits + 1)))
+    down = _to_float_int(high - 1, digits, top)
     if down >= high:
-        high = down - (1 << ((abs(high - 1).bit_length() - 1) - digits + 1))
+        high = _wrap64(down - (1 << ((abs(high - 1).bit_length() - 1) - digits + 1)))
     return low, high
+
+
+def _wrap64(v: int) -> int:
+    """int64 arithmetic as the compiled code does it (two's complement wrap)."""
+    return (v + 2**63) % 2**64 - 2**63
 
 
 def randint_values(n: int, low: int, high: int, gen: Generator) -> np.ndarray:
