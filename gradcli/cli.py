@@ -106,19 +106,34 @@ def eval_command(
 
 def _execute(text: str, filename: str, echo: str, *, no_color: bool, debug: bool, no_hints: bool,
              timeout: Optional[float], max_elements: Optional[int], seed: Optional[int]) -> None:
-    from gradcli.lang.output import wants_color
-    from gradcli.lang.runtime import Session
+    try:
+        from gradcli.lang.output import wants_color
+        from gradcli.lang.runtime import Session
 
-    session = Session(color=wants_color(sys.stdout, no_color),
-                      diagnostics_color=wants_color(sys.stderr, no_color),
-                      hints=not no_hints, debug=debug, timeout=timeout)
-    if max_elements is not None:
-        session.engine.set_max_elements(max_elements)
-    if seed is not None:
-        session.engine.TORCH["manual_seed"](seed)
+        session = Session(color=wants_color(sys.stdout, no_color),
+                          diagnostics_color=wants_color(sys.stderr, no_color),
+                          hints=not no_hints, debug=debug, timeout=timeout)
+        if max_elements is not None:
+            session.engine.set_max_elements(max_elements)
+        if seed is not None:
+            session.engine.TORCH["manual_seed"](seed)
+    except Exception as error:  # gradcli itself failed to start: a bug, never a bare traceback
+        _internal_error(error, debug)
     outcome = session.run_source(text, filename, echo=echo)  # type: ignore[arg-type]
     if outcome.exit_code:
         raise typer.Exit(outcome.exit_code)
+
+
+def _internal_error(error: Exception, debug: bool) -> None:
+    from gradcli.lang.diagnostics import Reporter
+    from gradcli.lang.errors import EXIT_INTERNAL_ERROR
+
+    details = None
+    if debug:
+        import traceback
+        details = "".join(traceback.format_exception(error))
+    Reporter(sys.stderr).internal_error(error, details)
+    raise typer.Exit(EXIT_INTERNAL_ERROR)
 
 
 def main() -> None:

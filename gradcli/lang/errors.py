@@ -9,6 +9,12 @@ reads ``NameError: name 'y' is not defined`` exactly as Python's does.
 
 from __future__ import annotations
 
+# Exit statuses of a run.
+EXIT_OK = 0
+EXIT_SCRIPT_ERROR = 1
+EXIT_INTERNAL_ERROR = 70   # EX_SOFTWARE: a bug in gradcli
+EXIT_INTERRUPTED = 130     # 128 + SIGINT, as shells report Ctrl-C
+
 
 class ScriptError(Exception):
     """Marker: a mistake in the script, worded as Python words it."""

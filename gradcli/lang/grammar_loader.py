@@ -46,8 +46,6 @@ class Indenter(PostLex):
     ScriptSyntaxError worded like CPython's.
     """
 
-    always_accept = ("_NEWLINE",)
-
     def process(self, stream: Iterator[Token]) -> Iterator[Token]:
         levels = [0]
         open_brackets: list[Token] = []
@@ -141,7 +139,7 @@ def _build(cache: str | bool) -> Lark:
     return Lark(
         grammar_path().read_text(encoding="utf-8"),
         parser="lalr",
-        lexer="contextual",
+        lexer="basic",
         postlex=Indenter(),
         start=["file_input", "field_input"],
         propagate_positions=True,

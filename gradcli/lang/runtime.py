@@ -27,7 +27,8 @@ from gradcli.lang.compiler import statements as _statements_module
 from gradcli.lang.compiler import targets as _targets_module
 from gradcli.lang.compiler.base import EchoMode
 from gradcli.lang.diagnostics import Reporter
-from gradcli.lang.errors import ScriptError, ScriptSyntaxError, ScriptTimeout, Source, Span, span_of
+from gradcli.lang.errors import (EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_SCRIPT_ERROR,
+                                 ScriptError, ScriptSyntaxError, ScriptTimeout, Source, Span, span_of)
 from gradcli.lang.functions import Frame
 from gradcli.lang import functions as _functions_module
 from gradcli.lang.namespaces import Modules
@@ -59,10 +60,10 @@ class Outcome:
         return self.status == "ok"
 
 
-OK = Outcome("ok", 0)
-SCRIPT_ERROR = Outcome("error", 1)
-INTERRUPTED = Outcome("interrupted", 130)
-INTERNAL_ERROR = Outcome("internal-error", 70)
+OK = Outcome("ok", EXIT_OK)
+SCRIPT_ERROR = Outcome("error", EXIT_SCRIPT_ERROR)
+INTERRUPTED = Outcome("interrupted", EXIT_INTERRUPTED)
+INTERNAL_ERROR = Outcome("internal-error", EXIT_INTERNAL_ERROR)
 
 
 class Session:
