@@ -460,11 +460,25 @@ def test_randint_values_wrap_like_cpp_casts() -> None:
 # -- signed zeros the kernels' fma turns positive -------------------------------------
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_block_path_zero_radius_gives_positive_zero(dtype: Any) -> None:
-    from gradcli.engine.random import normal_sampling as normal_module
+    from gradcli.engine.random import normal_sampling as ns
 
-    u = np.full(16, 0.6, dtype)  # angles 0.6 * 2pi: cosine and sine both negative
-    u[:8] = 0.0  # radius uniform 0 -> t = 1 -> radius 0 -> 0 * negative = -0.0
-    fill = normal_module._fill16_f32 if dtype == np.float32 else normal_module._fill16_f64
-    out = fill(u, 0.0, 1.0)
-    assert not np.signbit(out).any() and not out.any()
-    assert np.signbit(fill(u, -0.0, -1.0)).all()  # fma(+0, -1, -0) is -0
+    u = np.full(16, 0.1, dtype)  # angles 0.1 * 2pi: cosine and sine positive
+    u[:8] = 0.0  # radius uniform 0: t = 1, log = +0, sqrt(-2 * +0) = -0.0
+    fill = ns._fill16_f32 if dtype == np.float32 else ns._fill16_f64
+    out = fill(u, 0.0, 1.0)  # -0.0 * positive = -0.0, and fma(-0, 1, +0) = +0
+    assert not out.any() and not np.signbit(out).any()
+    assert np.signbit(fill(u, -0.0, 1.0)).all()  # fma(-0, 1, -0) = -0
+    assert not np.signbit(fill(u, -0.0, -1.0)).any()  # fma(-0, -1, -0) = +0
+
+
+@pytest.mark.parametrize("n", [3, 40])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_negative_zero_mean_is_not_the_identity(n: int, dtype: Any) -> None:
+    # fma(v, 1, -0.0) keeps a -0.0 result; with mean +0.0 it would become +0.0
+    from gradcli.engine.random import normal_sampling as ns
+
+    assert ns._is_identity(0.0, 1.0) and not ns._is_identity(-0.0, 1.0)
+    assert not ns._is_identity(0.0, 2.0)
+    a = normal((n,), dtype, -0.0, 1.0, generator=Generator(3))
+    b = normal((n,), dtype, generator=Generator(3))
+    assert a.tolist() == b.tolist()  # equal values (signs of zero aside)

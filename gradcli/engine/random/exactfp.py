@@ -9,8 +9,6 @@ uses a cheaper scheme whose exactness is proven separately (see
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import numpy as np
 
 _F64 = np.float64
@@ -85,6 +83,8 @@ def fma_scalar(a: float, b: float, c: float) -> float:
         return a * b + c  # the exact product is infinite or NaN as well
     if not np.isfinite(c):
         return c
+    from fractions import Fraction  # rare lanes only; keep it off the import path
+
     exact = Fraction(a) * Fraction(b) + Fraction(c)
     if exact == 0:
         # exact zero: -0 only when both terms are -0 (IEEE sum-of-zeros rule)

@@ -32,13 +32,21 @@ _TWO_PI = 2.0 * math.pi  # exact double product, as torch's 2.0 * pi<double>
 _CHUNK = 1 << 15  # block-path lanes per NumPy pass: keeps temporaries in cache
 
 
+def _is_identity(mean: float, std: float) -> bool:
+    """Whether ``fma(v, std, mean)`` is just ``v + 0.0`` (-0.0 turns +0.0).
+
+    A mean of -0.0 is not: ``-0.0 + -0.0`` stays -0.0.
+    """
+    return std == 1 and mean == 0 and not math.copysign(1.0, mean) < 0
+
+
 # -- block path ----------------------------------------------------------------
 def _fill16_f32(u: np.ndarray, mean: float, std: float) -> np.ndarray:
     """``normal_fill_16_AVX2`` over consecutive 16-blocks of float32 uniforms."""
     blocks = u.reshape(-1, BLOCK)
     out = np.empty_like(blocks)
     std32, mean32 = F32(std), F32(mean)
-    plain = std32 == 1 and mean32 == 0
+    plain = _is_identity(mean32, std32)
     rows = max(1, min(len(blocks), _CHUNK // 8))
     lanes = rows * 8
     ws = avx_mathfun.Workspace(lanes)
@@ -77,7 +85,7 @@ def _fill16_f64(u: np.ndarray, mean: float, std: float) -> np.ndarray:
     out = np.empty_like(blocks)
     out[:, :8] = radius * _map(math.cos, theta)
     out[:, 8:] = radius * _map(math.sin, theta)
-    if std == 1.0 and mean == 0.0:
+    if _is_identity(mean, std):
         out += 0.0  # fma(v, 1, 0): -0.0 becomes +0.0
     else:
         out = fma64(out, std, mean)
@@ -122,7 +130,7 @@ def _per_element_values(n: int, mean: float, std: float, gen: Generator) -> np.n
         g[start:] = both[: n - start]
         if n - start < 2 * pairs:
             gen.cached_normal = float(both[-1])
-    if std == 1.0 and mean == 0.0:
+    if _is_identity(mean, std):
         return g + 0.0
     return fma64(g, std, mean)
 
