@@ -178,3 +178,48 @@ def test_python_dash_m_version():
 def test_no_arguments_shows_usage():
     result = _gradcli()
     assert "Usage" in result.stdout + result.stderr
+
+
+def test_fast_path_parses_like_typer():
+    """The hand parser of run/eval knows exactly the options the Typer commands declare."""
+    import typer.main
+
+    from gradcli.cli import FLAGS, VALUED, build_app
+    group = typer.main.get_command(build_app())
+    for name in ("run", "eval"):
+        options = {opt for param in group.commands[name].params for opt in param.opts
+                   if opt.startswith("--") and opt != "--help"}
+        assert options == FLAGS[name] | set(VALUED)
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["run", "a.ag"], ("run", "a.ag", {})),
+    (["run", "--echo", "--seed", "3", "a.ag", "--timeout=1.5"],
+     ("run", "a.ag", {"echo": True, "seed": 3, "timeout": 1.5})),
+    (["eval", "--max-elements", "10", "--no-color", "1 + 1"],
+     ("eval", "1 + 1", {"max_elements": 10, "no_color": True})),
+    (["eval", "--", "-1"], ("eval", "-1", {})),
+    (["run", "-"], ("run", "-", {})),
+    (["eval", "--echo", "1"], None),        # eval has no --echo: Typer reports it
+    (["run", "--help"], None),
+    (["run", "--seed", "x", "a.ag"], None),
+    (["run", "--max-elements", "0", "a.ag"], None),
+    (["run"], None),
+    (["run", "a.ag", "b.ag"], None),
+    (["--version"], None),
+    ([], None),
+])
+def test_fast_path_argument_parsing(argv, expected):
+    from gradcli.cli import parse_fast_path
+    assert parse_fast_path(argv) == expected
+
+
+def test_fast_path_end_to_end(tmp_path):
+    script = tmp_path / "s.ag"
+    script.write_text("import torch\nx = torch.ones(2)\nprint(x.sum())\n")
+    result = _gradcli("run", str(script))
+    assert (result.returncode, result.stdout, result.stderr) == (0, "tensor(2.)\n", "")
+    bad = _gradcli("eval", "x = [1]; x[3]")
+    assert bad.returncode == 1
+    assert bad.stderr.startswith("<eval>:1:10: IndexError: list index out of range")
+    assert "Traceback" not in bad.stderr
