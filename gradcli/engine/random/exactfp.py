@@ -9,6 +9,9 @@ uses a cheaper scheme whose exactness is proven separately (see
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import numpy as np
 
 _F64 = np.float64
@@ -49,14 +52,45 @@ def fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     ``p + c`` is made round-to-odd at 53 bits, and rounding that to 24 bits
     equals rounding the exact sum once, because 53 >= 24 + 2 (Boldo and
     Melquiond, "Emulation of FMA and correctly rounded sums", 2008).
+    Operands broadcast; the result is a new float32 array.
     """
-    a64 = np.asarray(a, dtype=np.float32).astype(_F64)
-    c64 = np.asarray(c, dtype=np.float32).astype(_F64)
+    return _chunked(_fma32_kernel, np.float32, a, b, c)
+
+
+def _fma32_kernel(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", over="ignore"):
-        p = a64 * np.asarray(b, dtype=np.float32)
-        s, err = _two_sum(p, c64)
-        s = _round_to_odd(s, err)
-        return s.astype(np.float32)
+        p = a.astype(_F64) * b
+        s, err = _two_sum(p, c.astype(_F64))
+        return _round_to_odd(s, err).astype(np.float32)
+
+
+# Temporaries of this many doubles stay below malloc's mmap threshold, so
+# large inputs do not pay a page fault per fresh temporary.
+_CHUNK = 8192
+
+
+def _chunked(kernel: Any, dtype: Any, *operands: Any) -> np.ndarray:
+    """Apply ``kernel`` to broadcast operands, a slice of ``_CHUNK`` at a time.
+
+    Operands of one element stay 0-d (broadcast inside the kernel) instead of
+    being expanded to the full size.
+    """
+    arrs = [np.asarray(x, dtype=dtype) for x in operands]
+    shape = np.broadcast_shapes(*(x.shape for x in arrs))
+    size = math.prod(shape)
+    flat = []
+    for x in arrs:
+        if x.size == 1:
+            flat.append(x.reshape(()))
+        else:
+            flat.append(np.broadcast_to(x, shape).reshape(-1))
+    out = np.empty(size, dtype=dtype)
+    for start in range(0, size, _CHUNK):
+        parts = [x if x.ndim == 0 else x[start : start + _CHUNK] for x in flat]
+        if all(x.ndim == 0 for x in parts):
+            parts[0] = parts[0].reshape(1)  # results must be arrays, not scalars
+        out[start : start + _CHUNK] = kernel(*parts)
+    return out.reshape(shape)
 
 
 # Operands inside these bounds make Dekker's product and the sums below exact
@@ -102,10 +136,12 @@ def fma64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     algorithm: ``(th, tl) = TwoSum(c, uh)``, ``v = RO(tl + ul)``,
     ``RN(th + v)``.  Lanes with extreme magnitudes (where the error terms
     could overflow or underflow) go through exact rational arithmetic.
+    Operands broadcast; the result is a new float64 array.
     """
-    a, b, c = np.broadcast_arrays(
-        np.asarray(a, dtype=_F64), np.asarray(b, dtype=_F64), np.asarray(c, dtype=_F64)
-    )
+    return _chunked(_fma64_kernel, _F64, a, b, c)
+
+
+def _fma64_kernel(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", over="ignore"):
         ah, al = _split(a)
         bh, bl = _split(b)
@@ -121,6 +157,7 @@ def fma64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     ok = _safe(a, _SAFE_LO, _SAFE_HI) & _safe(b, _SAFE_LO, _SAFE_HI)
     ok &= _safe(c, 2.0**-900, 2.0**960)
     if not ok.all():
+        a, b, c = np.broadcast_arrays(a, b, c)
         out = np.array(out, copy=True)
         for idx in zip(*np.nonzero(~ok)):
             out[idx] = fma_scalar(float(a[idx]), float(b[idx]), float(c[idx]))

@@ -58,13 +58,12 @@ def _fill16_f32(u: np.ndarray, mean: float, std: float) -> np.ndarray:
         avx_mathfun.radius(part[:, :8], rad[:k], ws)
         avx_mathfun.sincos(part[:, 8:], sin_v[:k], cos_v[:k], ws)
         dest = out[start : start + len(part)]
-        for half, trig in ((dest[:, :8], cos_v), (dest[:, 8:], sin_v)):
-            np.multiply(rad[:k].reshape(shape), trig[:k].reshape(shape), out=half)
-            if plain:
-                half += F32(0.0)  # fma(v, 1, 0): -0.0 becomes +0.0
-            else:
-                half[...] = fma32(half, std32, mean32)
-    return out.reshape(-1)
+        np.multiply(rad[:k].reshape(shape), cos_v[:k].reshape(shape), out=dest[:, :8])
+        np.multiply(rad[:k].reshape(shape), sin_v[:k].reshape(shape), out=dest[:, 8:])
+    if plain:
+        out += F32(0.0)  # fma(v, 1, 0): -0.0 becomes +0.0
+        return out.reshape(-1)
+    return fma32(out.reshape(-1), std32, mean32)
 
 
 def _map(fn: Any, x: np.ndarray) -> np.ndarray:
