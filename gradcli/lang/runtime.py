@@ -116,6 +116,8 @@ class Session:
                                      "(--timeout)")
                 self.reporter.error(error, span_of(timeout) or self._statement_span)
                 return SCRIPT_ERROR
+            except BrokenPipeError:
+                raise  # the reader of our output went away: the caller stops quietly
             except Exception as error:
                 self.output.flush()
                 return self._report(error)

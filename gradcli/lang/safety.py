@@ -36,17 +36,21 @@ BUILTIN_ATTRIBUTES: dict[type, frozenset[str]] = {
     int: _INT, bool: _INT, float: _FLOAT, complex: _COMPLEX, range: _RANGE, slice: _SLICE,
 }
 
-_readable: dict[type, frozenset[str]] = {}
+# type -> readable names; filled by readable_attributes, read directly by compiled code.
+# Types whose attributes need more than getattr (type objects, modules) never enter it.
+READABLE_CACHE: dict[type, frozenset[str]] = {}
 
 
 def readable_attributes(cls: type) -> frozenset[str]:
     """Attribute names a script may read on instances of ``cls`` (cached per type)."""
-    found = _readable.get(cls)
+    found = READABLE_CACHE.get(cls)
     if found is None:
         names: set[str] = set(getattr(cls, "__script_attrs__", ()))
         for base in cls.__mro__:
             names |= BUILTIN_ATTRIBUTES.get(base, frozenset())
-        found = _readable[cls] = frozenset(name for name in names if not is_dunder(name))
+        found = frozenset(name for name in names if not is_dunder(name))
+        if not issubclass(cls, type) and cls is not Namespace:
+            READABLE_CACHE[cls] = found
     return found
 
 

@@ -56,3 +56,18 @@ def test_whitelisted_attributes_and_setters_work(run):
 def test_safe_format_still_formats(run):
     result = run("print('{0[0]:>5}|{x:.2f}|{0[1]}'.format([1, 2], x=3.14159), '{}{}'.format(1, 2))\n")
     assert result.out == "    1|3.14|2 12\n"
+
+
+def test_one_attribute_node_on_instances_types_and_modules(run):
+    """The compiled fast path must not leak one type's whitelist to a type object or module."""
+    code = ("import torch\n"
+            "for o in [tensor([1., 2.]), torch]:\n"
+            "    print(o.sum() if o is not torch else o.sum(tensor([3.])))\n"
+            "for o in ['ab', str]:\n"
+            "    f = o.upper\n"
+            "    print(f('xy') if o is str else f())\n"
+            "for o in [1, int, 'x']:\n"
+            "    o.__class__\n")
+    result = run(code)
+    assert result.out == "tensor([3.0])\ntensor([3.0])\nAB\nXY\n"
+    assert result.headline == "AttributeError: 'int' object has no attribute '__class__'"

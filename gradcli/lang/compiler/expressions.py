@@ -20,7 +20,7 @@ from gradcli.lang.errors import (ScriptNameError, ScriptSyntaxError, ScriptUnbou
                                  mark_call)
 from gradcli.lang.fstrings import Field, FStringError, parse_fstring, split_literal
 from gradcli.lang.functions import EMPTY_KWARGS, Frame, UserFunction
-from gradcli.lang.safety import get_attribute
+from gradcli.lang.safety import READABLE_CACHE, get_attribute, is_dunder
 from gradcli.lang.syntax import parse
 
 BINARY_OPERATORS = {
@@ -392,10 +392,24 @@ class ExpressionCompiler(CompilerBase):
         value = self.expr(value_node)
         name = str(name_token)
         span = self.span(node)
+        if is_dunder(name) or name == "format":
+            def checked_attribute(frame: Frame) -> Any:
+                try:
+                    return get_attribute(value(frame), name)
+                except BaseException as error:
+                    mark(error, span)
+                    raise
+            return checked_attribute
+        readable = READABLE_CACHE
 
         def attribute(frame: Frame) -> Any:
             try:
-                return get_attribute(value(frame), name)
+                obj = value(frame)
+                # fast path: a whitelisted attribute of an instance whose type was seen before
+                allowed = readable.get(obj.__class__)
+                if allowed is not None and name in allowed:
+                    return getattr(obj, name)
+                return get_attribute(obj, name)
             except BaseException as error:
                 mark(error, span)
                 raise
