@@ -51,13 +51,11 @@ def bernoulli_(
         return
     gen = resolve(generator)
     if isinstance(p, np.ndarray):
-        view = layout.memory_order_view(out)
-        # The same axis permutation applied to p keeps elements paired.
-        p_full = np.broadcast_to(p, out.shape)
-        if view is not out:
-            axes = sorted(range(out.ndim), key=lambda d: -abs(out.strides[d]))
-            p_full = p_full.transpose(axes)
-        view[...] = _tensor_p_values(p_full.reshape(-1), gen).reshape(view.shape)
+        # Walk out in memory order, and p along the same axis permutation.
+        axes = layout.memory_order_axes(out)
+        view = out.transpose(axes)
+        p_walk = np.broadcast_to(p, out.shape).transpose(axes)
+        view[...] = _tensor_p_values(p_walk.reshape(-1), gen).reshape(view.shape)
     else:
         layout.fill(out, gen.uniform_f64(out.size) < float(p))
 

@@ -112,21 +112,26 @@ def randint(
     computed in int64 and cast as C++ ``static_cast`` does (integers wrap,
     floats round to nearest).
 
-    The caller validates first; torch's messages:
+    The caller validates first, in this order; torch's messages:
 
+    - a bound outside int64: ``ValueError: Overflow when unpacking long long``
+      (torch's argument parser; high=2**63 is already out)
     - ``low >= high``: ``RuntimeError: random_ expects 'from' to be less than
       'to', but got from=5 >= to=5``
-    - a bound outside int64: ``ValueError: Overflow when unpacking long long``
-      (the argument parser; note high=2**63 is already out)
-    - ``high - 1`` outside the dtype: ``RuntimeError: to - 1 is out of bounds
-      for {name}``; ``low`` outside: ``RuntimeError: from is out of bounds for
-      {name}``, with C++ names ``unsigned char``, ``signed char``, ``short``,
-      ``int``, ``long``, ``bool``, ``float``, ``double``.  For float dtypes
-      beyond +-2**24 (float32) or +-2**53 (float64) torch only warns
-      (``UserWarning: to - 1 is out of bounds [-(2^24), 2^24]. Due to
+    - float dtypes only: ``low, high = adjust_float_bounds(low, high, dtype)``;
+      if they now cross, ``RuntimeError: random_ expects 'from' casted to
+      dtype to be less than 'to' casted to dtype, but got from=.. >= to=..``
+      (``randint_`` also raises it).  The checks below use these bounds.
+    - ``low`` outside the dtype: ``RuntimeError: from is out of bounds for
+      {ctype}``, then ``high - 1`` outside: ``RuntimeError: to - 1 is out of
+      bounds for {ctype}``, where {ctype} is ``bool``, ``unsigned char``
+      (uint8), ``signed char`` (int8), ``short int``, ``int`` or ``c10::Half``.
+      int64 never fails here; float32/float64 only warn beyond 2**24/2**53:
+      ``UserWarning: to - 1 is out of bounds [-(2^24), 2^24]. Due to
       precision limitations float can support discrete uniform distribution
       only within this range. This warning will become an error in version
-      1.7 release, please fix the code in advance``) and still samples.
+      1.7 release, please fix the code in advance`` (``from is out of bounds
+      [...]`` for the low bound; ``2^53`` and ``double`` for float64).
     """
     out = np.empty(shape, dtype=dtype)
     randint_(out, low, high, generator=generator)

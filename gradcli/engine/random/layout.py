@@ -13,16 +13,20 @@ from __future__ import annotations
 import numpy as np
 
 
-def memory_order_view(out: np.ndarray) -> np.ndarray:
-    """A view of ``out`` whose C-order walk visits elements in memory order.
+def memory_order_axes(out: np.ndarray) -> list[int]:
+    """Axes by decreasing ``|stride|``: the walk order of TensorIterator.
 
-    Axes are sorted by decreasing ``|stride|`` (ties keep their order; torch
-    has no negative strides, and NumPy ones are walked by increasing index).
+    Ties keep their order; torch has no negative strides, and NumPy ones are
+    walked by increasing index.
     """
+    return sorted(range(out.ndim), key=lambda d: -abs(out.strides[d]))
+
+
+def memory_order_view(out: np.ndarray) -> np.ndarray:
+    """A view of ``out`` whose C-order walk visits elements in memory order."""
     if out.ndim < 2 or out.flags.c_contiguous:
         return out
-    axes = sorted(range(out.ndim), key=lambda d: -abs(out.strides[d]))
-    return out.transpose(axes)
+    return out.transpose(memory_order_axes(out))
 
 
 def fill(out: np.ndarray, values: np.ndarray) -> None:
