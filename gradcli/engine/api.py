@@ -19,7 +19,7 @@ from .layout import strided
 from .ops import FUNCTIONS, METHOD_NAMES, NAMESPACES
 from .ops import nn_functional, random_ops  # noqa: F401
 from .ops.factories import set_max_elements  # noqa: F401  (re-exported for the CLI)
-from .printing import get_printoptions, set_printoptions
+from .printing import set_printoptions
 from .pytorch_names import MODULES as PYTORCH_NAMES
 from .pytorch_names import TENSOR as PYTORCH_TENSOR_NAMES  # noqa: F401
 from .size import Size
@@ -72,7 +72,7 @@ def _build_torch() -> dict[str, Any]:
         "set_grad_enabled": grad_mode.set_grad_enabled, "is_grad_enabled": grad_mode.is_grad_enabled,
         "inference_mode": grad_mode.inference_mode,
         "get_default_dtype": dtypes.get_default_dtype, "set_default_dtype": dtypes.set_default_dtype,
-        "set_printoptions": set_printoptions, "get_printoptions": get_printoptions,
+        "set_printoptions": set_printoptions,
         "is_tensor": _is_tensor, "numel": _numel, "is_floating_point": _is_floating_point,
         "set_default_device": _set_default_device, "get_default_device": _get_default_device,
         "__version__": TORCH_VERSION,

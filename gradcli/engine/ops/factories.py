@@ -59,8 +59,12 @@ def _parser(*sigs: str) -> ArgParser:
 
 # -- torch.tensor ----------------------------------------------------------------------------------
 
-def infer_data(data: Any) -> tuple[np.ndarray, "dtypes.DType"]:
-    """NumPy data and PyTorch's inferred dtype for nested Python data."""
+def infer_data(data: Any, target: "dtypes.DType | None" = None) -> tuple[np.ndarray, "dtypes.DType"]:
+    """NumPy data and PyTorch's inferred dtype for nested Python data.
+
+    With ``target``, each Python value is converted straight to it (a float64
+    tensor of 0.1 holds the double 0.1, not a float32 rounding of it).
+    """
     shape: list[int] = []
     flat: list[Any] = []
     kinds: set[int] = set()
@@ -73,6 +77,10 @@ def infer_data(data: Any) -> tuple[np.ndarray, "dtypes.DType"]:
         dtype = dtypes.int64
     else:
         dtype = dtypes.bool_
+    if target is not None and target is not dtype:
+        exact = np.array(flat, dtype=np.float64 if dtype.is_floating_point else
+                         (np.int64 if dtype is dtypes.int64 else np.bool_)).reshape(tuple(shape))
+        return _cast_values(exact, target), dtype
     return _to_array(flat, tuple(shape), dtype), dtype
 
 
@@ -140,10 +148,10 @@ def tensor(*args: Any, **kwargs: Any) -> Tensor:
              "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).")
         array, dtype = data._data.copy(), data._dtype
     else:
-        array, dtype = infer_data(data)
+        array, dtype = infer_data(data, b["dtype"])
     check_size(array.shape)
     target = b["dtype"] or dtype
-    if target is not dtype:
+    if array.dtype != target.np:
         array = _cast_values(array, target)
     return leaf(array, target, b["requires_grad"])
 
@@ -291,12 +299,19 @@ def _linspace_values(start: Any, end: Any, steps: int, dtype: "dtypes.DType") ->
         idx = np.arange(steps, dtype=np.float64)
         vals = np.where(idx < steps // 2, start + step * idx, end - step * (steps - idx - 1))
         return vals.astype(dtype.np)
+    # PyTorch's vectorised kernel uses fused multiply-adds: start + step*i for the
+    # first half, end - step*(steps-1-i) for the second (hence -5.55e-17, not 0).
+    from ..random.exactfp import fma32, fma64
+    fma = fma32 if dtype.np == np.float32 else fma64
     t = dtype.np.type
     s, e = t(start), t(end)
     step = (e - s) / t(steps - 1)
-    idx = np.arange(steps).astype(dtype.np)
+    idx = np.arange(steps)
     half = steps // 2
-    return np.where(np.arange(steps) < half, s + step * idx, e - step * (t(steps - 1) - idx)).astype(dtype.np)
+    up = fma(np.full(steps, step, dtype=dtype.np), idx.astype(dtype.np), np.full(steps, s, dtype=dtype.np))
+    down = fma(np.full(steps, -step, dtype=dtype.np), (steps - 1 - idx).astype(dtype.np),
+               np.full(steps, e, dtype=dtype.np))
+    return np.where(idx < half, up, down).astype(dtype.np)
 
 
 def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any = None,

@@ -76,11 +76,13 @@ def apply_indexing(self: Tensor, index: Any) -> tuple[Tensor, list[tuple[int, Te
         raise TorchIndexError(f"too many indices for tensor of dimension {ndim}")
     result = self
     applied = False
-    dim = 0
+    dim = 0  # the dim of `result` the next item applies to
+    real = 0  # the dim of `self` it applies to (what error messages name)
     advanced: list[tuple[int, Tensor]] = []
     for item in items:
         if item is Ellipsis:
             dim += ndim - used
+            real += ndim - used
             used = ndim  # a second Ellipsis expands to nothing
         elif item is None:
             result = result.unsqueeze(dim)
@@ -95,18 +97,22 @@ def apply_indexing(self: Tensor, index: Any) -> tuple[Tensor, list[tuple[int, Te
             i = int(item)
             size = result.shape[dim]
             if not -size <= i < size:
-                raise TorchIndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
+                raise TorchIndexError(f"index {i} is out of bounds for dimension {real} with size {size}")
             result = result.select(dim, i)
             applied = True
+            real += 1
         elif isinstance(item, slice):
             if single or not (item.start is None and item.stop is None and item.step is None):
                 result = _slice(result, dim, item)
                 applied = True
             dim += 1
+            real += 1
         else:
             t = _as_index_tensor(item)
             advanced.append((dim, t))
-            dim += t.ndim if t._dtype is dtypes.bool_ else 1
+            step = t.ndim if t._dtype is dtypes.bool_ else 1
+            dim += step
+            real += step
     if not applied and not advanced:
         result = run(OPS["alias"], {"self": result})
     return result, advanced

@@ -227,7 +227,38 @@ def _square_check(a: Tensor, name: str) -> None:
 def _det_forward(b: dict) -> Any:
     a = b["self"]
     _square_check(a, "det")
-    return np.asarray(np.linalg.det(a._data), dtype=a._dtype.np)
+    return lu_det(a._data)
+
+
+def lu_det(a: np.ndarray) -> np.ndarray:
+    """det by LU with partial pivoting, as LAPACK's getf2 computes it, then the product of U's diagonal.
+
+    NumPy's det goes through exp(log|det|) and misses exact values such as -2;
+    PyTorch multiplies the pivots, and so does this.
+    """
+    n = a.shape[-1]
+    m = np.array(a.reshape((-1, n, n)), dtype=a.dtype, copy=True)
+    sign = np.ones(m.shape[0], dtype=a.dtype)
+    rows = np.arange(m.shape[0])
+    for k in range(n):
+        p = k + np.argmax(np.abs(m[:, k:, k]), axis=1)
+        swap = p != k
+        if swap.any():
+            top = m[rows, k, :].copy()
+            m[rows, k, :] = m[rows, p, :]
+            m[rows, p, :] = top
+            sign = np.where(swap, -sign, sign)
+        piv = m[:, k, k]
+        ok = piv != 0
+        recip = np.where(ok, 1 / np.where(ok, piv, 1), 0).astype(a.dtype)
+        m[:, k + 1:, k] *= recip[:, None]
+        m[:, k + 1:, k + 1:] -= m[:, k + 1:, k, None] * m[:, k, None, k + 1:]
+    diag = np.diagonal(m, axis1=1, axis2=2)
+    prod = diag[:, 0].copy() if n else np.ones(m.shape[0], dtype=a.dtype)
+    for k in range(1, n):
+        prod = prod * diag[:, k]
+    det = prod * sign
+    return det.reshape(a.shape[:-2]).astype(a.dtype)
 
 
 def _det_backward(g: Tensor, s: Any) -> Tensor:

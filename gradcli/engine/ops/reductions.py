@@ -17,7 +17,7 @@ from ..errors import TorchIndexError, TorchRuntimeError
 from ..tensor import Tensor
 from .arith import arr, float_dtype
 from .pointwise import zeros_like
-from .registry import FUNCTIONS, d, defop, run
+from .registry import FUNCTIONS, NAMESPACES, d, defop, run
 from .return_types import return_type
 from .shape_rules import wrap_dim, wrap_dims
 
@@ -203,7 +203,7 @@ def _evenly_shared(g: Tensor, s: Any, result_name: str = "result") -> Tensor:
 def _select_by_index(g: list, s: Any) -> Tensor:
     values_grad = g[0]
     shape = s.self_sym_sizes
-    idx = s._indices
+    idx = s.result1
     if not shape:
         return values_grad
     dim = wrap_dim(s.dim, len(shape))
@@ -236,7 +236,7 @@ def _max_min(name: str, result_type: Any, pair: str) -> None:
                           else f"{name.capitalize()}Backward0" if "dim" in b
                           else f"{name.capitalize()}Backward1"),
           inputs=("self", "other"), returns=result_type,
-          derivs={"self": d("self", "result", "other")(self_grad),
+          derivs={"self": d("self", "result", "result1", "other")(self_grad),
                   "other": d("self", "other")(_tie_split(False, greater))})
 
 
@@ -396,27 +396,53 @@ def _norm_backward(g: Tensor, s: Any) -> Tensor:
     return grad.masked_fill(norm == 0, 0.0)
 
 
-defop("norm", ["norm(Tensor input, Scalar? p=2, *, dtype? dtype=None)",
-               "norm(Tensor input, Scalar? p, int[1] dim, bool keepdim=False, *, dtype? dtype=None, Tensor? out=None)",
-               "norm(Tensor input, str p, int[1] dim, bool keepdim=False, *, dtype? dtype=None, Tensor? out=None)",
-               "norm(Tensor input, str p='fro', *, dtype? dtype=None)"],
-      _norm_forward, node="LinalgVectorNormBackward0", derivs={"self": d("self", "result")(_norm_backward)})
+NORM = defop("_norm", "_norm(Tensor input, any p, int[1]? dim=None, bool keepdim=False, *, dtype? dtype=None)",
+             _norm_forward, node="LinalgVectorNormBackward0", function=False, method=False,
+             derivs={"self": d("self", "result")(_norm_backward)})
 
 
-def _vector_norm_forward(b: dict) -> Any:
-    return _norm_forward({**b, "p": b["ord"]})
+def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, out: Any = None,  # noqa: A002
+         dtype: Any = None) -> Tensor:
+    """``torch.norm``/``Tensor.norm``: a Python function in PyTorch too (vector norms only here)."""
+    if isinstance(p, str) and p != "fro":
+        from ..errors import TorchNotImplementedError
+        raise TorchNotImplementedError(f"gradcli does not support torch.norm with p='{p}' yet")
+    return run(NORM, {"self": input, "p": p, "dim": dim, "keepdim": keepdim, "dtype": dtype})
 
 
-defop("linalg_vector_norm",
-      "vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, dtype? dtype=None, "
-      "Tensor? out=None)", _vector_norm_forward, node="LinalgVectorNormBackward0", method=False,
-      function=False, also_in=(),
-      derivs={"self": d("self", "result")(lambda g, s: _norm_backward(g, _with(s, p=s.ord)))})
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
+             equal_nan: bool = False) -> bool:
+    from .arith import binary_arrays
+    a, b, _ = binary_arrays(input, other)
+    return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
-def _with(s: Any, **extra: Any) -> Any:
-    from ..autograd.node import Saved
-    return Saved({**s.__dict__, **extra})
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
+            equal_nan: bool = False) -> Tensor:
+    from .arith import binary_arrays
+    a, b, _ = binary_arrays(input, other)
+    return Tensor._make(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def equal(input: Tensor, other: Tensor) -> bool:  # noqa: A002
+    return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
+
+
+for _name, _fn in (("norm", norm), ("allclose", allclose), ("isclose", isclose), ("equal", equal)):
+    FUNCTIONS[_name] = _fn
+    setattr(Tensor, _name, _fn)
+from .registry import METHOD_NAMES  # noqa: E402
+METHOD_NAMES.update({"norm", "allclose", "isclose", "equal"})
+Tensor.__script_attrs__ = Tensor.__script_attrs__ | {"norm", "allclose", "isclose", "equal"}
+
+
+def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,  # noqa: A002
+                out: Any = None, dtype: Any = None) -> Tensor:
+    """``torch.linalg.vector_norm`` (and ``linalg.norm`` of a vector)."""
+    return run(NORM, {"self": x, "p": ord, "dim": dim, "keepdim": keepdim, "dtype": dtype})
+
+
+NAMESPACES.setdefault("linalg", {})["vector_norm"] = vector_norm
 
 
 # -- logsumexp / softmax / log_softmax ----------------------------------------------------------------

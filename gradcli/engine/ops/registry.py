@@ -202,28 +202,33 @@ def _attach(op: Op, bound: dict, outputs: tuple[Tensor, ...], inplace_self: Any 
             saved.setdefault(n + "_sym_sizes", []).append(None if m is None else m[0])
     cls = node_class(node_name, saved_names=tuple(sorted(needs)))
     for key in needs:
-        if key == "result":
+        if key.startswith("result"):
             continue
         if inplace_self is not None and key == "self":
             # A copy of self from before the in-place change.
             saved["self"] = SavedTensor(inplace_self[1], None)
             continue
+        if key not in bound:
+            continue  # an input of another overload (max's `other`)
         t = bound[key]
         if isinstance(t, list):
             saved[key] = [_save(x) for x in t]
         else:
             saved[key] = _save(t)
-    differentiable = [o for o in outputs if o._dtype.is_floating_point]
     if multi:
         saved["_out_meta"] = [(o.shape, o._dtype) for o in outputs]
     backward = _make_backward(op, [(n, i) for n, i, _ in entries], requires, multi)
-    node = cls(tuple(edges), backward, saved, meta, n_out=len(outputs))
+    node = cls(tuple(edges), backward, saved, meta, n_out=max(len(outputs), 1))
     for i, o in enumerate(outputs):
-        if o in differentiable:
+        if o._dtype.is_floating_point:  # integer and bool outputs never carry a gradient
             o._grad_fn = node
             o._output_nr = i
-    if "result" in needs:
-        saved["result"] = SavedTensor(outputs[0], f"0 of {_short(node_name)}")
+    for key in needs:
+        # "result" is the (first) output; "result1" the second (max's indices), ...
+        if key.startswith("result"):
+            i = int(key[6:] or 0)
+            if i < len(outputs):
+                saved[key] = SavedTensor(outputs[i], f"{i} of {_short(node_name)}")
     return node
 
 

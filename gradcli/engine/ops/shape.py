@@ -535,7 +535,22 @@ def _diagonal_forward(b: dict) -> Any:
     d1, d2 = wrap_dim(b["dim1"], a.ndim), wrap_dim(b["dim2"], a.ndim)
     if d1 == d2:
         raise TorchRuntimeError(f"diagonal dimensions cannot be identical {b['dim1']}, {b['dim2']}")
-    return np.diagonal(a, b["offset"], d1, d2)
+    return diagonal_view(a, b["offset"], d1, d2)
+
+
+def diagonal_view(a: np.ndarray, offset: int, d1: int, d2: int) -> np.ndarray:
+    """A writable view of a diagonal (NumPy's own ``diagonal`` is read-only)."""
+    index = [slice(None)] * a.ndim
+    if offset >= 0:
+        index[d2] = slice(offset, None)
+    else:
+        index[d1] = slice(-offset, None)
+    sub = a[tuple(index)]
+    length = max(min(sub.shape[d1], sub.shape[d2]), 0)
+    keep = [i for i in range(a.ndim) if i not in (d1, d2)]
+    shape = tuple(sub.shape[i] for i in keep) + (length,)
+    strides = tuple(sub.strides[i] for i in keep) + (sub.strides[d1] + sub.strides[d2],)
+    return np.lib.stride_tricks.as_strided(sub, shape, strides, writeable=sub.flags.writeable)
 
 
 def _diagonal_backward(g: Tensor, s: Any) -> Tensor:
@@ -589,7 +604,7 @@ DIAG_EMBED = defop("diag_embed", "diag_embed(Tensor input, int offset=0, int dim
                    _diag_embed_forward, node="DiagEmbedBackward0",
                    derivs={"self": d()(lambda g, s: g.diagonal(s.offset, -2, -1))})
 DIAG_COPY = defop("_diagonal_copy", "_diagonal_copy(Tensor input, int offset=0)",
-                  lambda b: np.diagonal(b["self"]._data, b["offset"]).copy(),
+                  lambda b: diagonal_view(b["self"]._data, b["offset"], 0, 1).copy(),
                   node="DiagonalBackward0_copy", function=False, method=False,
                   derivs={"self": d()(lambda g, s: _embed(s.self_sym_sizes, g, lambda t: t.diagonal(s.offset),
                                                           "DiagonalBackwardBackward0"))})
