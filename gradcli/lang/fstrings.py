@@ -30,8 +30,8 @@ class Field:
     self_documenting: str | None = None   # the text up to and including "=" in {x=}
 
 
-def split_literal(token_text: str) -> tuple[str, int, bool]:
-    """Return (body, offset of the body in the token, raw?) for a string token."""
+def split_literal(token_text: str) -> tuple[str, str, bool]:
+    """(body between the quotes, lower-case prefix, raw?) of a string token such as ``rf'..'``."""
     prefix_length = 0
     while token_text[prefix_length] not in "'\"":
         prefix_length += 1
@@ -39,7 +39,7 @@ def split_literal(token_text: str) -> tuple[str, int, bool]:
     triple = token_text[prefix_length:prefix_length + 3] in ('"""', "'''")
     quote_length = 3 if triple else 1
     start = prefix_length + quote_length
-    return token_text[start:len(token_text) - quote_length], start, "r" in prefix
+    return token_text[start:len(token_text) - quote_length], prefix, "r" in prefix
 
 
 def unescape(text: str) -> str:

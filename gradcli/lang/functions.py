@@ -43,12 +43,11 @@ class CallDepth:
 class Signature:
     """A compiled parameter list: names, defaults, ``*args``, keyword-only names, ``**kwargs``."""
 
-    __slots__ = ("names", "required", "star", "kwonly", "double_star", "simple")
+    __slots__ = ("names", "star", "kwonly", "double_star", "simple")
 
-    def __init__(self, names: list[str], required: int, star: str | None, kwonly: list[str],
+    def __init__(self, names: list[str], star: str | None, kwonly: list[str],
                  double_star: str | None) -> None:
         self.names = tuple(names)
-        self.required = required          # positional parameters without a default
         self.star = star
         self.kwonly = tuple(kwonly)
         self.double_star = double_star

@@ -51,7 +51,6 @@ def factory_with_grad_flag(factory: Callable[..., Any], word: GradWord) -> Calla
         return factory(*[value for value in args if value is not word], **kwargs)
 
     factory_call.__name__ = factory_call.__qualname__ = _name(factory)
-    factory_call.__wrapped__ = factory  # type: ignore[attr-defined]
     return factory_call
 
 

@@ -146,13 +146,13 @@ def _expected_block(text: str, line: int) -> str:
 
 
 def _describe_token(token) -> str:
-    if token.type in ("_NEWLINE",):
-        return "end of line"
-    if token.type in _NAMED and token.type not in ("NAME",):
-        name = _NAMED[token.type]
-        if token.type in ("STRING", "LONG_STRING", "DEC_NUMBER", "FLOAT_NUMBER"):
-            return f"{name[2:] if name.startswith('a ') else name} {token.value}"
-        return name
+    """``'b'``, ``number 2``, ``string "hi"``, ``end of line``."""
+    if token.type in ("DEC_NUMBER", "FLOAT_NUMBER", "HEX_NUMBER", "OCT_NUMBER", "BIN_NUMBER"):
+        return f"number {token.value}"
+    if token.type in ("STRING", "LONG_STRING"):
+        return f"string {token.value}"
+    if token.type in _NAMED and token.type != "NAME":
+        return _NAMED[token.type]
     return f"'{token.value}'"
 
 

@@ -8,7 +8,6 @@ own (``operator.add`` ...), so Python's error messages come for free.
 
 from __future__ import annotations
 
-import ast
 import operator
 from typing import Any
 
@@ -18,7 +17,7 @@ from gradcli.lang.compiler.base import CompilerBase, Evaluator
 from gradcli.lang.compiler.scopes import Scope
 from gradcli.lang.errors import (ScriptNameError, ScriptSyntaxError, ScriptUnboundLocalError, mark,
                                  mark_call)
-from gradcli.lang.fstrings import Field, FStringError, parse_fstring, split_literal
+from gradcli.lang.fstrings import Field, FStringError, parse_fstring, split_literal, unescape
 from gradcli.lang.functions import EMPTY_KWARGS, Frame, UserFunction
 from gradcli.lang.safety import READABLE_CACHE, get_attribute, is_dunder
 from gradcli.lang.syntax import parse
@@ -95,11 +94,11 @@ class ExpressionCompiler(CompilerBase):
     def e_strings(self, node: Tree) -> Evaluator:
         pieces: list = []     # str constants and evaluators
         for token in node.children:
-            prefix = str(token)[:3].split("'")[0].split('"')[0].lower()
+            body, prefix, raw = split_literal(str(token))
             if "f" in prefix:
                 pieces.extend(self._fstring(token))
             else:
-                pieces.append(ast.literal_eval(str(token)))
+                pieces.append(body if raw else unescape(body))
         if all(isinstance(piece, str) for piece in pieces):
             return constant("".join(pieces))
         if len(pieces) == 1:
@@ -433,21 +432,17 @@ class ExpressionCompiler(CompilerBase):
         if node.data == "slice":
             return self._slice(node)
         if node.data == "subscript_tuple":
-            items = []
+            evaluators, starred = [], []
             for child in node.children:
                 if child is None:
                     continue
-                items.append(child)
-            evaluators = []
-            starred = []
-            for child in items:
-                if child.data == "star_expr":
+                is_star = child.data == "star_expr"
+                if is_star:
                     evaluators.append(self.expr(child.children[0]))
-                    starred.append(True)
                 else:
                     evaluators.append(self._slice(child) if child.data == "slice" else self.expr(child))
-                    starred.append(False)
-            if all(hasattr(e, "constant") for e in evaluators) and not any(starred):
+                starred.append(is_star)
+            if not any(starred) and all(hasattr(e, "constant") for e in evaluators):
                 return constant(tuple(e.constant for e in evaluators))
             pairs = tuple(zip(evaluators, starred))
 
@@ -480,10 +475,15 @@ class ExpressionCompiler(CompilerBase):
         positional, keywords, has_star = self._arguments(arguments)
         if not has_star and not keywords:
             return _positional_call(callee, tuple(positional), span)
-        return _general_call(callee, positional, keywords, span)
+        return _general_call(callee, positional, has_star, keywords, span)
 
     def _arguments(self, node: Tree | None) -> tuple[list, list, bool]:
-        """Positional evaluators (with a star flag) and keyword entries, after Python's syntax checks."""
+        """(positional, keywords, has_star) after Python's syntax checks.
+
+        Positional entries are evaluators, or (evaluator, is_starred) pairs when
+        a ``*args`` is present; keyword entries are (name, evaluator), with name
+        None for ``**kwargs``.
+        """
         if node is None:
             return [], [], False
         if node.data == "generator_argument":
@@ -591,7 +591,10 @@ class ExpressionCompiler(CompilerBase):
 
     # ------------------------------------------------------------ f-strings
     def _fstring(self, token: Token) -> list:
-        body, offset, raw = split_literal(str(token))
+        text = str(token)
+        body, prefix, raw = split_literal(text)
+        quote_length = (len(text) - len(prefix) - len(body)) // 2
+        offset = len(prefix) + quote_length   # where the body starts in the token
         try:
             parts = parse_fstring(body, raw)
         except FStringError as error:
@@ -741,9 +744,9 @@ def _positional_call(callee: Evaluator, arguments: tuple, span) -> Evaluator:
     return call_n
 
 
-def _general_call(callee: Evaluator, positional: list, keywords: list, span) -> Evaluator:
+def _general_call(callee: Evaluator, positional: list, starred: bool, keywords: list,
+                  span) -> Evaluator:
     """A call with ``*args``, keywords or ``**kwargs``."""
-    starred = bool(positional) and isinstance(positional[0], tuple)
     positional_items = tuple(positional)
     keyword_items = tuple(keywords)
 

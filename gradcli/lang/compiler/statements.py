@@ -484,8 +484,7 @@ class StatementCompiler(CompilerBase):
                 defaults.append(default)
             elif defaults:
                 raise self.syntax_error(child, "non-default argument follows default argument")
-        required = len(names) - len(defaults)
-        return Signature(names, required, star, kwonly, double_star), defaults, kwdefaults
+        return Signature(names, star, kwonly, double_star), defaults, kwdefaults
 
     def _unique(self, name: str, seen: set[str], node: Tree) -> None:
         if name in seen:
