@@ -203,9 +203,9 @@ def _swap_shuffle(n: int, gen: Generator) -> list[int]:
     if n < 2:
         return perm
     spans = np.arange(n, 1, -1, dtype=np.uint64)  # n - i for i = 0..n-2
-    offsets = (gen.random_u32(n - 1) % spans).tolist()
-    for i, z in enumerate(offsets):
-        k = i + z
+    targets = (gen.random_u32(n - 1) % spans).astype(np.int64)
+    targets += np.arange(n - 1)
+    for i, k in enumerate(targets.tolist()):  # sequential by nature
         perm[i], perm[k] = perm[k], perm[i]
     return perm
 
