@@ -482,3 +482,11 @@ def test_negative_zero_mean_is_not_the_identity(n: int, dtype: Any) -> None:
     a = normal((n,), dtype, -0.0, 1.0, generator=Generator(3))
     b = normal((n,), dtype, generator=Generator(3))
     assert a.tolist() == b.tolist()  # equal values (signs of zero aside)
+
+
+def test_bernoulli_with_float_p_matches_in_place_form() -> None:
+    out = np.empty((3, 5), np.float64)
+    bernoulli_(out, 0.3, generator=Generator(14))
+    got = bernoulli(0.3, (3, 5), np.float64, generator=Generator(14))
+    assert got.dtype == np.float64 and got.tolist() == out.tolist()
+    assert bernoulli(0.5, (4,), generator=Generator(1)).dtype == np.float32

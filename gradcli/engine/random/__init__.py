@@ -27,6 +27,7 @@ randint_like(x, low, high)                  randint_(empty_like(x), low, high)
 t.random_(low, high) / t.random_()          randint_(t, low, high) / random_(t)
 randperm(n, dtype=int64)                    randperm(n, dtype)
 bernoulli(p) / t.bernoulli_(p)              bernoulli(p) / bernoulli_(t, p)
+bernoulli(x, p=0.3)                         bernoulli_(empty_like(x), 0.3)
 F.dropout(x, p, training=True)              x * dropout_noise(x, p)  (None: x)
 ==========================================  =====================================
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from . import layout
@@ -19,17 +21,33 @@ def _tensor_p_values(p: np.ndarray, gen: Generator) -> np.ndarray:
     return gen.uniform_f32(p.size) < p.astype(np.float32)
 
 
-def bernoulli(p: np.ndarray, *, generator: Generator | None = None) -> np.ndarray:
-    """``torch.bernoulli(p)``: a new C-contiguous array of p's shape and dtype.
+def bernoulli(
+    p: float | np.ndarray,
+    shape: tuple[int, ...] | None = None,
+    dtype: Any = None,
+    *,
+    generator: Generator | None = None,
+) -> np.ndarray:
+    """A new C-contiguous array of Bernoulli draws.
 
-    Elements are drawn in row-major order of the result (torch allocates it
-    contiguous, whatever p's strides).  The caller checks ``0 <= p <= 1``:
-    torch's message is ``RuntimeError: Expected p_in >= 0 && p_in <= 1 to be
-    true, but got false.  (Could this error message be improved?  If so,
-    please report an enhancement request to PyTorch.)``
+    - ``bernoulli(p_array)``: ``torch.bernoulli(p)``, with p's shape and dtype.
+      Drawn in row-major order of the result (torch allocates it contiguous,
+      whatever p's strides).
+    - ``bernoulli(p_float, shape, dtype)``: ``torch.empty(shape,
+      dtype=).bernoulli_(p)``, i.e. ``torch.bernoulli(x, p=p)`` for a
+      contiguous ``x`` (for a strided ``x`` use ``bernoulli_(empty_like(x), p)``).
+
+    The caller checks ``0 <= p <= 1``: for an array torch says ``RuntimeError:
+    Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this
+    error message be improved?  If so, please report an enhancement request
+    to PyTorch.)``; for a float see ``bernoulli_``.
     """
-    p = np.asarray(p)
-    out = np.empty(p.shape, dtype=p.dtype)
+    if isinstance(p, np.ndarray):
+        out = np.empty(p.shape if shape is None else shape, dtype=dtype or p.dtype)
+    else:
+        if shape is None:
+            raise TypeError("bernoulli with a float p needs a shape")
+        out = np.empty(shape, dtype=dtype or np.float32)
     bernoulli_(out, p, generator=generator)
     return out
 
