@@ -107,7 +107,7 @@ def run_file(file: str, *, echo: bool = False, **options: Any) -> int:
         text, filename = sys.stdin.read(), "<stdin>"
     else:
         try:
-            with open(file, encoding="utf-8") as handle:
+            with open(file, encoding="utf-8-sig") as handle:
                 text = handle.read()
         except (OSError, UnicodeDecodeError) as error:
             reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)

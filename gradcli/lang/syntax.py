@@ -34,6 +34,10 @@ _NAMED = {
 _BLOCK_HEADERS = {"if": "'if' statement", "elif": "'elif' statement", "else": "'else' statement",
                   "while": "'while' statement", "for": "'for' statement",
                   "with": "'with' statement", "def": "function definition"}
+# Python statements outside the gradcli subset: say so instead of "invalid syntax".
+_UNSUPPORTED = {"try": "'try' statements", "except": "'try' statements", "finally": "'try' statements",
+                "class": "class definitions", "raise": "'raise' statements", "yield": "generators ('yield')",
+                "async": "'async' code", "await": "'async' code"}
 _COMPOUND = {"if_stmt", "while_stmt", "for_stmt", "with_stmt", "funcdef", "decorated"}
 
 
@@ -113,6 +117,9 @@ def _unexpected_token(error: UnexpectedToken, text: str) -> ScriptSyntaxError:
             column = len(token.value.rsplit("\n", 1)[-1]) + 1
         return ScriptSyntaxError(_expected_block(text, header_line), line, column,
                                  kind="IndentationError")
+    unsupported = _unsupported_statement(text, line)
+    if unsupported is not None:
+        return unsupported
     if "COLON" in expected and token.type == "_NEWLINE":
         return ScriptSyntaxError("expected ':'", line, column)
     if token.type == "EQUAL" and "EQUAL" not in expected:
@@ -120,6 +127,18 @@ def _unexpected_token(error: UnexpectedToken, text: str) -> ScriptSyntaxError:
     return ScriptSyntaxError(f"invalid syntax: unexpected {_describe_token(token)}, "
                              f"expected {_describe_expected(expected)}",
                              line, column, end_column=token.end_column)
+
+
+def _unsupported_statement(text: str, line: int) -> ScriptSyntaxError | None:
+    """A line that starts with a Python keyword gradcli leaves out (``try:``, ``class A:``)."""
+    source_line = text.split("\n")[line - 1] if 0 < line <= text.count("\n") + 1 else ""
+    stripped = source_line.lstrip()
+    word = stripped.split(None, 1)[0].rstrip(":") if stripped else ""
+    if word not in _UNSUPPORTED:
+        return None
+    column = len(source_line) - len(stripped) + 1
+    return ScriptSyntaxError(f"gradcli does not support {_UNSUPPORTED[word]}", line, column,
+                             end_column=column + len(word))
 
 
 def _parser_expected(error: UnexpectedToken) -> set[str]:

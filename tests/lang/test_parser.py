@@ -59,6 +59,9 @@ def test_accepts(text):
     ("if x:\n        y = 1\n    z = 2\n", "IndentationError", "unindent does not match any outer indentation level", 3, 5),
     ("  x = 1\n", "IndentationError", "unexpected indent", 1, 3),
     ("x = 'abc\n", "SyntaxError", "unterminated string literal (detected at line 1)", 1, 5),
+    ("x = 1\ntry:\n    pass\nexcept:\n    pass\n", "SyntaxError", "gradcli does not support 'try' statements", 2, 1),
+    ("class A:\n    pass\n", "SyntaxError", "gradcli does not support class definitions", 1, 1),
+    ("if x:\n    raise ValueError('no')\n", "SyntaxError", "gradcli does not support 'raise' statements", 2, 5),
 ])
 def test_friendly_syntax_errors(text, kind, message, line, column):
     with pytest.raises(ScriptSyntaxError) as caught:
