@@ -7,17 +7,17 @@ feeds an addition fused.  ``radius`` and ``sincos`` reproduce them bit for bit.
 How a fused step ``fma32(a, b, c)`` is computed: ``float32(float64(a)*b + c)``.
 The product of two floats is exact in double (24 + 24 <= 53 bits), so only
 the double addition and the final rounding remain.  That is a single correct
-rounding whenever the exact sum fits in 53 bits: in the Horner steps ``x`` is
-a multiple of 2**-24, every partial ``y`` exceeds 2**-5 and the sum is below
-1, so the sum is a multiple of 2**-52 below 2**0; the range reduction and
-the sine/cosine polynomials work on multiples of 2**-48 below 1.  Where a
-tiny product meets a larger float32 addend (``y*z + e*Q1`` for ``x`` near 0)
-the exact sum lies within far less than half a float32 ulp of that addend,
-never near a float32 midpoint, so rounding twice cannot change the result.
-Rather than rest on the argument, ``tests/engine/test_random.py`` checks it
-exhaustively: the inputs are 24-bit uniforms, so there are only 2**24 radii
-and 2**24 angles, and all of them are compared with a plain transcription of
-rng.md that uses the correctly rounded ``exactfp.fma32`` at each fused site.
+rounding whenever the exact sum fits in 53 bits.  It does in the log's Horner
+steps (``x`` is a multiple of 2**-24, every partial ``y`` exceeds 2**-5 and
+the sum stays below 1, so the sum is a multiple of 2**-52 below 2**0) and in
+the range reduction (multiples of 2**-48 below 1).  Elsewhere a product far
+smaller than its addend (``y*z + e*Q1``, or ``c*z + C1`` for tiny ``z``) can
+make the double sum inexact; rounding twice could then only go wrong if that
+double sum fell exactly on a float32 midpoint.  Rather than rest on
+arguments, ``tests/engine/test_random_fp.py`` proves the scheme by
+exhaustion: the inputs are 24-bit uniforms, so there are only 2**24 radii
+and 2**24 angles, and all of them match a plain transcription of rng.md that
+uses the correctly rounded ``exactfp.fma32`` at every fused site.
 
 The code is written for speed (about 100 NumPy passes per 8 lanes): it works
 on chunks with preallocated buffers, and selects and flips signs with
