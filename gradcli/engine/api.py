@@ -110,3 +110,21 @@ FACTORIES: frozenset[str] = frozenset({
     "randint", "randperm", "normal", "ones_like", "zeros_like", "full_like", "empty_like", "rand_like",
     "randn_like", "randint_like", "as_tensor", "Tensor",
 })
+
+
+def reset_global_state(seed: int | None = None) -> None:
+    """Back to a fresh process: default dtype, print options, grad mode, element limit, RNG.
+
+    With ``seed`` None the generator is reseeded non-deterministically, as a
+    new PyTorch process would be.
+    """
+    from .printing import reset_printoptions
+    from . import random as rng
+    dtypes.set_default_dtype(dtypes.float32)
+    reset_printoptions()
+    grad_mode._set(True)
+    set_max_elements(None)
+    if seed is None:
+        rng.default_generator.seed()
+    else:
+        rng.default_generator.manual_seed(seed)

@@ -141,7 +141,8 @@ class SavedTensor:
     def __init__(self, tensor: "Tensor", output_of: str | None) -> None:
         self.tensor = tensor
         self.version = tensor._vc.value
-        # For the error message: "which is output 0 of Exp".
+        # For the error message, "which is output 0 of Exp": fixed when a node saves
+        # its own output; otherwise the tensor's history at the time of the error.
         self.output_of = output_of
 
     def unpack(self) -> "Tensor":
@@ -154,6 +155,9 @@ class SavedTensor:
 def modified_message(t: "Tensor", output_of: str | None, expected: int) -> str:
     shape = ", ".join(str(n) for n in t.shape)
     where = f"[torch.{t.dtype.legacy_name}Tensor [{shape}]]"
+    if output_of is None and t._grad_fn is not None:
+        name = type(t._grad_fn).__name__
+        output_of = f"{t._output_nr} of {name[:name.find('Backward')] if 'Backward' in name else name}"
     if output_of is not None:
         where += f", which is output {output_of}"
     return ("one of the variables needed for gradient computation has been modified by an inplace "
@@ -265,6 +269,9 @@ class AccumulateGrad(Node):
 
     def input_metadata(self, index: int) -> tuple | None:
         return None
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
 
     def apply(self, grads: list, create_graph: bool) -> list:
         from .accumulate import accumulate_into_leaf

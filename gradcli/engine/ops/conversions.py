@@ -120,7 +120,7 @@ def _fill_forward(b: dict) -> Any:
 
 defop("fill", "fill(Tensor input, Tensor value)", _fill_forward,
       node=lambda b: "FillBackward2" if b["value"]._wrapped else "FillBackward3",
-      inputs=("self", "value"), numbers_as_tensors=True, method=False, inplace=True,
+      inputs=("self", "value"), numbers_as_tensors=True, method=False, inplace=True, scalar_inputs=("value",),
       derivs={"self": d()(lambda g, s: g * 0), "value": d()(lambda g, s: g.sum())})
 
 defop("zero", "zero(Tensor input)", lambda b: np.zeros_like(b["self"]._data), node="ZeroBackward0",
@@ -143,7 +143,7 @@ def _masked_fill_forward(b: dict) -> Any:
 
 defop("masked_fill", "masked_fill(Tensor input, Tensor mask, Tensor value)", _masked_fill_forward,
       node=lambda b: "MaskedFillBackward0" if b["value"]._wrapped else "MaskedFillBackward1",
-      inputs=("self", "value"), numbers_as_tensors=True, inplace=True,
+      inputs=("self", "value"), numbers_as_tensors=True, inplace=True, scalar_inputs=("value",),
       derivs={"self": d("mask")(lambda g, s: g.masked_fill(s.mask, 0)),
               "value": d("mask")(lambda g, s: (g * s.mask).sum())})
 

@@ -360,7 +360,7 @@ def _scatter_src_grad(g: Tensor, s: Any) -> Tensor:
 
 defop("scatter", "scatter(Tensor input, int dim, Tensor index, Tensor src, *, str? reduce=None)",
       _scatter_forward, node=lambda b: "ScatterBackward1" if b["src"]._wrapped else "ScatterBackward0",
-      inputs=("self", "src"), numbers_as_tensors=True, inplace=True,
+      inputs=("self", "src"), numbers_as_tensors=True, inplace=True, scalar_inputs=("src",),
       derivs={"self": d("index")(_scatter_self_grad), "src": d("index")(_scatter_src_grad)})
 defop("scatter_add", "scatter_add(Tensor input, int dim, Tensor index, Tensor src)",
       lambda b: _scatter_forward({**b, "_add": True}), node="ScatterAddBackward0",

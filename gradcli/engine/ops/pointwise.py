@@ -176,7 +176,7 @@ SUB = defop("sub", _BINARY.format("sub"), _arith(np.subtract, "sub"), node="SubB
 RSUB = defop("rsub", _BINARY.format("rsub"), lambda b: _arith(np.subtract, "sub")(
                  {"self": b["other"], "other": b["self"], "alpha": b.get("alpha", 1)}),
              node=lambda b: "RsubBackward1" if b["other"]._wrapped else "RsubBackward0",
-             inputs=("self", "other"), numbers_as_tensors=True, method=False,
+             inputs=("self", "other"), scalar_inputs=("other",), numbers_as_tensors=True, method=False,
              derivs={"self": d()(lambda g, s: -_times_alpha(g, s)), "other": d()(lambda g, s: g)})
 MUL = defop("mul", "mul(Tensor input, Tensor other, *, Tensor? out=None)", _arith(np.multiply, "mul"),
             node="MulBackward0", inputs=("self", "other"), numbers_as_tensors=True, inplace=True,
@@ -207,7 +207,7 @@ def _div_forward(b: dict) -> Any:
 
 defop("div", ["div(Tensor input, Tensor other, *, Tensor? out=None)",
               "div(Tensor input, Tensor other, *, str? rounding_mode, Tensor? out=None)"], _div_forward,
-      node=lambda b: "DivBackward0" if b.get("rounding_mode") is None else "DivBackward1",
+      node=lambda b: "DivBackward0" if b.get("rounding_mode") is None else "DivBackward2",
       inputs=("self", "other"), numbers_as_tensors=True, inplace=True,
       derivs={"self": d("other")(lambda g, s: zeros_like(g) if s.__dict__.get("rounding_mode") else g / s.other),
               "other": d("self", "other")(
@@ -241,6 +241,7 @@ def _not_implemented(name: str) -> Callable:
 
 defop("floor_divide", "floor_divide(Tensor input, Tensor other, *, Tensor? out=None)",
       _floor_divide_forward, node="NotImplemented", inputs=("self", "other"), numbers_as_tensors=True,
+      scalar_inputs=("other",),
       inplace=True, derivs={"self": d()(_not_implemented("floor_divide")),
                             "other": d()(_not_implemented("floor_divide"))})
 
@@ -254,7 +255,7 @@ def _remainder_forward(b: dict) -> Any:
 
 defop("remainder", "remainder(Tensor input, Tensor other, *, Tensor? out=None)", _remainder_forward,
       node=lambda b: "RemainderBackward0" if b["other"]._wrapped else "RemainderBackward1",
-      inputs=("self", "other"), numbers_as_tensors=True, inplace=True,
+      inputs=("self", "other"), scalar_inputs=("other",), numbers_as_tensors=True, inplace=True,
       derivs={"self": d()(lambda g, s: g),
               "other": d("self", "other")(lambda g, s: -g * (s.self / s.other).floor())})
 
@@ -268,7 +269,7 @@ def _fmod_forward(b: dict) -> Any:
 
 defop("fmod", "fmod(Tensor input, Tensor other, *, Tensor? out=None)", _fmod_forward,
       node=lambda b: "FmodBackward0" if b["other"]._wrapped else "FmodBackward1",
-      inputs=("self", "other"), numbers_as_tensors=True, inplace=True,
+      inputs=("self", "other"), scalar_inputs=("other",), numbers_as_tensors=True, inplace=True,
       derivs={"self": d()(lambda g, s: g),
               "other": d("self", "other")(lambda g, s: -g * (s.self / s.other).trunc())})
 
@@ -318,7 +319,8 @@ def _pow_exponent_grad(g: Tensor, s: Any) -> Tensor:
 POW = defop("pow", "pow(Tensor input, Tensor exponent, *, Tensor? out=None)",
             lambda b: _pow_forward({"self": b["self"], "other": b["exponent"]}),
             node=lambda b: _pow_node({"self": b["self"], "other": b["exponent"]}),
-            inputs=("self", "exponent"), numbers_as_tensors=True, inplace=True,
+            inputs=("self", "exponent"), scalar_inputs=("self", "exponent"), numbers_as_tensors=True,
+            inplace=True,
             derivs={"self": d("self", "exponent")(
                         lambda g, s: _pow_self_grad(g, _PowView(s))),
                     "exponent": d("self", "exponent", "result")(
@@ -427,7 +429,7 @@ def _lerp_forward(b: dict) -> Any:
 
 defop("lerp", "lerp(Tensor input, Tensor end, Tensor weight, *, Tensor? out=None)", _lerp_forward,
       node=lambda b: "LerpBackward0" if b["weight"]._wrapped else "LerpBackward1",
-      inputs=("self", "end", "weight"), numbers_as_tensors=True, inplace=True,
+      inputs=("self", "end", "weight"), scalar_inputs=("weight",), numbers_as_tensors=True, inplace=True,
       derivs={"self": d("weight")(lambda g, s: g * (1 - s.weight)),
               "end": d("weight")(lambda g, s: g * s.weight),
               "weight": d("self", "end")(lambda g, s: g * (s.end - s.self))})
@@ -466,11 +468,13 @@ CLAMP = defop("clamp", _CLAMP_SIGS, _clamp_forward,
               node=lambda b: "ClampBackward1" if all(t is None or t._wrapped for t in (b["min"], b["max"]))
               else "ClampBackward0",
               inputs=("self", "min", "max"), numbers_as_tensors=True, inplace=True,
+              scalar_inputs=("min", "max"),
               derivs={"self": d("self", "min", "max")(_clamp_self_grad),
                       "min": d("self", "min")(lambda g, s: g * (s.self < s.min)),
                       "max": d("self", "max")(lambda g, s: g * (s.self > s.max))})
 defop("clip", [s.replace("clamp(", "clip(") for s in _CLAMP_SIGS], _clamp_forward,
-      node=CLAMP.node, inputs=CLAMP.inputs, numbers_as_tensors=True, inplace=True, derivs=CLAMP.derivs)
+      node=CLAMP.node, inputs=CLAMP.inputs, numbers_as_tensors=True, inplace=True, derivs=CLAMP.derivs,
+      scalar_inputs=CLAMP.scalar_inputs)
 
 
 # -- where ---------------------------------------------------------------------------------------

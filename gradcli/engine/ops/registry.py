@@ -63,7 +63,9 @@ class Op:
     inplace_dunder: str | None = None
     # Where the function form lives (besides torch): e.g. "nn.functional".
     also_in: tuple[str, ...] = ()
-    # Set when the grad_fn exists but backward is not implemented by PyTorch either.
+    # Inputs that PyTorch takes as a Scalar overload when given a Python number:
+    # then they are not graph inputs at all (``x ** 2`` has one next function).
+    scalar_inputs: tuple[str, ...] = ()
     fn_parser: ArgParser | None = None
     method_parser: ArgParser | None = None
     inplace_parser: ArgParser | None = None
@@ -169,7 +171,7 @@ def _attach(op: Op, bound: dict, outputs: tuple[Tensor, ...], inplace_self: Any 
         value = bound[n] if inplace_self is None or n != "self" else inplace_self[0]
         if isinstance(value, list):
             entries.extend((n, i, t) for i, t in enumerate(value))
-        else:
+        elif not (n in op.scalar_inputs and value is not None and value._wrapped):
             entries.append((n, None, value))
     edges = []
     meta = []
@@ -233,10 +235,7 @@ def _attach(op: Op, bound: dict, outputs: tuple[Tensor, ...], inplace_self: Any 
 
 
 def _save(t: Any) -> Any:
-    if isinstance(t, Tensor):
-        return SavedTensor(t, None if t._grad_fn is None
-                           else f"{t._output_nr} of {_short(type(t._grad_fn).__name__)}")
-    return t
+    return SavedTensor(t, None) if isinstance(t, Tensor) else t
 
 
 def _make_backward(op: Op, keys: list[tuple[str, int | None]], requires: list[bool],
