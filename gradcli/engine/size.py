@@ -21,6 +21,11 @@ class Size(tuple):
                     f"'{type(item).__name__}')")
         return super().__new__(cls, items)
 
+    @classmethod
+    def _of(cls, shape: tuple) -> "Size":
+        """A Size from a shape that is known to hold ints (no checks: hot path)."""
+        return tuple.__new__(cls, shape)
+
     def numel(self) -> int:
         n = 1
         for s in self:

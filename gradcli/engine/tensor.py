@@ -99,11 +99,11 @@ class Tensor:
     # -- basic properties ---------------------------------------------------------------
     @property
     def shape(self) -> Size:
-        return Size(self._data.shape)
+        return Size._of(self._data.shape)
 
     def size(self, dim: int | None = None) -> Any:
         if dim is None:
-            return Size(self._data.shape)
+            return Size._of(self._data.shape)
         from .ops.shape_rules import wrap_dim
         return self._data.shape[wrap_dim(dim, self.ndim)]
 

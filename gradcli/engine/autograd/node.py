@@ -183,7 +183,8 @@ class OpNode(Node):
         super().__init__(next_functions)
         self._backward = backward
         self._saved = saved
-        self._freed = False
+        # None: nothing saved yet is a tensor (freeing it changes nothing).
+        self._freed: bool | None = False
         self._meta = meta
         self._n_out = n_out
 
@@ -203,9 +204,11 @@ class OpNode(Node):
         return list(self._backward(self._unpack(), grads))
 
     def release(self) -> None:
-        if any(_holds_tensor(v) for v in self._saved.values()):
+        saved = self._saved
+        kept = {k: v for k, v in saved.items() if not _holds_tensor(v)}
+        if len(kept) != len(saved):
             self._freed = True
-            self._saved = {k: v for k, v in self._saved.items() if not _holds_tensor(v)}
+            self._saved = kept
 
     def saved_value(self, key: str) -> Any:
         """``grad_fn._saved_<key>``, as PyTorch exposes it."""

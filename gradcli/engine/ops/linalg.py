@@ -98,9 +98,10 @@ BMM = defop("bmm", "bmm(Tensor input, Tensor mat2, *, Tensor? out=None)", _bmm_f
             derivs={"self": d("mat2")(lambda g, s: g.bmm(s.mat2.transpose(1, 2))),
                     "mat2": d("self")(lambda g, s: s.self.transpose(1, 2).bmm(g))})
 
-# matmul's 1-d @ 2-d case squeezes with this overload of squeeze.
+# matmul's 1-d @ 2-d case squeezes with this overload of squeeze: squeeze_(dim), in place
+# on mm's fresh result, so the result is no view (a later add_ is a plain AddBackward0).
 SQUEEZE4 = defop("_squeeze_dim", "_squeeze_dim(Tensor input, int dim)",
-                 lambda b: np.squeeze(b["self"]._data, b["dim"]), node="SqueezeBackward4", view=True,
+                 lambda b: np.squeeze(b["self"]._data, b["dim"]), node="SqueezeBackward4",
                  function=False, method=False, derivs={"self": d()(lambda g, s: g.unsqueeze(s.dim))})
 
 

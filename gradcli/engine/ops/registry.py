@@ -70,14 +70,22 @@ class Op:
     method_parser: ArgParser | None = None
     inplace_parser: ArgParser | None = None
 
-    def __post_init__(self) -> None:
-        sigs = self.sigs
-        self.fn_parser = ArgParser(sigs, self.numbers_as_tensors)
-        method_sigs = [_strip_out(s) for s in sigs]
-        self.method_parser = ArgParser(method_sigs, self.numbers_as_tensors, method=True)
-        if self.inplace:
-            inplace_sigs = [_rename(s, self.name + "_") for s in method_sigs]
-            self.inplace_parser = ArgParser(inplace_sigs, self.numbers_as_tensors, method=True)
+    # The parsers are built on first use: parsing ~150 signatures at import would
+    # cost start-up time for ops a script never calls.
+    def parser(self, form: str) -> ArgParser:
+        if form == "function":
+            if self.fn_parser is None:
+                self.fn_parser = ArgParser(self.sigs, self.numbers_as_tensors)
+            return self.fn_parser
+        if form == "method":
+            if self.method_parser is None:
+                self.method_parser = ArgParser([_strip_out(s) for s in self.sigs], self.numbers_as_tensors,
+                                               method=True)
+            return self.method_parser
+        if self.inplace_parser is None:
+            sigs = [_rename(_strip_out(s), self.name + "_") for s in self.sigs]
+            self.inplace_parser = ArgParser(sigs, self.numbers_as_tensors, method=True)
+        return self.inplace_parser
 
 
 def _strip_out(sig: str) -> str:
@@ -171,38 +179,30 @@ def _attach(op: Op, bound: dict, outputs: tuple[Tensor, ...], inplace_self: Any 
         value = bound[n] if inplace_self is None or n != "self" else inplace_self[0]
         if isinstance(value, list):
             entries.extend((n, i, t) for i, t in enumerate(value))
-        elif not (n in op.scalar_inputs and value is not None and value._wrapped):
+        elif not (value is not None and value._wrapped and n in op.scalar_inputs):
             entries.append((n, None, value))
     edges = []
     meta = []
     requires = []
-    needs: set[str] = set()
     for n, _, t in entries:
-        if t is None:
-            edges.append((None, 0))
-            meta.append(None)
-            requires.append(False)
-            continue
-        edge = gradient_edge(t)
+        edge = None if t is None else gradient_edge(t)
         edges.append(edge if edge is not None else (None, 0))
-        meta.append((t.shape, t._dtype))
-        req = edge is not None
-        requires.append(req)
-        if req:
-            deriv = op.derivs.get(n)
-            if deriv is not None:
-                needs.update(deriv.needs)
+        meta.append(None if t is None else (t._data.shape, t._dtype))
+        requires.append(edge is not None)
+    keys = tuple((n, i) for n, i, _ in entries)
+    formulas = _formulas(op, keys, tuple(requires), multi)
     saved: dict[str, Any] = {}
     for key, value in bound.items():
         if not isinstance(value, Tensor) and key not in op.inputs:
             saved[key] = value
     for (n, i, _), m in zip(entries, meta):
-        if m is not None and i is None:
-            saved[n + "_sym_sizes"] = m[0]
-            saved[n + "_dtype"] = m[1]
-        elif i is not None:
+        if i is None:
+            if m is not None:
+                saved[n + "_sym_sizes"] = m[0]
+                saved[n + "_dtype"] = m[1]
+        else:
             saved.setdefault(n + "_sym_sizes", []).append(None if m is None else m[0])
-    cls = node_class(node_name, saved_names=tuple(sorted(needs)))
+    needs = formulas.needs
     for key in needs:
         if key.startswith("result"):
             continue
@@ -218,9 +218,9 @@ def _attach(op: Op, bound: dict, outputs: tuple[Tensor, ...], inplace_self: Any 
         else:
             saved[key] = _save(t)
     if multi:
-        saved["_out_meta"] = [(o.shape, o._dtype) for o in outputs]
-    backward = _make_backward(op, [(n, i) for n, i, _ in entries], requires, multi)
-    node = cls(tuple(edges), backward, saved, meta, n_out=max(len(outputs), 1))
+        saved["_out_meta"] = [(o._data.shape, o._dtype) for o in outputs]
+    cls = _node_class(op, node_name, needs)
+    node = cls(tuple(edges), formulas, saved, meta, n_out=max(len(outputs), 1))
     for i, o in enumerate(outputs):
         if o._dtype.is_floating_point:  # integer and bool outputs never carry a gradient
             o._grad_fn = node
@@ -234,23 +234,44 @@ def _attach(op: Op, bound: dict, outputs: tuple[Tensor, ...], inplace_self: Any 
     return node
 
 
+_CLASSES: dict[tuple, type] = {}
+
+
+def _node_class(op: Op, node_name: str, needs: frozenset) -> type:
+    key = (node_name, needs)
+    cls = _CLASSES.get(key)
+    if cls is None:
+        cls = _CLASSES[key] = node_class(node_name, saved_names=tuple(sorted(needs)))
+    return cls
+
+
 def _save(t: Any) -> Any:
     return SavedTensor(t, None) if isinstance(t, Tensor) else t
 
 
-def _make_backward(op: Op, keys: list[tuple[str, int | None]], requires: list[bool],
-                   multi: bool) -> Callable:
-    derivs = [op.derivs.get(n) if r else None for (n, _), r in zip(keys, requires)]
+class Formulas:
+    """The gradient formulas a node runs: one per graph input (None where none is needed).
 
-    def backward(saved: Any, grads: list) -> list:
-        if multi:
-            grads = [g if g is not None else _zeros(m) for g, m in zip(grads, saved._out_meta)]
-            g = grads
+    Shared by all nodes of an op with the same inputs requiring grad, so making
+    a node costs no closure.
+    """
+
+    __slots__ = ("keys", "derivs", "multi", "needs")
+
+    def __init__(self, op: Op, keys: tuple, requires: tuple, multi: bool) -> None:
+        self.keys = keys
+        self.derivs = [op.derivs.get(n) if r else None for (n, _), r in zip(keys, requires)]
+        self.multi = multi
+        self.needs = frozenset(k for dv in self.derivs if dv is not None for k in dv.needs)
+
+    def __call__(self, saved: Any, grads: list) -> list:
+        if self.multi:
+            g = [x if x is not None else _zeros(m) for x, m in zip(grads, saved._out_meta)]
         else:
             g = grads[0]
         out = []
         per_list: dict[str, Any] = {}
-        for (name, index), deriv in zip(keys, derivs):
+        for (name, index), deriv in zip(self.keys, self.derivs):
             if deriv is None:
                 out.append(None)
             elif index is None:
@@ -260,7 +281,17 @@ def _make_backward(op: Op, keys: list[tuple[str, int | None]], requires: list[bo
                     per_list[name] = deriv.fn(g, saved)
                 out.append(per_list[name][index])
         return out
-    return backward
+
+
+_FORMULAS: dict[tuple, Formulas] = {}
+
+
+def _formulas(op: Op, keys: tuple, requires: tuple, multi: bool) -> Formulas:
+    cache_key = (op.name, keys, requires, multi)
+    f = _FORMULAS.get(cache_key)
+    if f is None:
+        f = _FORMULAS[cache_key] = Formulas(op, keys, requires, multi)
+    return f
 
 
 def _zeros(meta: tuple) -> Tensor:
@@ -322,10 +353,12 @@ def run_inplace(op: Op, bound: dict) -> Tensor:
 class _EdgeHolder:
     """Stands in for ``self`` as it was before the in-place write (its graph edge)."""
 
-    __slots__ = ("_grad_fn", "_output_nr", "_requires_grad", "_dtype", "shape", "_accumulator_of")
+    __slots__ = ("_grad_fn", "_output_nr", "_requires_grad", "_dtype", "shape", "_accumulator_of", "_data")
     _view_fn = None
+    _wrapped = False
 
     def __init__(self, t: Tensor) -> None:
+        self._data = t._data  # only its shape is read
         self._grad_fn = t._grad_fn
         self._output_nr = t._output_nr
         self._requires_grad = t._requires_grad
@@ -404,10 +437,8 @@ def _install(op: Op) -> None:
 
 
 def _function_form(op: Op) -> Callable:
-    parser = op.fn_parser
-
     def function(*args: Any, **kwargs: Any) -> Any:
-        _, bound = parser.parse(args, kwargs)
+        _, bound = op.parser("function").parse(args, kwargs)
         _rename_input(bound)
         return run(op, bound)
     function.__name__ = function.__qualname__ = op.name
@@ -415,10 +446,8 @@ def _function_form(op: Op) -> Callable:
 
 
 def _method_form(op: Op) -> Callable:
-    parser = op.method_parser
-
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
-        _, bound = parser.parse((self,) + args, kwargs)
+        _, bound = op.parser("method").parse((self,) + args, kwargs)
         _rename_input(bound)
         return run(op, bound)
     method.__name__ = method.__qualname__ = op.name
@@ -426,10 +455,8 @@ def _method_form(op: Op) -> Callable:
 
 
 def _inplace_form(op: Op) -> Callable:
-    parser = op.inplace_parser
-
     def inplace(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        _, bound = parser.parse((self,) + args, kwargs)
+        _, bound = op.parser("inplace").parse((self,) + args, kwargs)
         _rename_input(bound)
         return run_inplace(op, bound)
     inplace.__name__ = inplace.__qualname__ = op.name + "_"
@@ -444,25 +471,33 @@ def _rename_input(bound: dict) -> None:
 
 def binary_dunder(op: Op, reflected: bool = False) -> Callable:
     """``x + y`` without argument parsing; returns NotImplemented for foreign types."""
+    cache: list[dict] = []  # the op's keyword defaults, read on first use
+
     def dunder(self: Tensor, other: Any) -> Any:
         if not isinstance(other, (Tensor, int, float)):
             return NotImplemented
+        if not cache:
+            cache.append(_defaults(op))
         if reflected:
             return run(op, {"self": other if isinstance(other, Tensor) else wrap_scalar(other),
-                            "other": self, **_defaults(op)})
-        return run(op, {"self": self, "other": other, **_defaults(op)})
+                            "other": self, **cache[0]})
+        return run(op, {"self": self, "other": other, **cache[0]})
     return dunder
 
 
 def inplace_dunder(op: Op) -> Callable:
+    cache: list[dict] = []
+
     def dunder(self: Tensor, other: Any) -> Any:
         if not isinstance(other, (Tensor, int, float)):
             return NotImplemented
-        return run_inplace(op, {"self": self, "other": other, **_defaults(op)})
+        if not cache:
+            cache.append(_defaults(op))
+        return run_inplace(op, {"self": self, "other": other, **cache[0]})
     return dunder
 
 
 def _defaults(op: Op) -> dict:
-    sig = op.fn_parser.signatures[0]
-    return {p.name: p.default for p in sig.params
-            if p.name not in ("input", "self", "other", "out")}
+    """The keyword defaults of an op's first signature (``alpha=1``)."""
+    sig = op.parser("function").signatures[0]
+    return {p.name: p.default for p in sig.params if p.name not in ("input", "self", "other", "out")}

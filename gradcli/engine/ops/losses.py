@@ -1,0 +1,402 @@
+"""Regression and binary losses of ``torch.nn.functional``.
+
+PyTorch's fused losses are one op each here with PyTorch's node
+(``MseLossBackward0``, ``SmoothL1LossBackward0``, ``HuberLossBackward0``,
+``BinaryCrossEntropyBackward0``, ``BinaryCrossEntropyWithLogitsBackward0``);
+its composite ones are composed from the same ops it uses (``l1_loss`` is
+``(input - target).abs().mean()``, ``kl_div`` is ``xlogy(t, t) - t * input``,
+weighted ``mse_loss`` is ``pow``/``mul``/``sum``/``div``), so every node
+matches.  The ``F.*`` functions check and warn in PyTorch's order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchValueError
+from ..tensor import Tensor
+from .activations import where
+from .arith import arr, promote
+from .loss_support import (MEAN, NONE, SUM, attribute, broadcast_pair, get_enum, grad_norm, invalid_reduction,
+                           no_grad_argument, reduce_array, reduction_of, size_of, warn_size_mismatch)
+from .registry import FUNCTIONS, d, defop, run
+
+
+def _pair_arrays(b: dict, kernel: str) -> tuple[np.ndarray, np.ndarray]:
+    """Input and target in their common dtype, which must be floating."""
+    x, t = b["self"], b["target"]
+    rt = promote(x, t)
+    if not rt.is_floating_point:
+        raise TorchNotImplementedError(f"\"{kernel}\" not implemented for '{rt.legacy_name}'")
+    return arr(x, rt), arr(t, rt)
+
+
+def _loss_op(name: str, node: str, forward: Any, self_grad: Any, extra: str = "") -> Any:
+    """A fused pointwise loss: ``target``'s gradient is minus ``input``'s."""
+    sig = f"{name}(Tensor input, Tensor target, int reduction=1{extra})"
+    return defop(name, sig, forward, node=node, inputs=("self", "target"), function=False, method=False,
+                 derivs={"self": d("self", "target")(self_grad),
+                         "target": d("self", "target")(lambda g, s: -self_grad(g, s))})
+
+
+# -- mse / smooth_l1 / huber ----------------------------------------------------------------------
+
+def _mse_forward(b: dict) -> Any:
+    x, t = _pair_arrays(b, "mse_cpu")
+    diff = x - t
+    return reduce_array(diff * diff, b["reduction"])
+
+
+MSE = _loss_op("mse_loss", "MseLossBackward0", _mse_forward,
+               lambda g, s: (s.self - s.target) * grad_norm(s, 2.0) * g)
+
+
+def _smooth_l1_forward(b: dict) -> Any:
+    x, t = _pair_arrays(b, "smooth_l1_cpu")
+    beta = x.dtype.type(b["beta"])
+    z = np.abs(x - t)
+    half = x.dtype.type(0.5)
+    return reduce_array(np.where(z < beta, half * z * z / beta, z - half * beta), b["reduction"])
+
+
+def _smooth_l1_grad(g: Tensor, s: Any) -> Tensor:
+    x = s.self - s.target
+    scaled = g * grad_norm(s)
+    # |x| == beta already takes the linear branch (the sign)
+    return where(x.abs() < s.beta, scaled * x / s.beta, scaled * x.sign())
+
+
+SMOOTH_L1 = _loss_op("smooth_l1_loss", "SmoothL1LossBackward0", _smooth_l1_forward, _smooth_l1_grad,
+                     ", float beta=1.0")
+
+
+def _huber_forward(b: dict) -> Any:
+    x, t = _pair_arrays(b, "huber_cpu")
+    delta = x.dtype.type(b["delta"])
+    z = np.abs(x - t)
+    half = x.dtype.type(0.5)
+    return reduce_array(np.where(z < delta, half * z * z, delta * (z - half * delta)), b["reduction"])
+
+
+def _huber_grad(g: Tensor, s: Any) -> Tensor:
+    x = s.self - s.target
+    norm = grad_norm(s)
+    return where(x < -s.delta, g * (-norm * s.delta), where(x > s.delta, g * (norm * s.delta), x * norm * g))
+
+
+HUBER = _loss_op("huber_loss", "HuberLossBackward0", _huber_forward, _huber_grad, ", float delta=1.0")
+
+
+def _run_pair(op: Any, x: Tensor, t: Tensor, reduction: int, **extra: Any) -> Tensor:
+    return run(op, {"self": x, "target": t, "reduction": reduction, **extra})
+
+
+def _weighted(loss: Tensor, weight: Tensor, reduction: Any, mean_by_weight: bool) -> Tensor:
+    """The Python branch of PyTorch's weighted regression losses."""
+    weighted = loss * weight
+    if reduction == "none":
+        return weighted
+    if reduction == "sum":
+        return FUNCTIONS["sum"](weighted)
+    if reduction == "mean":
+        return FUNCTIONS["sum"](weighted) / FUNCTIONS["sum"](weight) if mean_by_weight else weighted.mean()
+    raise invalid_reduction(reduction)
+
+
+def _check_weight_size(weight: Any, input: Any) -> None:  # noqa: A002
+    if size_of(weight) != size_of(input):
+        raise TorchValueError("Weights and input must have the same size.")
+
+
+def mse_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None,  # noqa: A002
+             reduction: str = "mean", weight: Any = None) -> Tensor:
+    warn_size_mismatch(input, target)
+    reduction = reduction_of(size_average, reduce, reduction)
+    x, t = broadcast_pair(input, target)
+    if weight is not None:
+        _check_weight_size(weight, input)
+        return _weighted((x - t).pow(2), weight, reduction, mean_by_weight=True)
+    return _run_pair(MSE, x, t, get_enum(reduction))
+
+
+def l1_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None,  # noqa: A002
+            reduction: str = "mean", weight: Any = None) -> Tensor:
+    warn_size_mismatch(input, target)
+    reduction = reduction_of(size_average, reduce, reduction)
+    x, t = broadcast_pair(input, target)
+    if weight is not None:
+        _check_weight_size(weight, input)
+        return _weighted((x - t).abs(), weight, reduction, mean_by_weight=True)
+    return _l1(x, t, get_enum(reduction))
+
+
+def _l1(x: Tensor, t: Tensor, reduction: int) -> Tensor:
+    """ATen's composite ``l1_loss``: abs of the difference, then mean or sum."""
+    loss = (x - t).abs()
+    if reduction == MEAN:
+        return loss.mean()
+    return FUNCTIONS["sum"](loss) if reduction == SUM else loss
+
+
+def smooth_l1_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None,  # noqa: A002
+                   reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    warn_size_mismatch(input, target)
+    reduction = reduction_of(size_average, reduce, reduction)
+    x, t = broadcast_pair(input, target)
+    if beta == 0.0:
+        return _l1(x, t, get_enum(reduction))
+    enum = get_enum(reduction)
+    if beta < 0:
+        raise TorchRuntimeError("smooth_l1_loss does not support negative values for beta.")
+    return _run_pair(SMOOTH_L1, x, t, enum, beta=float(beta))
+
+
+def huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 1.0,  # noqa: A002
+               weight: Any = None) -> Tensor:
+    warn_size_mismatch(input, target)
+    x, t = broadcast_pair(input, target)
+    if weight is None:
+        return _huber(x, t, get_enum(reduction), delta)
+    _check_weight_size(weight, input)
+    return _weighted(_huber(x, t, NONE, delta), weight, reduction, mean_by_weight=False)
+
+
+def _huber(x: Tensor, t: Tensor, reduction: int, delta: float) -> Tensor:
+    if delta <= 0:
+        raise TorchRuntimeError("huber_loss does not support non-positive values for delta.")
+    return _run_pair(HUBER, x, t, reduction, delta=float(delta))
+
+
+# -- binary cross entropy -----------------------------------------------------------------------
+
+def _bce_forward(b: dict) -> Any:
+    x, t, w = b["self"], b["target"], b["weight"]
+    if t._dtype is not x._dtype:
+        raise TorchRuntimeError(f"Found dtype {t._dtype.legacy_name} but expected {x._dtype.legacy_name}")
+    if not x._dtype.is_floating_point:
+        raise TorchNotImplementedError(f"\"binary_cross_entropy\" not implemented for '{x._dtype.legacy_name}'")
+    p, y = x._data, t._data
+    if not np.all((p >= 0) & (p <= 1)):  # NaN fails too
+        raise TorchRuntimeError("all elements of input should be between 0 and 1")
+    floor = p.dtype.type(-100)
+    one = p.dtype.type(1)
+    # Each log is clamped at -100, so p = 0 or 1 gives a finite loss.
+    loss = (y - one) * np.maximum(np.log1p(-p), floor) - y * np.maximum(np.log(p), floor)
+    if w is not None:
+        loss = _times_in_place(loss, w)
+    return reduce_array(loss, b["reduction"])
+
+
+def _times_in_place(loss: np.ndarray, w: Tensor) -> np.ndarray:
+    """``loss.mul_(weight)``: the weight may not grow the loss's shape, nor change its dtype."""
+    shape = np.broadcast_shapes(loss.shape, w._data.shape) if loss.shape != w._data.shape else loss.shape
+    if shape != loss.shape:
+        from .shape_rules import list_str
+        raise TorchRuntimeError(f"output with shape {list_str(loss.shape)} doesn't match the broadcast shape "
+                                f"{list_str(shape)}")
+    return (loss * w._data).astype(loss.dtype)
+
+
+def _bce_input_grad(g: Tensor, s: Any) -> Tensor:
+    x = s.self
+    grad = g * (x - s.target) / ((1 - x) * x).clamp_min(1e-12)
+    if s.weight is not None:
+        grad = grad * s.weight
+    return grad * grad_norm(s) if s.reduction == MEAN else grad
+
+
+def _bce_target_grad(g: Tensor, s: Any) -> Tensor:
+    x = s.self
+    grad = -(x / (1 - x)).log() * g  # minus logit(x)
+    if s.weight is not None:
+        grad = grad * s.weight
+    return grad * grad_norm(s) if s.reduction == MEAN else grad
+
+
+BCE = defop("binary_cross_entropy",
+            "binary_cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int reduction=1)",
+            _bce_forward, node="BinaryCrossEntropyBackward0", inputs=("self", "target"), function=False,
+            method=False, derivs={"self": d("self", "target", "weight")(_bce_input_grad),
+                                  "target": d("self", "weight")(_bce_target_grad)})
+
+
+def binary_cross_entropy(input: Any, target: Any, weight: Any = None, size_average: Any = None,  # noqa: A002
+                         reduce: Any = None, reduction: str = "mean") -> Tensor:
+    enum = get_enum(reduction_of(size_average, reduce, reduction))
+    if size_of(target) != size_of(input):
+        raise TorchValueError(
+            f"Using a target size ({target.size()}) that is different to the input size ({input.size()}) is "
+            "deprecated. Please ensure they have the same size.")
+    if weight is not None:
+        weight = weight.expand(_broadcast_shapes_py(tuple(target.shape), tuple(size_of(weight))))
+    no_grad_argument(weight, "weight", "binary_cross_entropy")
+    return run(BCE, {"self": input, "target": target, "weight": weight, "reduction": enum})
+
+
+def _broadcast_shapes_py(*shapes: tuple) -> tuple:
+    """``torch.broadcast_shapes`` (Python, with its own wording of the mismatch)."""
+    common = [1] * max(len(s) for s in shapes)
+    for index, shape in enumerate(shapes):
+        for i in range(-1, -1 - len(shape), -1):
+            if shape[i] == common[i]:
+                continue
+            if common[i] == 1:
+                common[i] = shape[i]
+            elif shape[i] != 1:
+                raise TorchRuntimeError(
+                    f"Attempting to broadcast a dimension of length {shape[i]} at {i}! Mismatching argument at "
+                    f"index {index} had torch.Size([{', '.join(map(str, shape))}]); but expected shape should be "
+                    f"broadcastable to [{', '.join(map(str, common))}]")
+    return tuple(common)
+
+
+def _bce_logits_forward(b: dict) -> Any:
+    x, t, w, pw = b["self"], b["target"], b["weight"], b["pos_weight"]
+    if not x._dtype.is_floating_point:
+        raise TorchNotImplementedError(f"\"log_sigmoid_cpu\" not implemented for '{x._dtype.legacy_name}'")
+    a = x._data
+    log_sig = np.minimum(a, a.dtype.type(0)) - np.log1p(np.exp(-np.abs(a)))
+    if pw is not None:
+        rt = promote(pw, t)
+        from .arith import binary_arrays
+        pw_a, t_a, _ = binary_arrays(pw, t, rt)
+        log_weight = (pw_a - pw_a.dtype.type(1)) * t_a + t_a.dtype.type(1)
+        log_sig = _times_in_place(log_sig, Tensor._make(log_weight))
+    # (1 - target).mul_(input).sub_(log_sigmoid): the loss keeps the target's dtype
+    one_minus = 1 - t._data if t._dtype.is_floating_point else None
+    if one_minus is None:
+        raise TorchRuntimeError(f"result type {x._dtype.legacy_name} can't be cast to the desired output type "
+                                f"{t._dtype.legacy_name}")
+    if a.shape != t._data.shape:
+        raise TorchRuntimeError("output with shape mismatch")  # unreachable: F checks the sizes first
+    loss = (one_minus * a.astype(one_minus.dtype)).astype(one_minus.dtype) - log_sig.astype(one_minus.dtype)
+    if w is not None:
+        loss = _times_in_place(loss, w)
+    return reduce_array(loss, b["reduction"])
+
+
+def _bce_logits_input_grad(g: Tensor, s: Any) -> Tensor:
+    x, t = s.self, s.target
+    if s.pos_weight is not None:
+        pt = s.pos_weight * t
+        grad = (pt + 1 - t) * x.sigmoid() - pt
+    else:
+        grad = x.sigmoid() - t
+    grad = grad * g
+    if s.weight is not None:
+        grad = grad * s.weight
+    return grad * grad_norm(s) if s.reduction == MEAN else grad
+
+
+def _bce_logits_target_grad(g: Tensor, s: Any) -> Tensor:
+    x = s.self
+    if s.pos_weight is not None:
+        grad = log_sigmoid_of(-x) - log_sigmoid_of(x) * s.pos_weight
+    else:
+        grad = -x
+    grad = grad * g
+    if s.weight is not None:
+        grad = grad * s.weight
+    return grad * grad_norm(s) if s.reduction == MEAN else grad
+
+
+def log_sigmoid_of(x: Tensor) -> Tensor:
+    from .activations import log_sigmoid
+    return log_sigmoid(x)
+
+
+BCE_LOGITS = defop(
+    "binary_cross_entropy_with_logits",
+    "binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, "
+    "Tensor? pos_weight=None, int reduction=1)",
+    _bce_logits_forward, node="BinaryCrossEntropyWithLogitsBackward0", inputs=("self", "target"),
+    method=False,
+    derivs={"self": d("self", "target", "weight", "pos_weight")(_bce_logits_input_grad),
+            "target": d("self", "weight", "pos_weight")(_bce_logits_target_grad)})
+
+
+def _bce_logits_checks(b: dict) -> None:
+    for name in ("weight", "pos_weight"):
+        no_grad_argument(b.get(name), name, "binary_cross_entropy_with_logits")
+
+
+def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None,  # noqa: A002
+                                     size_average: Any = None, reduce: Any = None, reduction: str = "mean",
+                                     pos_weight: Any = None) -> Tensor:
+    enum = get_enum(reduction_of(size_average, reduce, reduction))
+    if size_of(target) != size_of(input):
+        raise TorchValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
+    return _bce_logits(input, target, weight, pos_weight, enum)
+
+
+def _bce_logits(input: Tensor, target: Tensor, weight: Any, pos_weight: Any, enum: int) -> Tensor:  # noqa: A002
+    bound = {"self": input, "target": target, "weight": weight, "pos_weight": pos_weight, "reduction": enum}
+    _bce_logits_checks(bound)
+    if pos_weight is not None:
+        # (pos_weight - 1).mul(target): a mismatch is reported with pos_weight as tensor a
+        from .shape_rules import broadcast_shapes
+        broadcast_shapes(tuple(pos_weight.shape), tuple(target.shape))
+    return run(BCE_LOGITS, bound)
+
+
+def _torch_bce_logits(input: Any, target: Any, weight: Any = None, pos_weight: Any = None,  # noqa: A002
+                      reduction: int = MEAN) -> Tensor:
+    """``torch.binary_cross_entropy_with_logits`` (the C++ function, reduction as an int)."""
+    _, b = BCE_LOGITS.fn_parser.parse((input, target, weight, pos_weight, reduction), {})
+    return _bce_logits(b["input"], b["target"], b["weight"], b["pos_weight"], b["reduction"])
+
+
+FUNCTIONS["binary_cross_entropy_with_logits"] = _torch_bce_logits
+
+
+# -- kl_div ----------------------------------------------------------------------------------------
+
+def _kl_div(input: Tensor, target: Tensor, reduction: int, log_target: bool) -> Tensor:  # noqa: A002
+    """ATen's composite ``kl_div``."""
+    for t in (input, target):
+        if not t._dtype.is_floating_point:
+            raise TorchRuntimeError("kl_div: Integral inputs not supported.")
+    if log_target:
+        out = target.exp() * (target - input)
+    else:
+        out = FUNCTIONS["xlogy"](target, target) - target * input
+    if reduction == MEAN:
+        return out.mean()
+    return FUNCTIONS["sum"](out) if reduction == SUM else out
+
+
+def kl_div(input: Any, target: Any, size_average: Any = None, reduce: Any = None,  # noqa: A002
+           reduction: str = "mean", log_target: bool = False) -> Tensor:
+    if size_average is not None or reduce is not None:
+        enum = get_enum(reduction_of(size_average, reduce, reduction))
+    else:
+        if reduction == "mean":
+            from ..warnings import warn
+            warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                 "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                 "'mean' will be changed to behave the same as 'batchmean' in the next major release.")
+        enum = get_enum("sum" if reduction == "batchmean" else reduction)
+    reduced = _torch_kl_div(input, target, enum, log_target=log_target)
+    if reduction == "batchmean" and attribute(input, "dim")() != 0:
+        reduced = reduced / input.size()[0]
+    return reduced
+
+
+_KL_DIV = None
+
+
+def _torch_kl_div(*args: Any, **kwargs: Any) -> Tensor:
+    """``torch.kl_div(input, target, reduction=1, *, log_target=False)``."""
+    global _KL_DIV
+    if _KL_DIV is None:
+        from .signature import ArgParser
+        _KL_DIV = ArgParser(["kl_div(Tensor input, Tensor target, int reduction=1, *, bool log_target=False)"])
+    _, b = _KL_DIV.parse(args, kwargs)
+    return _kl_div(b["input"], b["target"], b["reduction"], b["log_target"])
+
+
+FUNCTIONS["kl_div"] = _torch_kl_div
+__all__ = ["dtypes"]
