@@ -183,8 +183,7 @@ class OpNode(Node):
         super().__init__(next_functions)
         self._backward = backward
         self._saved = saved
-        # None: nothing saved yet is a tensor (freeing it changes nothing).
-        self._freed: bool | None = False
+        self._freed = False
         self._meta = meta
         self._n_out = n_out
 

@@ -15,14 +15,14 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes
 from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchValueError
 from ..tensor import Tensor
 from .activations import where
-from .arith import arr, promote
+from .arith import arr, binary_arrays, promote
 from .loss_support import (MEAN, NONE, SUM, attribute, broadcast_pair, get_enum, grad_norm, invalid_reduction,
                            no_grad_argument, reduce_array, reduction_of, size_of, warn_size_mismatch)
 from .registry import FUNCTIONS, d, defop, run
+from .signature import ArgParser
 
 
 def _pair_arrays(b: dict, kernel: str) -> tuple[np.ndarray, np.ndarray]:
@@ -260,19 +260,16 @@ def _bce_logits_forward(b: dict) -> Any:
     a = x._data
     log_sig = np.minimum(a, a.dtype.type(0)) - np.log1p(np.exp(-np.abs(a)))
     if pw is not None:
-        rt = promote(pw, t)
-        from .arith import binary_arrays
-        pw_a, t_a, _ = binary_arrays(pw, t, rt)
+        pw_a, t_a, _ = binary_arrays(pw, t)
         log_weight = (pw_a - pw_a.dtype.type(1)) * t_a + t_a.dtype.type(1)
         log_sig = _times_in_place(log_sig, Tensor._make(log_weight))
-    # (1 - target).mul_(input).sub_(log_sigmoid): the loss keeps the target's dtype
-    one_minus = 1 - t._data if t._dtype.is_floating_point else None
-    if one_minus is None:
+    # (1 - target).mul_(input).sub_(log_sigmoid): in place, so the loss keeps the target's dtype
+    if not t._dtype.is_floating_point:
         raise TorchRuntimeError(f"result type {x._dtype.legacy_name} can't be cast to the desired output type "
                                 f"{t._dtype.legacy_name}")
-    if a.shape != t._data.shape:
-        raise TorchRuntimeError("output with shape mismatch")  # unreachable: F checks the sizes first
-    loss = (one_minus * a.astype(one_minus.dtype)).astype(one_minus.dtype) - log_sig.astype(one_minus.dtype)
+    wide = promote(x, t).np
+    loss = ((1 - t._data).astype(wide) * a.astype(wide)).astype(t._data.dtype)
+    loss = (loss.astype(wide) - log_sig.astype(wide)).astype(t._data.dtype)
     if w is not None:
         loss = _times_in_place(loss, w)
     return reduce_array(loss, b["reduction"])
@@ -313,7 +310,7 @@ BCE_LOGITS = defop(
     "binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, "
     "Tensor? pos_weight=None, int reduction=1)",
     _bce_logits_forward, node="BinaryCrossEntropyWithLogitsBackward0", inputs=("self", "target"),
-    method=False,
+    function=False, method=False,
     derivs={"self": d("self", "target", "weight", "pos_weight")(_bce_logits_input_grad),
             "target": d("self", "weight", "pos_weight")(_bce_logits_target_grad)})
 
@@ -374,7 +371,6 @@ def kl_div(input: Any, target: Any, size_average: Any = None, reduce: Any = None
         enum = get_enum(reduction_of(size_average, reduce, reduction))
     else:
         if reduction == "mean":
-            from ..warnings import warn
             warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
                  "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
                  "'mean' will be changed to behave the same as 'batchmean' in the next major release.")
@@ -385,18 +381,13 @@ def kl_div(input: Any, target: Any, size_average: Any = None, reduce: Any = None
     return reduced
 
 
-_KL_DIV = None
+_KL_DIV = ArgParser(["kl_div(Tensor input, Tensor target, int reduction=1, *, bool log_target=False)"])
 
 
 def _torch_kl_div(*args: Any, **kwargs: Any) -> Tensor:
     """``torch.kl_div(input, target, reduction=1, *, log_target=False)``."""
-    global _KL_DIV
-    if _KL_DIV is None:
-        from .signature import ArgParser
-        _KL_DIV = ArgParser(["kl_div(Tensor input, Tensor target, int reduction=1, *, bool log_target=False)"])
     _, b = _KL_DIV.parse(args, kwargs)
     return _kl_div(b["input"], b["target"], b["reduction"], b["log_target"])
 
 
 FUNCTIONS["kl_div"] = _torch_kl_div
-__all__ = ["dtypes"]
