@@ -37,7 +37,7 @@ ScriptType.__module__ = "builtins"
 ScriptType.__name__ = ScriptType.__qualname__ = "type"
 
 
-def make_print(write: Callable[[str], Any]) -> Callable[..., None]:
+def make_print(write: Callable[[str], Any], flush_output: Callable[[], Any]) -> Callable[..., None]:
     """``print(*values, sep=' ', end='\\n', flush=False)`` onto ``write``."""
 
     def print(*values: Any, sep: Any = None, end: Any = None, flush: bool = False) -> None:  # noqa: A001
@@ -50,14 +50,16 @@ def make_print(write: Callable[[str], Any]) -> Callable[..., None]:
         elif not isinstance(end, str):
             raise ScriptTypeError(f"end must be None or a string, not {type(end).__name__}")
         write(sep.join([str(value) for value in values]) + end)
+        if flush:
+            flush_output()
 
     print.__qualname__ = "print"
     return print
 
 
-def python_builtins(write: Callable[[str], Any]) -> dict[str, Any]:
+def python_builtins(write: Callable[[str], Any], flush: Callable[[], Any]) -> dict[str, Any]:
     """Name -> value for the Python builtins of a script whose output goes to ``write``."""
     names: dict[str, Any] = {name: getattr(_python, name) for name in _PLAIN}
-    names["print"] = make_print(write)
+    names["print"] = make_print(write, flush)
     names["type"] = ScriptType()
     return names

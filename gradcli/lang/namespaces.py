@@ -73,10 +73,10 @@ class Modules:
             raise ScriptNotImplementedError(f"gradcli does not support {path}.{name} yet")
         raise ScriptImportError(f"cannot import name '{name}' from '{path}' (unknown location)")
 
-    def script_builtins(self, write: Callable[[str], Any]) -> dict[str, Any]:
+    def script_builtins(self, write: Callable[[str], Any], flush: Callable[[], Any]) -> dict[str, Any]:
         """The names a script has without importing: Python builtins, torch, shorthand."""
         engine = self.engine
-        names = python_builtins(write)
+        names = python_builtins(write, flush)
         for name in SHARED_WITH_TORCH:
             torch_function = engine.TORCH.get(name)
             if torch_function is not None and name in names:

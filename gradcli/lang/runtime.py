@@ -81,7 +81,7 @@ class Session:
         self.timeout = timeout
         self.modules = Modules(engine)
         self.globals: dict[str, Any] = {}
-        self.builtins = self.modules.script_builtins(self.output.write)
+        self.builtins = self.modules.script_builtins(self.output.write, self.output.flush)
         self.context = RunContext(globals=self.globals, builtins=self.builtins,
                                   import_module=self.modules.import_module,
                                   import_name=self.modules.import_name, echo=self._echo)

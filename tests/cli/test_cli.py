@@ -223,3 +223,30 @@ def test_fast_path_end_to_end(tmp_path):
     assert bad.returncode == 1
     assert bad.stderr.startswith("<eval>:1:10: IndexError: list index out of range")
     assert "Traceback" not in bad.stderr
+
+
+def test_ctrl_c_stops_a_real_run_with_130(tmp_path):
+    import signal
+    script = tmp_path / "loop.ag"
+    script.write_text("print('started', flush=True)\nn = 0\nwhile True:\n    n = n + 1\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+    process = subprocess.Popen([sys.executable, "-m", "gradcli", "run", str(script)], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        assert process.stdout.readline() == "started\n"
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert process.returncode == 130
+    assert f"{script}:" in err and "KeyboardInterrupt" in err
+    assert "Traceback" not in err
+
+
+def test_timeout_stops_a_real_run(tmp_path):
+    script = tmp_path / "loop.ag"
+    script.write_text("n = 0\nwhile True:\n    n = n + 1\n")
+    result = _gradcli("run", "--timeout", "0.3", str(script))
+    assert result.returncode == 1
+    assert "TimeoutError: the script ran longer than the time limit of 0.3 s (--timeout)" in result.stderr
