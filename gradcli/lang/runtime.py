@@ -90,6 +90,8 @@ class Session:
         self._statement_span: Span | None = None
 
     def _echo(self, value: Any) -> None:
+        # like sys.displayhook: show the repr and keep the value as `_`
+        self.builtins["_"] = value
         self.output.write(repr(value) + "\n")
 
     # ------------------------------------------------------------ running

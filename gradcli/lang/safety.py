@@ -11,7 +11,7 @@ from __future__ import annotations
 import string
 from typing import Any
 
-from gradcli.lang.errors import ScriptAttributeError
+from gradcli.lang.errors import ScriptAttributeError, ScriptNotImplementedError, ScriptTypeError
 
 _STR = frozenset("""capitalize casefold center count endswith expandtabs find format index isalnum
     isalpha isascii isdecimal isdigit isidentifier islower isnumeric isprintable isspace istitle
@@ -80,7 +80,6 @@ class Namespace:
             return self.members[name]
         except KeyError:
             pass
-        from gradcli.lang.errors import ScriptNotImplementedError
         if name in self.known:
             raise ScriptNotImplementedError(f"gradcli does not support {self.path}.{name} yet")
         raise ScriptAttributeError(f"module '{self.path}' has no attribute '{name}'")
@@ -182,7 +181,6 @@ class SafeFormat:
 
 def _unbound_format(template: str, *args: Any, **kwargs: Any) -> str:
     if not isinstance(template, str):
-        from gradcli.lang.errors import ScriptTypeError
         raise ScriptTypeError("descriptor 'format' for 'str' objects doesn't apply to a "
                               f"'{type(template).__name__}' object")
     return _formatter.vformat(template, args, kwargs)

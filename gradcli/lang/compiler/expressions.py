@@ -14,9 +14,9 @@ from typing import Any
 from lark import Token, Tree
 
 from gradcli.lang.compiler.base import CompilerBase, Evaluator
-from gradcli.lang.compiler.scopes import Scope
-from gradcli.lang.errors import (ScriptNameError, ScriptSyntaxError, ScriptUnboundLocalError, mark,
-                                 mark_call)
+from gradcli.lang.compiler.scopes import Scope, target_names
+from gradcli.lang.errors import (ScriptNameError, ScriptSyntaxError, ScriptTypeError,
+                                 ScriptUnboundLocalError, Span, mark, mark_call)
 from gradcli.lang.fstrings import Field, FStringError, parse_fstring, split_literal, unescape
 from gradcli.lang.functions import EMPTY_KWARGS, Frame, UserFunction
 from gradcli.lang.safety import READABLE_CACHE, get_attribute, is_dunder
@@ -546,7 +546,6 @@ class ExpressionCompiler(CompilerBase):
         element_node, *loops = node.children
         first_iterable = self.expr(loops[0].children[1])
         bound: set[str] = set()
-        from gradcli.lang.compiler.scopes import target_names
         for loop in loops:
             bound |= target_names(loop.children[0])
         outer_scope = self.scope
@@ -643,7 +642,6 @@ class ExpressionCompiler(CompilerBase):
         return token.line + newlines, len(text) - text.rfind("\n")
 
     def _field_span(self, expression: str, line: int, column: int):
-        from gradcli.lang.errors import Span
         lines = expression.split("\n")
         if len(lines) == 1:
             return Span(self.source, line, column, line, column + len(expression))
@@ -764,8 +762,8 @@ def _general_call(callee: Evaluator, positional: list, starred: bool, keywords: 
                         except TypeError:
                             if hasattr(type(value), "__iter__"):
                                 raise
-                            raise_type_error(f"{_callee_name(function)} argument after * must be an "
-                                             f"iterable, not {type(value).__name__}")
+                            raise ScriptTypeError(f"{_callee_name(function)} argument after * must "
+                                                  f"be an iterable, not {type(value).__name__}")
                     else:
                         collected.append(evaluate(frame))
                 args = tuple(collected)
@@ -777,13 +775,13 @@ def _general_call(callee: Evaluator, positional: list, starred: bool, keywords: 
                     mapping = evaluate(frame)
                     for key in mapping:
                         if key in kwargs:
-                            raise_type_error(f"{_callee_name(function)} got multiple values for "
-                                             f"keyword argument '{key}'")
+                            raise ScriptTypeError(f"{_callee_name(function)} got multiple values "
+                                                  f"for keyword argument '{key}'")
                         kwargs[key] = mapping[key]
                 else:
                     if name in kwargs:
-                        raise_type_error(f"{_callee_name(function)} got multiple values for "
-                                         f"keyword argument '{name}'")
+                        raise ScriptTypeError(f"{_callee_name(function)} got multiple values for "
+                                              f"keyword argument '{name}'")
                     kwargs[name] = evaluate(frame)
             if function.__class__ is UserFunction:
                 return function.invoke(args, kwargs)
@@ -797,11 +795,6 @@ def _general_call(callee: Evaluator, positional: list, starred: bool, keywords: 
 def _callee_name(function: Any) -> str:
     name = getattr(function, "__qualname__", None) or getattr(type(function), "__name__", "object")
     return f"{name}()"
-
-
-def raise_type_error(message: str) -> None:
-    from gradcli.lang.errors import ScriptTypeError
-    raise ScriptTypeError(message)
 
 
 def _comprehension_generator(levels: list, element: Evaluator):

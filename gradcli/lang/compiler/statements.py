@@ -15,6 +15,7 @@ from gradcli.lang.compiler.base import CompilerBase, Executor
 from gradcli.lang.compiler.scopes import Scope, bindings
 from gradcli.lang.errors import ScriptAssertionError, ScriptTypeError, mark
 from gradcli.lang.functions import BREAK, CONTINUE, RETURN, Frame, Signature, UserFunction
+from gradcli.lang.safety import get_attribute, set_attribute
 
 AUGMENTED = {
     "+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv,
@@ -105,7 +106,6 @@ class StatementCompiler(CompilerBase):
                 store(frame, result)
             return augment_name
         if target.data == "attribute":
-            from gradcli.lang.safety import get_attribute, set_attribute
             owner = self.expr(target.children[0])
             name = str(target.children[1])
 
