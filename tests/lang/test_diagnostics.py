@@ -109,3 +109,13 @@ def test_warnings_from_the_engine_name_the_failing_node(run):
     assert out.getvalue() == "2\n"
     assert err.getvalue() == ("w.ag:3:13: UserWarning: the .grad attribute of a Tensor that is not a "
                               "leaf is being accessed\n")
+
+
+def test_python_error_in_a_script_callback_called_by_the_engine_is_a_script_error(run):
+    result = run("hook = lambda g: g + 'x'\ncall_back(hook, 1)\n")
+    assert result.code == 1
+    assert result.err.splitlines() == [
+        "test.ag:1:18: TypeError: unsupported operand type(s) for +: 'int' and 'str'",
+        "    hook = lambda g: g + 'x'",
+        "                     ^^^^^^^",
+    ]
