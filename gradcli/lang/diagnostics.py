@@ -70,6 +70,21 @@ def _backward_needs_scalar(exc: BaseException) -> str | None:
             "(y.backward(torch.ones_like(y)))")
 
 
+def _fixed(error_type: str, prefix: str, text: str) -> None:
+    HINTS.append((error_type, prefix, lambda exc: text))
+
+
+_fixed("RuntimeError", "element 0 of tensors does not require grad",
+       "the output does not depend on any tensor with requires_grad=True; create the input with "
+       "requires_grad=True (shorthand: tensor([1., 2.], grad))")
+_fixed("RuntimeError", "a leaf Variable that requires grad is being used in an in-place operation",
+       "update leaves inside `with torch.no_grad():` (or through x.data)")
+_fixed("RuntimeError", "Only Tensors of floating point and complex dtype can require gradients",
+       "use floating values (1. instead of 1) or dtype=torch.float32")
+_fixed("RuntimeError", "Boolean value of Tensor with more than one value is ambiguous",
+       "reduce the comparison to one value first: (x > 0).all() or (x > 0).any()")
+
+
 @hint("NameError", "name 'torch' is not defined")
 def _missing_import(exc: BaseException) -> str:
     return "add `import torch` at the top, or use the bare name (ones(2) instead of torch.ones(2))"

@@ -119,3 +119,13 @@ def test_python_error_in_a_script_callback_called_by_the_engine_is_a_script_erro
         "    hook = lambda g: g + 'x'",
         "                     ^^^^^^^",
     ]
+
+
+def test_fixed_hint_for_ambiguous_tensor_truth(run):
+    result = run("if tensor([1., 2.]):\n    pass\n")
+    assert result.err.splitlines() == [
+        "test.ag:1:4: RuntimeError: Boolean value of Tensor with more than one value is ambiguous",
+        "    if tensor([1., 2.]):",
+        "       ^^^^^^^^^^^^^^^^",
+        "hint: reduce the comparison to one value first: (x > 0).all() or (x > 0).any()",
+    ]
