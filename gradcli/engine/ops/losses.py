@@ -17,6 +17,7 @@ import numpy as np
 
 from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchValueError
 from ..tensor import Tensor
+from ..warnings import warn
 from .activations import where
 from .arith import arr, binary_arrays, promote
 from .loss_support import (MEAN, NONE, SUM, attribute, broadcast_pair, get_enum, grad_norm, invalid_reduction,
@@ -342,7 +343,7 @@ def _bce_logits(input: Tensor, target: Tensor, weight: Any, pos_weight: Any, enu
 def _torch_bce_logits(input: Any, target: Any, weight: Any = None, pos_weight: Any = None,  # noqa: A002
                       reduction: int = MEAN) -> Tensor:
     """``torch.binary_cross_entropy_with_logits`` (the C++ function, reduction as an int)."""
-    _, b = BCE_LOGITS.fn_parser.parse((input, target, weight, pos_weight, reduction), {})
+    _, b = BCE_LOGITS.parser("function").parse((input, target, weight, pos_weight, reduction), {})
     return _bce_logits(b["input"], b["target"], b["weight"], b["pos_weight"], b["reduction"])
 
 

@@ -1,72 +1,121 @@
-"""``torch.nn.functional``: activations, ``linear``, losses and dropout.
+"""``torch.nn.functional``: the namespace, and the softmax family, ``normalize``
+and ``dropout``.
 
 Functions PyTorch implements natively get their own op (and node name:
 ``LeakyReluBackward0``, ``MseLossBackward0``, ...); functions PyTorch
 composes from other ops are composed the same way here, so their nodes
 match too (``l1_loss`` ends in ``MeanBackward0``, ``cross_entropy`` in
-``NllLossBackward0`` over ``LogSoftmaxBackward0``).
+``NllLossBackward0`` over ``LogSoftmaxBackward0``, ``dropout`` in
+``MulBackward0``).  The pieces live in ``activations.py``,
+``nn_activations.py``, ``nn_linear.py``, ``losses.py`` and ``nll.py``.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-import numpy as np
-
-from ..errors import TorchRuntimeError
+from .. import random as rng
+from ..errors import TorchRuntimeError, TorchValueError
 from ..tensor import Tensor
-from .arith import arr, float_dtype
-from .registry import FUNCTIONS, NAMESPACES, d, defop, run
+from ..warnings import warn
+from . import losses, nll
+from .loss_support import attribute
+from .nn_activations import NAMESPACE as ACTIVATIONS
+from .nn_activations import python_op
+from .nn_linear import bilinear, linear
+from .registry import FUNCTIONS, NAMESPACES
+from .signature import ArgParser
 
 F: dict[str, Any] = NAMESPACES.setdefault("nn.functional", {})
 
 
-def _softplus_forward(b: dict) -> Any:
-    x = b["self"]
-    a = arr(x, float_dtype(x))
-    beta, threshold = b["beta"], b["threshold"]
-    scaled = a * a.dtype.type(beta)
-    return np.where(scaled > threshold, a, np.log1p(np.exp(scaled)) / a.dtype.type(beta))
+# -- softmax / log_softmax / softmin --------------------------------------------------------------
 
-
-def _softplus_backward(g: Tensor, s: Any) -> Tensor:
-    x = s.self
-    z = (x * s.beta).exp()
-    return (g * z / (z + 1)).masked_fill(x * s.beta > s.threshold, 0.0) + g * (x * s.beta > s.threshold)
-
-
-defop("softplus", "softplus(Tensor input, Scalar beta=1, Scalar threshold=20)", _softplus_forward,
-      node="SoftplusBackward0", method=False, also_in=("nn.functional",),
-      derivs={"self": d("self")(_softplus_backward)})
-del FUNCTIONS["softplus"]  # torch.softplus is not public; F.softplus is
-
-
-def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002 - PyTorch's names
-    return input.relu_() if inplace else FUNCTIONS["relu"](input)
-
-
-def _implicit_softmax_dim(ndim: int) -> int:
-    from ..warnings import warn
-    warn("Implicit dimension choice for softmax has been deprecated. Change the call to include dim=X as "
-         "an argument.")
+def _implicit_dim(name: str, input: Any) -> int:  # noqa: A002 - PyTorch's name
+    ndim = attribute(input, "dim")()
+    warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an "
+         "argument.")
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def softmax(input: Tensor, dim: Any = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:  # noqa: A002
+def softmax(input: Any, dim: Any = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:  # noqa: A002
     if dim is None:
-        dim = _implicit_softmax_dim(input.ndim)
-    return FUNCTIONS["softmax"](input, dim, dtype=dtype)
+        dim = _implicit_dim("softmax", input)
+    method = attribute(input, "softmax")
+    return method(dim) if dtype is None else method(dim, dtype=dtype)
 
 
-def log_softmax(input: Tensor, dim: Any = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:  # noqa: A002
+def log_softmax(input: Any, dim: Any = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:  # noqa: A002
     if dim is None:
-        dim = _implicit_softmax_dim(input.ndim)
-    return FUNCTIONS["log_softmax"](input, dim, dtype=dtype)
+        dim = _implicit_dim("log_softmax", input)
+    method = attribute(input, "log_softmax")
+    return method(dim) if dtype is None else method(dim, dtype=dtype)
 
 
+def softmin(input: Any, dim: Any = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:  # noqa: A002
+    if dim is None:
+        dim = _implicit_dim("softmin", input)
+    negated = -input if isinstance(input, Tensor) else python_op(lambda: -input)
+    return negated.softmax(dim) if dtype is None else negated.softmax(dim, dtype=dtype)
+
+
+# -- normalize ----------------------------------------------------------------------------------
+
+def normalize(input: Any, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Any = None) -> Tensor:  # noqa: A002
+    """``input / max(norm(input, p, dim), eps)``, composed as PyTorch composes it."""
+    norm = attribute(input, "norm")(p, dim, keepdim=True)
+    if out is None:
+        return input / FUNCTIONS["clamp_min"](norm, eps).expand_as(input)
+    return FUNCTIONS["div"](input, norm.clamp_min_(eps).expand_as(input), out=out)
+
+
+# -- dropout ------------------------------------------------------------------------------------
+
+_DROPOUT = ArgParser(["dropout(Tensor input, float p, bool train)"])
+_DROPOUT_ = ArgParser(["dropout_(Tensor input, float p, bool train)"])
+
+
+def _dropout(x: Tensor, p: float, train: bool, inplace: bool) -> Tensor:
+    """ATen's ``_dropout_impl``: ``x * noise`` (``MulBackward0``) or ``x`` itself."""
+    if not 0 <= p <= 1:
+        raise TorchRuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
+    if p == 0 or not train or x.numel() == 0:
+        return x
+    if not x._dtype.is_floating_point:
+        # the noise takes x's dtype, and dividing it by 1 - p cannot stay integral
+        raise TorchRuntimeError(f"result type Float can't be cast to the desired output type {x._dtype.legacy_name}")
+    noise = Tensor._make(rng.dropout_noise(x._data, p), x._dtype)
+    return x.mul_(noise) if inplace else x * noise
+
+
+def torch_dropout(*args: Any, **kwargs: Any) -> Tensor:
+    """``torch.dropout(input, p, train)``."""
+    _, b = _DROPOUT.parse(args, kwargs)
+    return _dropout(b["input"], b["p"], b["train"], inplace=False)
+
+
+def torch_dropout_(*args: Any, **kwargs: Any) -> Tensor:
+    """``torch.dropout_(input, p, train)``."""
+    _, b = _DROPOUT_.parse(args, kwargs)
+    return _dropout(b["input"], b["p"], b["train"], inplace=True)
+
+
+def dropout(input: Any, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+    if python_op(lambda: p < 0.0 or p > 1.0):
+        raise TorchValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    return (torch_dropout_ if inplace else torch_dropout)(input, p, training)
+
+
+FUNCTIONS["dropout"] = torch_dropout
+FUNCTIONS["dropout_"] = torch_dropout_
+FUNCTIONS["bilinear"] = bilinear
+
+F.update(ACTIVATIONS)
 F.update({
-    "relu": relu, "softmax": softmax, "log_softmax": log_softmax, "tanh": FUNCTIONS["tanh"],
-    "sigmoid": FUNCTIONS["sigmoid"],
+    "softmax": softmax, "log_softmax": log_softmax, "softmin": softmin, "normalize": normalize,
+    "dropout": dropout, "linear": linear, "bilinear": bilinear,
+    "mse_loss": losses.mse_loss, "l1_loss": losses.l1_loss, "smooth_l1_loss": losses.smooth_l1_loss,
+    "huber_loss": losses.huber_loss, "binary_cross_entropy": losses.binary_cross_entropy,
+    "binary_cross_entropy_with_logits": losses.binary_cross_entropy_with_logits, "kl_div": losses.kl_div,
+    "nll_loss": nll.nll_loss, "cross_entropy": nll.cross_entropy,
 })
-__all__ = ["F", "math", "TorchRuntimeError", "run"]
