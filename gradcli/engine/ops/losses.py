@@ -66,8 +66,8 @@ def _smooth_l1_forward(b: dict) -> Any:
 def _smooth_l1_grad(g: Tensor, s: Any) -> Tensor:
     x = s.self - s.target
     scaled = g * grad_norm(s)
-    # |x| == beta already takes the linear branch (the sign)
-    return where(x.abs() < s.beta, scaled * x / s.beta, scaled * x.sign())
+    # |x| == beta already takes the linear branch; NaN takes the quadratic one (NaN)
+    return where(x <= -s.beta, -scaled, where(x >= s.beta, scaled, scaled * x / s.beta))
 
 
 SMOOTH_L1 = _loss_op("smooth_l1_loss", "SmoothL1LossBackward0", _smooth_l1_forward, _smooth_l1_grad,

@@ -99,13 +99,27 @@ unary("neg", _no_bool_neg, "NegBackward0", d()(lambda g, s: -g), float_only=Fals
       dunders=("__neg__",))
 unary("abs", np.abs, "AbsBackward0", d("self")(lambda g, s: g * s.self.sign()), float_only=False,
       dunders=("__abs__",))
-unary("sign", np.sign, "SignBackward0", d()(lambda g, s: zeros_like(g)), float_only=False)
+def _sign(a: np.ndarray) -> np.ndarray:
+    if a.dtype == np.bool_:
+        return a.copy()
+    # PyTorch's sign of NaN is 0 (so abs's gradient there is 0 too)
+    return np.where(np.isnan(a), a.dtype.type(0), np.sign(a)) if a.dtype.kind == "f" else np.sign(a)
+
+
+def _relu(a: np.ndarray) -> np.ndarray:
+    if a.dtype == np.bool_:
+        raise TorchRuntimeError("Boolean inputs not supported for relu")
+    return np.maximum(a, a.dtype.type(0))
+
+
+unary("sign", _sign, "SignBackward0", d()(lambda g, s: zeros_like(g)), float_only=False)
 unary("floor", np.floor, "FloorBackward0", d()(lambda g, s: zeros_like(g)), float_only=False)
 unary("ceil", np.ceil, "CeilBackward0", d()(lambda g, s: zeros_like(g)), float_only=False)
 unary("trunc", np.trunc, "TruncBackward0", d()(lambda g, s: zeros_like(g)), float_only=False)
 unary("frac", lambda a: a - np.trunc(a), "FracBackward0", d()(lambda g, s: g), float_only=False)
-unary("relu", lambda a: np.maximum(a, a.dtype.type(0)) if a.dtype != np.bool_ else a, "ReluBackward0",
-      d("result")(lambda g, s: g * (s.result > 0)), float_only=False)
+# PyTorch's threshold_backward: blocked where result <= 0, so a NaN input passes its gradient.
+unary("relu", _relu, "ReluBackward0",
+      d("result")(lambda g, s: WHERE_FN(s.result <= 0, 0.0, g)), float_only=False)
 FUNCTIONS_ALIASES = {"negative": "neg", "absolute": "abs", "arcsin": "asin", "arccos": "acos",
                      "arctan": "atan", "fix": "trunc"}
 
