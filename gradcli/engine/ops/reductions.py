@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
-from ..errors import TorchIndexError, TorchRuntimeError
+from ..errors import TorchIndexError, TorchNotImplementedError, TorchRuntimeError
 from ..tensor import Tensor
 from .arith import arr, float_dtype
 from .pointwise import zeros_like
@@ -474,7 +474,12 @@ defop("logsumexp", "logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, T
 def _softmax_forward(log: bool) -> Any:
     def forward(b: dict) -> Any:
         t = b["self"]
-        dt = b.get("dtype") or float_dtype(t)
+        dt = b.get("dtype") or t._dtype
+        if not dt.is_floating_point:
+            # PyTorch has no integer softmax kernel (a dtype= argument converts first)
+            last = t.ndim == 0 or wrap_dim(b["dim"], t.ndim) == t.ndim - 1
+            kernel = ("log_softmax" if log else "softmax") + ("_lastdim" if last else "") + "_kernel_impl"
+            raise TorchNotImplementedError(f"\"{kernel}\" not implemented for '{dt.legacy_name}'")
         a = arr(t, dt)
         if a.ndim == 0:
             return np.zeros_like(a) if log else np.ones_like(a)
