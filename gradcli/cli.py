@@ -143,6 +143,7 @@ def _execute(text: str, filename: str, echo: str, *, no_color: bool = False, deb
 
 
 def _internal_error(error: Exception, debug: bool) -> int:
+    """gradcli could not even start a run: report it as a bug, in one line unless --debug."""
     from gradcli.lang.diagnostics import Reporter
     from gradcli.lang.errors import EXIT_INTERNAL_ERROR
 

@@ -250,3 +250,15 @@ def test_timeout_stops_a_real_run(tmp_path):
     result = _gradcli("run", "--timeout", "0.3", str(script))
     assert result.returncode == 1
     assert "TimeoutError: the script ran longer than the time limit of 0.3 s (--timeout)" in result.stderr
+
+
+def test_failure_to_start_is_an_internal_error_not_a_traceback(cli, monkeypatch):
+    import gradcli.lang.runtime
+
+    def broken_session(**options):
+        raise RuntimeError("engine tables missing")
+    monkeypatch.setattr(gradcli.lang.runtime, "Session", broken_session)
+    result = cli("eval", "1")
+    assert result.exit_code == 70
+    assert result.stderr == ("gradcli: internal error: RuntimeError: engine tables missing "
+                             "(this is a bug in gradcli; run with --debug for the traceback)\n")
