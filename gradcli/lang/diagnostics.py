@@ -102,12 +102,15 @@ class Reporter:
     def _paint(self, text: str, code: str) -> str:
         return f"{code}{text}{_RESET}" if self.color else text
 
-    def error(self, exc: BaseException, span: Span | None, fallback: Span | None = None) -> None:
+    def error(self, exc: BaseException, span: Span | None, fallback: Span | None = None,
+              filename: str | None = None) -> None:
+        """Report a script error at ``span`` (or ``fallback``; or just ``filename`` if neither)."""
         where = span or fallback
         headline = error_text(exc)
         name, _, rest = headline.partition(":")
         painted = self._paint(name, _BOLD_RED) + (":" + rest if rest or ":" in headline else "")
-        lines = [f"{self._location(where)}{painted}"]
+        location = self._location(where) if where is not None or filename is None else f"{filename}: "
+        lines = [f"{location}{painted}"]
         if where is not None:
             end = where.end_column if where.end_line == where.line else TO_LINE_END
             lines.extend(self._excerpt(where.source, where.line, where.column, end))

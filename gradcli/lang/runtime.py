@@ -98,12 +98,18 @@ class Session:
     def run_source(self, text: str, filename: str = "<stdin>", echo: EchoMode = "none") -> Outcome:
         """Parse, compile and run ``text``; report any error; return how it ended."""
         source = Source(text, filename)
-        try:
-            compiled = compile_module(parse(text), source, self.context, echo)
-        except ScriptSyntaxError as error:
-            self.reporter.syntax_error(error, source)
-            return SCRIPT_ERROR
         with _RunGuard(self):
+            try:
+                compiled = compile_module(parse(text), source, self.context, echo)
+            except ScriptSyntaxError as error:
+                self.reporter.syntax_error(error, source)
+                return SCRIPT_ERROR
+            except RecursionError:
+                error = RecursionError("maximum recursion depth exceeded during compilation")
+                self.reporter.error(error, None, filename=filename)
+                return SCRIPT_ERROR
+            except Exception as error:
+                return self._report(error)
             try:
                 for statement in compiled:
                     self._statement_span = statement.span

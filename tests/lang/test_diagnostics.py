@@ -129,3 +129,11 @@ def test_fixed_hint_for_ambiguous_tensor_truth(run):
         "       ^^^^^^^^^^^^^^^^",
         "hint: reduce the comparison to one value first: (x > 0).all() or (x > 0).any()",
     ]
+
+
+def test_absurdly_nested_expression_is_a_recursion_error_not_a_crash(run):
+    deep = run("x = " + "-" * 3000 + "1\nprint(x)\n")
+    assert deep.out == "1\n"
+    absurd = run("x = " + "-" * 20000 + "1\n")
+    assert absurd.code == 1
+    assert absurd.err == "test.ag: RecursionError: maximum recursion depth exceeded during compilation\n"
