@@ -291,10 +291,7 @@ class StatementCompiler(CompilerBase):
         test_node, body_node, else_node = node.children
         test = self.expr(test_node)
         span = self.span(test_node)
-        self.loop_depth += 1
-        body = self.block(body_node)
-        self.loop_depth -= 1
-        orelse = self.block(else_node.children[0]) if else_node is not None else _nothing
+        body, orelse = self._loop_blocks(body_node, else_node)
 
         def while_loop(frame: Frame) -> Any:
             try:
@@ -316,10 +313,7 @@ class StatementCompiler(CompilerBase):
         store = self.store_target(target_node, "for")
         iterable = self.expr(iterable_node)
         span = self.span(iterable_node)
-        self.loop_depth += 1
-        body = self.block(body_node)
-        self.loop_depth -= 1
-        orelse = self.block(else_node.children[0]) if else_node is not None else _nothing
+        body, orelse = self._loop_blocks(body_node, else_node)
 
         def for_loop(frame: Frame) -> Any:
             try:
@@ -336,6 +330,14 @@ class StatementCompiler(CompilerBase):
                 raise
             return orelse(frame)
         return for_loop
+
+    def _loop_blocks(self, body_node: Tree, else_node: Tree | None) -> tuple[Executor, Executor]:
+        """A loop's body (where break/continue are allowed) and its else block."""
+        self.loop_depth += 1
+        body = self.block(body_node)
+        self.loop_depth -= 1
+        orelse = self.block(else_node.children[0]) if else_node is not None else _nothing
+        return body, orelse
 
     def s_with_stmt(self, node: Tree) -> Executor:
         *items, body_node = node.children
