@@ -108,6 +108,9 @@ class Session:
                 error = RecursionError("maximum recursion depth exceeded during compilation")
                 self.reporter.error(error, None, filename=filename)
                 return SCRIPT_ERROR
+            except KeyboardInterrupt:
+                self.reporter.interrupted("KeyboardInterrupt", None)
+                return INTERRUPTED
             except Exception as error:
                 return self._report(error)
             try:
