@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .errors import TorchTypeError
+from .errors import TorchIndexError, TorchTypeError
 
 
 class Size(tuple):
@@ -38,8 +38,14 @@ class Size(tuple):
     __str__ = __repr__
 
     def __getitem__(self, key):  # type: ignore[override]
-        result = tuple.__getitem__(self, key)
-        return Size(result) if isinstance(key, slice) else result
+        try:
+            result = tuple.__getitem__(self, key)
+        except IndexError:
+            raise TorchIndexError("tuple index out of range") from None
+        except TypeError:
+            raise TorchTypeError(
+                f"tuple indices must be integers or slices, not {type(key).__name__}") from None
+        return Size._of(result) if isinstance(key, slice) else result
 
     def __add__(self, other):  # type: ignore[override]
         return Size(tuple.__add__(self, tuple(other)))
