@@ -27,7 +27,7 @@ def _clamp_min_forward(b: dict) -> Any:
 
 CLAMP_MIN = defop("clamp_min", "clamp_min(Tensor input, Tensor min, *, Tensor? out=None)", _clamp_min_forward,
                   node=lambda b: "ClampMinBackward0" if b["min"]._wrapped else "ClampMinBackward1",
-                  inputs=("self", "min"), numbers_as_tensors=True, inplace=True,
+                  inputs=("self", "min"), scalar_inputs=("min",), numbers_as_tensors=True, inplace=True,
                   derivs={"self": d("self", "min")(lambda g, s: FUNCTIONS["where"](s.self >= s.min, g, 0.0)),
                           "min": d("self", "min")(lambda g, s: FUNCTIONS["where"](s.self < s.min, g, 0.0))})
 
@@ -52,7 +52,7 @@ def _xlogy_node(b: dict) -> str:
 
 
 XLOGY = defop("xlogy", "xlogy(Tensor input, Tensor other, *, Tensor? out=None)", _xlogy_forward, node=_xlogy_node,
-              inputs=("self", "other"), numbers_as_tensors=True, inplace=True,
+              inputs=("self", "other"), scalar_inputs=("self", "other"), numbers_as_tensors=True, inplace=True,
               derivs={"self": d("self", "other")(lambda g, s: g * FUNCTIONS["xlogy"](s.self != 0, s.other)),
                       "other": d("self", "other")(lambda g, s: g * s.self / s.other)})
 

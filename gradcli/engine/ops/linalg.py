@@ -125,14 +125,30 @@ def _matmul(a: Tensor, b: Tensor) -> Tensor:
         return run(SQUEEZE4, {"self": run(MM, {"self": a.unsqueeze(0), "mat2": b}), "dim": 0})
     if da == 2 and db == 2:
         return run(MM, {"self": a, "mat2": b})
-    if da >= 3 and db <= 2:
-        return _folded(a, b)
-    if db >= 3 and da <= 2:
+    if _should_fold(a, b):
+        if da >= 3:
+            return _folded(a, b)
         # (b^T @ a^T)^T, computed by folding b, as PyTorch does.
         if da == 1:
             return _folded(b.mT, a)
         return _folded(b.mT, a.t()).mT.contiguous()
     return _batched(a, b)
+
+
+def _should_fold(a: Tensor, b: Tensor) -> bool:
+    """PyTorch's ``should_fold``: fold the bigger operand into a matrix when that needs no copy,
+    or always when the smaller one requires grad (to keep its gradient small)."""
+    big, small = (a, b) if a.ndim >= b.ndim else (b.mT, a)
+    if not (big.ndim >= 3 and small.ndim <= 2):
+        return False
+    if small.requires_grad:
+        return True
+    if a.ndim == 2:
+        return False
+    if big.numel() == 0:
+        return True
+    shape, strides = big.shape, big.stride()
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(big.ndim - 2))
 
 
 def _folded(a: Tensor, b: Tensor) -> Tensor:
@@ -154,22 +170,30 @@ def _folded(a: Tensor, b: Tensor) -> Tensor:
 
 
 def _batched(a: Tensor, b: Tensor) -> Tensor:
-    from .shape import UNSAFE_VIEW, reshape
-    from .shape_rules import broadcast_shapes
-    a2 = a.unsqueeze(0) if a.ndim == 1 else a
-    b2 = b.unsqueeze(-1) if b.ndim == 1 else b
-    n, m1 = a2.shape[-2], a2.shape[-1]
-    m2, p = b2.shape[-2], b2.shape[-1]
-    batch = broadcast_shapes(tuple(a2.shape[:-2]), tuple(b2.shape[:-2]))
-    if m1 != m2:
-        raise TorchRuntimeError(
-            f"Expected size for first two dimensions of batch2 tensor to be: [{int(np.prod(batch))}, {m1}] but "
-            f"got: [{int(np.prod(batch))}, {m2}].")
-    count = int(np.prod(batch)) if batch else 1
-    ea = a2.expand(batch + (n, m1)) if tuple(a2.shape[:-2]) != batch else a2
-    eb = b2.expand(batch + (m2, p)) if tuple(b2.shape[:-2]) != batch else b2
-    out = run(BMM, {"self": reshape(ea, (count, n, m1)), "mat2": reshape(eb, (count, m2, p))})
-    shape = batch + ((n,) if a.ndim > 1 else ()) + ((p,) if b.ndim > 1 else ())
+    """Broadcast batches, expanded and flattened for one bmm (PyTorch's last matmul case)."""
+    from .shape import UNSAFE_VIEW
+    from .shape_rules import broadcast_shapes, numel
+    da, db = a.ndim, b.ndim
+    n, m1 = (a.shape[-2] if da > 1 else 1), a.shape[-1]
+    m2, p = (b.shape[-2] if db > 1 else b.shape[0]), (b.shape[-1] if db > 1 else 1)
+    batch1, batch2 = tuple(a.shape[:max(da - 2, 0)]), tuple(b.shape[:max(db - 2, 0)])
+    if da == 3 and db == 3 and batch1[0] != batch2[0]:
+        # a batch of one that requires grad is squeezed rather than expanded
+        if batch1[0] == 1 and a.requires_grad:
+            return _matmul(a.squeeze(0), b)
+        if batch2[0] == 1 and b.requires_grad:
+            return _matmul(a, b.squeeze(0))
+    batch = broadcast_shapes(batch1, batch2)
+    count = numel(batch)
+    ea = a.expand(batch + (n, m1)).reshape(count, n, m1)
+    if db == 1:
+        eb = b.expand(batch + (m2,)).reshape(count, m2).unsqueeze(2)
+    else:
+        eb = b.expand(batch + (m2, p)).reshape(count, m2, p)
+    out = run(BMM, {"self": ea, "mat2": eb})
+    if db == 1:
+        out = out.squeeze(-1)
+    shape = batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
     return run(UNSAFE_VIEW, {"self": out, "size": shape})
 
 

@@ -481,9 +481,9 @@ def _softmax_forward(log: bool) -> Any:
             kernel = ("log_softmax" if log else "softmax") + ("_lastdim" if last else "") + "_kernel_impl"
             raise TorchNotImplementedError(f"\"{kernel}\" not implemented for '{dt.legacy_name}'")
         a = arr(t, dt)
+        dim = wrap_dim(b["dim"], a.ndim)
         if a.ndim == 0:
             return np.zeros_like(a) if log else np.ones_like(a)
-        dim = wrap_dim(b["dim"], a.ndim)
         m = np.max(a, axis=dim, keepdims=True) if a.size else a
         shifted = a - m
         e = np.exp(shifted)
@@ -507,10 +507,36 @@ def _log_softmax_backward(g: Tensor, s: Any) -> Tensor:
     return g - y.exp() * g.sum(s.dim, keepdim=True)
 
 
-defop("softmax", "softmax(Tensor input, int dim, dtype? dtype=None)", _softmax_forward(False),
-      node="SoftmaxBackward0", derivs={"self": d("result")(_softmax_backward)})
-defop("log_softmax", "log_softmax(Tensor input, int dim, dtype? dtype=None)", _softmax_forward(True),
-      node="LogSoftmaxBackward0", derivs={"self": d("result")(_log_softmax_backward)})
+SOFTMAX = defop("softmax", "softmax(Tensor input, int dim, dtype? dtype=None)", _softmax_forward(False),
+                node="SoftmaxBackward0", derivs={"self": d("result")(_softmax_backward)})
+LOG_SOFTMAX = defop("log_softmax", "log_softmax(Tensor input, int dim, dtype? dtype=None)", _softmax_forward(True),
+                    node="LogSoftmaxBackward0", derivs={"self": d("result")(_log_softmax_backward)})
+
+
+def _converting_forms(op: Any) -> None:
+    """Function and method forms that cast to ``dtype=`` first, as ``at::softmax`` does
+    (a cast that changes the dtype is a ``ToCopyBackward0`` node below the softmax)."""
+    def convert_and_run(bound: dict) -> Tensor:
+        bound["self"] = bound.pop("input")
+        dt = bound.get("dtype")
+        if dt is not None:
+            if bound["self"]._dtype is not dt:
+                bound["self"] = bound["self"].to(dt)
+            bound["dtype"] = None
+        return run(op, bound)
+
+    def function(*args: Any, **kwargs: Any) -> Tensor:
+        return convert_and_run(op.parser("function").parse(args, kwargs)[1])
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return convert_and_run(op.parser("method").parse((self,) + args, kwargs)[1])
+    function.__name__ = method.__name__ = op.name
+    FUNCTIONS[op.name] = function
+    setattr(Tensor, op.name, method)
+
+
+_converting_forms(SOFTMAX)
+_converting_forms(LOG_SOFTMAX)
 
 
 # -- cumsum / cumprod ------------------------------------------------------------------------------

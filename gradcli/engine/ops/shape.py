@@ -67,12 +67,21 @@ UNSAFE_VIEW = defop("_unsafe_view", "_unsafe_view(Tensor input, int[] size)",
                     derivs={"self": _back_to_input})
 
 
+# reshape of a non-contiguous tensor whose strides still allow a view: PyTorch's _reshape_alias.
+RESHAPE_ALIAS = defop("_reshape_alias", "_reshape_alias(Tensor input, int[] size)", _view_forward,
+                      node="ReshapeAliasBackward0", view=True, function=False, method=False,
+                      derivs={"self": _back_to_input})
+
+
 def reshape(self: Tensor, *shape: Any) -> Tensor:
-    """A view when the strides allow it (ViewBackward0), else a copy (UnsafeViewBackward0)."""
+    """A view of a contiguous tensor (ViewBackward0), an alias when the strides still allow a
+    view (ReshapeAliasBackward0), else a copy (UnsafeViewBackward0 over CloneBackward0)."""
     _, bound = _RESHAPE.parse((self,) + shape, {})
     size = infer_shape(bound["shape"], self._data.size)
-    if _view_array(self._data, size) is not None:
+    if self._data.flags.c_contiguous:
         return run(VIEW, {"self": self, "size": size})
+    if _view_array(self._data, size) is not None:
+        return run(RESHAPE_ALIAS, {"self": self, "size": size})
     return run(UNSAFE_VIEW, {"self": self.clone(), "size": size})
 
 
