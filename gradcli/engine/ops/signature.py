@@ -143,9 +143,14 @@ class Signature:
             args = args[:offset] + [tuple(rest)]
         if len(args) > len(positional):
             n = len(positional) - offset
+            given = len(args) - offset
+            least = self.min_args - offset
+            if least != n:  # PyTorch's extra_args: a range when some are optional
+                raise _Mismatch(
+                    f"{self.name}() takes from {least} to {n} positional arguments but {given} were given")
             raise _Mismatch(
                 f"{self.name}() takes {n} positional argument{'s' if n != 1 else ''} but "
-                f"{len(args) - offset} {'were' if len(args) - offset != 1 else 'was'} given")
+                f"{given} {'were' if given != 1 else 'was'} given")
         for i, value in enumerate(args):
             p = positional[i]
             out[p.name] = self._convert(p, value, i + 1 - offset, numbers_as_tensors)
@@ -285,6 +290,11 @@ class ArgParser:
     def parse(self, args: Sequence, kwargs: dict) -> tuple[int, dict]:
         """Return (overload index, bound arguments)."""
         offset = 1 if self.method else 0
+        if self.method and (len(args) > 1 or kwargs) and all(len(sig.params) == 1 for sig in self.signatures):
+            # Tensor methods without arguments are plain C methods (METH_NOARGS) in PyTorch.
+            if kwargs:
+                raise TorchTypeError(f"TensorBase.{self.name}() takes no keyword arguments")
+            raise TorchTypeError(f"TensorBase.{self.name}() takes no arguments ({len(args) - 1} given)")
         for i, sig in enumerate(self.signatures):
             try:
                 return i, sig.bind(args, kwargs, self.numbers_as_tensors, offset)
