@@ -11,13 +11,24 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
-from .. import random as rng
 from ..device import check_cpu
 from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchValueError
 from ..tensor import Tensor
 from .factories import _OPTIONS, check_size, leaf
 from .registry import FUNCTIONS, METHOD_NAMES, defop, d, run
 from .signature import ArgParser
+
+
+class _LazyRandom:
+    """``gradcli.engine.random``, imported on first use: it loads NumPy's random
+    module, which a script that draws no random numbers should not pay for."""
+
+    def __getattr__(self, name: str) -> Any:
+        from .. import random
+        return getattr(random, name)
+
+
+rng = _LazyRandom()
 
 
 def _g(x: float) -> str:
@@ -65,8 +76,8 @@ def _sampled(parser: ArgParser, sampler: Any, kernel: str) -> Any:
     return factory
 
 
-rand = _sampled(_RAND, rng.uniform, "check_uniform_bounds")
-randn = _sampled(_RANDN, rng.normal, "normal_kernel_cpu")
+rand = _sampled(_RAND, lambda *a, **k: rng.uniform(*a, **k), "check_uniform_bounds")
+randn = _sampled(_RANDN, lambda *a, **k: rng.normal(*a, **k), "normal_kernel_cpu")
 
 _RANDINT = ArgParser([
     f"randint(int high, int[] size, *, any generator=None, Tensor? out=None, {_OPTIONS})",
