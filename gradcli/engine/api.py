@@ -8,6 +8,7 @@ torch.X yet" for a real name it lacks.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from . import dtypes, ops  # noqa: F401  (importing ops installs the op table)
@@ -76,6 +77,7 @@ def _build_torch() -> dict[str, Any]:
         "is_tensor": _is_tensor, "numel": _numel, "is_floating_point": _is_floating_point,
         "set_default_device": _set_default_device, "get_default_device": _get_default_device,
         "__version__": TORCH_VERSION,
+        "pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan,
     })
     return members
 

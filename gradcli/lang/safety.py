@@ -137,8 +137,14 @@ def _class_attribute(cls: type, name: str) -> Any:
     return _raise(ScriptAttributeError(f"type object '{cls.__name__}' has no attribute '{name}'"))
 
 
-def _missing(obj: Any, name: str) -> ScriptAttributeError:
-    return ScriptAttributeError(f"'{type(obj).__name__}' object has no attribute '{name}'")
+def _missing(obj: Any, name: str) -> Exception:
+    cls_name = type(obj).__name__
+    if cls_name == "Tensor" and not is_dunder(name):
+        # A real Tensor method gradcli lacks says so, rather than "no attribute".
+        from gradcli.engine.pytorch_names import TENSOR
+        if name in TENSOR:
+            return ScriptNotImplementedError(f"gradcli does not support Tensor.{name} yet")
+    return ScriptAttributeError(f"'{cls_name}' object has no attribute '{name}'")
 
 
 def _raise(error: BaseException) -> Any:

@@ -35,6 +35,12 @@ def main() -> None:
         lines.append(f"    {path!r}: frozenset({names!r}.split()),")
     lines.append("}")
     lines.append("")
+    # Functions only (no modules, classes, dtypes or constants): what a bare name may mean.
+    functions = [n for n in public(torch)
+                 if callable(getattr(torch, n)) and not isinstance(getattr(torch, n), type)
+                 and type(getattr(torch, n)).__name__ != "module" and n[:1].islower()]
+    lines.append(f"FUNCTIONS: frozenset[str] = frozenset({' '.join(functions)!r}.split())")
+    lines.append("")
     lines.append(f"TENSOR: frozenset[str] = frozenset({' '.join(public(torch.Tensor))!r}.split())")
     OUT.write_text("\n".join(lines) + "\n")
     print(f"wrote {OUT}")

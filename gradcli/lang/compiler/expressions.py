@@ -15,8 +15,8 @@ from lark import Token, Tree
 
 from gradcli.lang.compiler.base import CompilerBase, Evaluator
 from gradcli.lang.compiler.scopes import Scope, target_names
-from gradcli.lang.errors import (ScriptNameError, ScriptSyntaxError, ScriptTypeError,
-                                 ScriptUnboundLocalError, Span, mark, mark_call)
+from gradcli.lang.errors import (ScriptNameError, ScriptNotImplementedError, ScriptSyntaxError,
+                                 ScriptTypeError, ScriptUnboundLocalError, Span, mark, mark_call)
 from gradcli.lang.fstrings import Field, FStringError, parse_fstring, split_literal, unescape
 from gradcli.lang.functions import EMPTY_KWARGS, Frame, UserFunction
 from gradcli.lang.safety import READABLE_CACHE, get_attribute, is_dunder
@@ -113,7 +113,7 @@ class ExpressionCompiler(CompilerBase):
         name = str(node.children[0])
         return self.load_name(name, self.span(node))
 
-    def load_name(self, name: str, span) -> Evaluator:
+    def load_name(self, name: str, span) -> Evaluator:  # noqa: C901 - one closure per scope kind
         where, depth = self.scope.resolve(name)
         if where == "global":
             variables = self.context.globals
@@ -127,7 +127,7 @@ class ExpressionCompiler(CompilerBase):
                 try:
                     return builtins[name]
                 except KeyError:
-                    error = ScriptNameError(f"name '{name}' is not defined")
+                    error = missing_global(name)
                     mark(error, span)
                     raise error from None
             return load_global
@@ -818,3 +818,15 @@ def _comprehension_generator(levels: list, element: Evaluator):
         return loop(0, frame, iterator)
     return produce
 
+
+
+def missing_global(name: str) -> Exception:
+    """NameError, or "not supported yet" for a bare name that is a real torch function.
+
+    Bare torch names are available without import (the calculator shorthand), so
+    `lgamma(x)` means torch.lgamma, which gradcli may lack.
+    """
+    from gradcli.engine.pytorch_names import FUNCTIONS
+    if name in FUNCTIONS:
+        return ScriptNotImplementedError(f"gradcli does not support torch.{name} yet")
+    return ScriptNameError(f"name '{name}' is not defined")
