@@ -300,7 +300,11 @@ def _hardsigmoid_forward(b: dict) -> Any:
 
 def _hardsigmoid_grad(g: Tensor, s: Any) -> Tensor:
     x = s.self
-    return where((x > -3.0) & (x < 3.0), g * (1.0 / 6.0), 0.0)
+    # PyTorch's kernel multiplies by the float literal 1.0f / 6.0f, also for doubles
+    return where((x > -3.0) & (x < 3.0), g * _ONE_SIXTH_F, 0.0)
+
+
+_ONE_SIXTH_F = float(np.float32(1.0) / np.float32(6.0))
 
 
 hardsigmoid, hardsigmoid_ = pair("hardsigmoid", "Tensor input", _hardsigmoid_forward, "HardsigmoidBackward0",

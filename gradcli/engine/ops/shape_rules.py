@@ -31,14 +31,15 @@ def broadcast_shapes(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
     if tuple(a) == tuple(b):
         return tuple(a)
     n = max(len(a), len(b))
-    out = []
-    for i in range(n):
+    out = [0] * n
+    # From the last dim, as PyTorch's infer_size: the first mismatch from the right is reported.
+    for i in reversed(range(n)):
         da = a[len(a) - n + i] if len(a) - n + i >= 0 else 1
         db = b[len(b) - n + i] if len(b) - n + i >= 0 else 1
         if da == db or db == 1:
-            out.append(da)
+            out[i] = da
         elif da == 1:
-            out.append(db)
+            out[i] = db
         else:
             raise TorchRuntimeError(
                 f"The size of tensor a ({da}) must match the size of tensor b ({db}) at non-singleton "
