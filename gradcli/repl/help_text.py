@@ -1,0 +1,62 @@
+"""``:help``: the language in one page, with examples, then the commands and keys."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+_HEADING = re.compile(r"^([A-Z]\w*:)", re.MULTILINE)
+
+BANNER = "gradcli {version}: PyTorch {torch} autograd, line by line. :help for help, Ctrl-D to leave."
+
+LANGUAGE = """\
+Type Python with PyTorch's names; the value of a bare expression is shown.
+
+  >>> x = torch.ones(2, 2, requires_grad=True)
+  >>> out = ((x + 2) ** 2).mean()
+  >>> out.backward()
+  >>> x.grad
+  tensor([[1.5000, 1.5000],
+          [1.5000, 1.5000]])
+
+Names:       torch functions need no import (ones randn tensor exp mean ...);
+             import torch, import math, import torch.nn.functional as F work.
+Shorthand:   ones(2, 2, grad) means requires_grad=True; grad(y, x) is
+             torch.autograd.grad(y, x); every Tensor method has a function
+             form: mean(y), backward(out), t(x).  sum max min abs round of a
+             Tensor are torch's, not Python's.
+Statements:  = and += (in place on tensors), if/elif/else, for, while, def,
+             lambda, with torch.no_grad():, assert, del, comprehensions,
+             f-strings.  No classes, try, files or imports beyond torch/math.
+Blocks:      a line ending in ':' opens a block; an empty line runs it.
+
+  >>> x = tensor(2., grad)
+  >>> for k in range(2):
+  ...     y = x ** 3
+  ...     y.backward()
+  ...
+  >>> x.grad                     # gradients add up over the two backward()s
+  tensor(24.)
+"""
+
+KEYS = """\
+Keys:        Tab completes names, torch., x.<attribute> and keyword= in calls.
+             Up/Down walk the history (type a prefix first to search by it),
+             Ctrl-R searches it, Right arrow takes the grey suggestion.
+             Enter inside brackets or a block starts a new line; Esc Enter
+             runs the input at once.  Ctrl-C clears the input or stops a
+             running loop (your variables stay); Ctrl-D on an empty line leaves.
+"""
+
+
+def render_help(commands: Iterable, *, color: bool = False) -> str:
+    """The help page; headings in bold on a terminal."""
+    lines = [LANGUAGE, "Commands:"]
+    for command in commands:
+        lines.append(f"  {command.usage:<12} {command.summary}")
+    lines.append("")
+    lines.append(KEYS)
+    text = "\n".join(lines)
+    if color:
+        text = _HEADING.sub("\x1b[1m\\1\x1b[0m", text)
+    return text

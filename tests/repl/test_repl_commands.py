@@ -1,0 +1,126 @@
+"""The REPL's :commands."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from repl_helpers import ROOT, Captured, masked
+
+from gradcli.repl.commands import script_text
+
+
+def test_help_shows_the_language_and_every_command(repl):
+    repl.push(":help")
+    out, err = repl.take()
+    assert err == ""
+    assert "ones(2, 2, grad)" in out and "an empty line runs it" in out
+    for name in ("help", "vars", "reset", "load FILE", "save FILE", "quit"):
+        assert f"  :{name} " in out
+
+
+def test_python_help_exit_and_quit_work_unless_the_user_bound_them(repl):
+    repl.push("help")
+    assert ":vars" in repl.take()[0]
+    repl.push("quit = 3", "quit")
+    assert repl.take()[0] == "3\n" and not repl.console.finished
+    repl.push("exit()")
+    assert repl.console.finished
+
+
+def test_vars_table(repl):
+    repl.push("x = ones(2, 3, grad)", "y = (x * 2).sum()", "y.backward()", "n = 3", "name = 'w'", ":vars")
+    out, err = repl.take()
+    assert err == ""
+    rows = [line.split() for line in out.splitlines() if line.strip()]
+    assert rows[0] == ["name", "type", "shape", "dtype", "requires_grad", "grad_fn", "grad"]
+    assert rows[2] == ["x", "Tensor", "[2,", "3]", "float32", "True", "yes"]
+    assert rows[3] == ["y", "Tensor", "[]", "float32", "True", "SumBackward0", "no"]
+    assert rows[4] == ["n", "int", "3"]
+    assert rows[5] == ["name", "str", "'w'"]
+
+
+def test_vars_reads_no_non_leaf_grad(repl):
+    repl.push("x = ones(2, grad)", "y = x * 2", ":vars")
+    out, err = repl.take()
+    assert "MulBackward0" in out and err == ""   # no "non-leaf .grad" warning
+
+
+def test_vars_with_nothing_defined(repl):
+    repl.push(":vars")
+    assert repl.take() == ("No variables yet.\n", "")
+
+
+def test_reset_forgets_variables_and_restores_torch_defaults(repl):
+    repl.push("x = 1", "set_default_dtype(float64)", "set_printoptions(precision=2)", "tensor(1/3)",
+              "tensor(1/3).dtype")
+    assert repl.take()[0] == "tensor(0.33)\ntorch.float64\n"
+    repl.push(":reset", "tensor(1/3)", "tensor(1/3).dtype", "x")
+    out, err = repl.take()
+    assert out.splitlines()[1:] == ["tensor(0.3333)", "torch.float32"]
+    assert "NameError: name 'x' is not defined" in err
+    assert repl.console.accepted == ["tensor(1/3)", "tensor(1/3).dtype"]
+
+
+def test_load_runs_a_script_into_the_session(repl, tmp_path):
+    script = tmp_path / "setup.ag"
+    script.write_text("w = tensor([1., 2.], grad)\nw * 2\nprint('loaded')\n")
+    repl.push(f":load {script}", "w")
+    assert repl.take() == ("loaded\ntensor([1., 2.], requires_grad=True)\n", "")
+
+
+def test_load_reports_errors_at_the_file(repl, tmp_path):
+    script = tmp_path / "bad.ag"
+    script.write_text("a = 1\nb = a + nope\n")
+    repl.push(f":load {script}", "a")
+    out, err = repl.take()
+    assert err.startswith(f"{script}:2:9: NameError: name 'nope' is not defined")
+    assert out == "1\n"
+
+
+def test_load_a_missing_file(repl, tmp_path):
+    repl.push(f":load {tmp_path}/missing.ag")
+    assert repl.take() == ("", f"gradcli: cannot read '{tmp_path}/missing.ag': No such file or directory\n")
+    assert repl.console.failures == 1
+
+
+def test_save_writes_the_inputs_that_ran(repl, tmp_path):
+    target = tmp_path / "session.ag"
+    repl.push("x = tensor([1., 2.], grad)", "nope", "for i in range(2):", "    x * i", "",
+              "# the loss", "loss = (x ** 2).sum()", "loss.backward()", "x.grad", f":save {target}")
+    shown, _ = repl.take()
+    assert target.read_text() == ("x = tensor([1., 2.], grad)\n\nfor i in range(2):\n    x * i\n\n"
+                                  "# the loss\nloss = (x ** 2).sum()\nloss.backward()\nx.grad\n")
+    assert shown.splitlines()[-1].startswith(f"Saved 6 inputs to {target}")
+    replay = subprocess.run([sys.executable, "-m", "gradcli", "run", "--echo", str(target)],
+                            capture_output=True, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"})
+    assert masked(replay.stdout) == masked("\n".join(shown.splitlines()[:-1]) + "\n")
+
+
+def test_save_to_an_impossible_place(repl, tmp_path):
+    repl.push(f":save {tmp_path}/no/such/dir/s.ag")
+    assert repl.take()[1].startswith("gradcli: cannot write ")
+
+
+def test_script_text_layout():
+    assert script_text([]) == ""
+    assert script_text(["a = 1", "if a:\n    a", "b = 2"]) == "a = 1\n\nif a:\n    a\n\nb = 2\n"
+
+
+def test_quit_and_prefixes(repl):
+    repl.push(":q")
+    assert repl.console.finished
+
+
+def test_misused_commands_say_what_to_do(repl):
+    repl.push(":var", ":vaers", ":load", ":help me", ":")
+    out, err = repl.take()
+    assert err.splitlines() == [
+        "gradcli: unknown command :vaers; did you mean :vars?",
+        "gradcli: :load FILE needs a file name",
+        "gradcli: :help takes no argument",
+        "gradcli: a command name must follow ':' (:help lists them)",
+    ]
+    assert out == "No variables yet.\n"   # :var is a prefix of :vars

@@ -1,0 +1,179 @@
+"""The pure REPL session: when it asks for more, what it echoes, errors, interrupts, state."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from repl_helpers import ROOT, TUTORIAL, Captured, masked
+
+from gradcli.repl.core import PS1, PS2
+
+
+@pytest.mark.parametrize("lines", [
+    ["x = (1,"],                       # open bracket
+    ["print([1,", "2"],                # still open on the second line
+    ["for i in range(2):"],            # block header
+    ["if True:", "    y = 1"],         # indented block not closed by a blank line
+    ['s = """abc'],                    # open triple-quoted string
+    ["def f(a):", "    return a"],
+    ["@torch.no_grad()"],              # a decorator waits for its def
+])
+def test_needs_more_input(repl, lines):
+    assert repl.push(*lines) == [True] * len(lines)
+    assert repl.console.prompt == PS2
+    assert repl.take() == ("", "")
+
+
+def test_prompts_and_a_block_closed_by_a_blank_line(repl):
+    console = repl.console
+    assert console.prompt == PS1
+    assert repl.push("for i in range(3):", "    i * 2") == [True, True]
+    assert console.prompt == PS2
+    assert repl.push("") == [False]
+    assert console.prompt == PS1
+    assert repl.take() == ("0\n2\n4\n", "")
+
+
+def test_echo_is_the_repr_and_nothing_for_none(repl):
+    repl.push("x = 1", "x", "None", "'text'", "print('text')", "[1.5, None]", "x = 5")
+    assert repl.take() == ("1\n'text'\ntext\n[1.5, None]\n", "")
+
+
+def test_echo_keeps_the_value_as_underscore(repl):
+    repl.push("3 * 4", "_ + 1")
+    assert repl.take()[0] == "12\n13\n"
+
+
+def test_state_persists_and_a_bare_grad_echoes(repl):
+    repl.push("x = ones(2, 2, grad)", "y = x + 2", "out = mean(y * y * 3)", "backward(out)", "x.grad")
+    assert repl.take() == ("tensor([[4.5000, 4.5000],\n        [4.5000, 4.5000]])\n", "")
+    assert list(repl.console.names) == ["x", "y", "out"]
+
+
+def test_an_error_is_reported_like_run_and_variables_stay(repl):
+    repl.push("x = tensor([1., 2., 3.], grad)", "y = x * 2", "y.backward()")
+    out, err = repl.take()
+    assert out == ""
+    assert err.splitlines()[:3] == [
+        "<stdin>:1:1: RuntimeError: grad can be implicitly created only for scalar outputs",
+        "    y.backward()",
+        "    ^^^^^^^^^^^^",
+    ]
+    assert err.splitlines()[3].startswith("hint: ")
+    repl.push("x, y")
+    assert repl.take()[0].startswith("(tensor([1., 2., 3.], requires_grad=True)")
+
+
+def test_error_positions_count_lines_within_the_entry(repl):
+    repl.push("for i in range(2):", "    i + nope", "")
+    assert repl.take()[1].splitlines()[:3] == [
+        "<stdin>:2:9: NameError: name 'nope' is not defined", "    i + nope", "        ^^^^"]
+
+
+def test_a_syntax_error_is_reported_at_once(repl):
+    assert repl.push("x = 1 +") == [False]
+    assert repl.take()[1].startswith("<stdin>:1:8: SyntaxError: ")
+    assert repl.console.prompt == PS1
+
+
+def test_what_ran_before_an_error_in_the_same_entry_stays(repl):
+    repl.push("a = 1; b = nope; c = 3", "a")
+    out, err = repl.take()
+    assert out == "1\n" and "NameError" in err
+    assert "c" not in repl.console.names
+
+
+def test_an_unindented_line_after_a_block_runs_the_block_first(repl):
+    # as a file would; Python's REPL would refuse `print(y)` without the blank line
+    repl.push("y = 1", "while y < 100:", "    y = y * 3", "print(y)")
+    assert repl.take() == ("243\n", "")
+    assert repl.console.prompt == PS1
+
+
+def test_nested_blocks(repl):
+    lines = ["total = 0", "for i in range(4):", "    if i % 2:", "        total += i", "    else:",
+             "        total -= 1", "", "total"]
+    assert repl.push(*lines) == [False, True, True, True, True, True, False, False]
+    assert repl.take() == ("2\n", "")
+
+
+def test_an_empty_line_after_a_header_without_body_is_an_indentation_error(repl):
+    assert repl.push("for i in range(2):", "") == [True, False]
+    assert "IndentationError: expected an indented block after 'for' statement on line 1" in repl.take()[1]
+    assert repl.console.prompt == PS1
+
+
+def test_else_continues_the_block(repl):
+    assert repl.push("if 1 > 2:", "    'yes'", "else:", "    'no'", "") == [True, True, True, True, False]
+    assert repl.take() == ("'no'\n", "")
+
+
+def test_end_of_input_runs_the_pending_block(repl):
+    repl.push("for i in range(2):", "    i")
+    repl.console.flush()
+    assert repl.take() == ("0\n1\n", "")
+
+
+def test_end_of_input_inside_a_bracket_is_a_syntax_error(repl):
+    repl.push("x = (1,")
+    repl.console.flush()
+    assert "SyntaxError" in repl.take()[1]
+
+
+def test_interrupt_clears_the_buffer(repl):
+    repl.push("x = 1", "for i in range(3):")
+    repl.console.interrupt()
+    assert repl.console.prompt == PS1
+    assert repl.take() == ("", "KeyboardInterrupt\n")
+    repl.push("x")
+    assert repl.take()[0] == "1\n"
+
+
+def test_ctrl_c_during_a_run_keeps_the_variables(repl):
+    console = repl.console
+
+    def stop() -> None:
+        raise KeyboardInterrupt
+    console.session.builtins["stop"] = stop
+    repl.push("n = 0", "while True:", "    n = n + 1", "    if n == 5:", "        stop()", "")
+    out, err = repl.take()
+    assert "KeyboardInterrupt" in err and "Traceback" not in err
+    repl.push("n")
+    assert repl.take()[0] == "5\n"
+
+
+def test_blank_and_comment_lines_do_nothing(repl):
+    assert repl.push("", "   ", "# a comment") == [False, False, False]
+    assert repl.take() == ("", "")
+    assert repl.console.accepted == ["# a comment"]   # :save keeps the user's comments
+
+
+def test_partial_output_line_is_tracked(repl):
+    repl.push("print(1, end='')")
+    assert not repl.console.stdout.at_line_start
+    repl.console.stdout.end_line()
+    assert repl.take()[0] == "1\n"
+
+
+def test_the_tutorial_line_by_line_prints_what_run_prints():
+    """Every line of the seed tutorial pushed as typed: `gradcli run --echo`'s output, and
+    `gradcli run`'s output in order within it (the REPL adds only the echoes)."""
+    repl = Captured()
+    for line in TUTORIAL.read_text().splitlines():
+        repl.push(line)
+    repl.console.flush()
+    out, err = repl.take()
+    assert err == ""
+
+    def run(*options: str) -> str:
+        result = subprocess.run([sys.executable, "-m", "gradcli", "run", *options, str(TUTORIAL)],
+                                capture_output=True, text=True, cwd=ROOT, env={"NO_COLOR": "1"})
+        assert result.returncode == 0, result.stderr
+        return masked(result.stdout)
+
+    assert masked(out) == run("--echo")
+    printed = iter(masked(out).splitlines())
+    assert all(line in printed for line in run().splitlines())
