@@ -1,0 +1,118 @@
+"""Key bindings of the shell: Enter that knows about brackets and blocks, indentation keys.
+
+* Enter runs the entry when it is complete, and otherwise opens a new line
+  indented like the last one (one level deeper after a ':', one less after
+  ``return``/``pass``/``break``/``continue``).  Enter inside the entry (text
+  after the cursor) always opens a new line; with a completion highlighted it
+  takes the completion.
+* Esc Enter (Meta-Enter) runs the entry as it is.
+* Tab at the start of a line indents, Backspace there removes one level.
+* Typing a space on a line that holds only the indentation Enter put there
+  replaces it: whoever types their own indentation (as in Python's classic
+  REPL) gets exactly what they type, not double.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from prompt_toolkit.application import get_app
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.document import Document
+from prompt_toolkit.enums import DEFAULT_BUFFER
+from prompt_toolkit.filters import Condition, has_focus
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
+if TYPE_CHECKING:
+    from gradcli.repl.core import Console
+
+INDENT = "    "
+_ENDS_BLOCK = re.compile(r"^\s*(pass|break|continue|return\b.*)\s*$")
+
+
+def repl_bindings(console: "Console") -> KeyBindings:
+    bindings = KeyBindings()
+    editing = has_focus(DEFAULT_BUFFER)
+    # (text, cursor) right after Enter inserted an indentation; None once anything changed
+    auto_indented: list[tuple[str, int] | None] = [None]
+
+    def open_line(buffer: Buffer) -> None:
+        new_line(buffer)
+        auto_indented[0] = (buffer.text, buffer.cursor_position) if buffer.document.current_line else None
+
+    @Condition
+    def untouched_auto_indent() -> bool:
+        buffer = get_app().current_buffer
+        return auto_indented[0] == (buffer.text, buffer.cursor_position)
+
+    @Condition
+    def at_indentation() -> bool:
+        """Only spaces (or nothing) between the start of the line and the cursor."""
+        return get_app().current_buffer.document.current_line_before_cursor.strip() == ""
+
+    @Condition
+    def in_indentation() -> bool:
+        before = get_app().current_buffer.document.current_line_before_cursor
+        return before != "" and before.strip() == ""
+
+    @bindings.add("enter", filter=editing)
+    def enter(event: KeyPressEvent) -> None:
+        buffer = event.current_buffer
+        state = buffer.complete_state
+        if state is not None and state.current_completion is not None:
+            buffer.apply_completion(state.current_completion)
+            return
+        if buffer.document.text_after_cursor.strip() or console.needs_more(buffer.text):
+            open_line(buffer)
+        else:
+            accept(buffer)
+
+    @bindings.add(" ", filter=editing & untouched_auto_indent)
+    def own_indentation(event: KeyPressEvent) -> None:
+        buffer = event.current_buffer
+        buffer.delete_before_cursor(len(buffer.document.current_line_before_cursor))
+        buffer.insert_text(" ")
+
+    @bindings.add("escape", "enter", filter=editing)
+    def run_now(event: KeyPressEvent) -> None:
+        accept(event.current_buffer)
+
+    @bindings.add("tab", filter=editing & at_indentation)
+    def indent(event: KeyPressEvent) -> None:
+        column = len(event.current_buffer.document.current_line_before_cursor)
+        event.current_buffer.insert_text(" " * (len(INDENT) - column % len(INDENT)))
+
+    @bindings.add("backspace", filter=editing & in_indentation)
+    def dedent(event: KeyPressEvent) -> None:
+        column = len(event.current_buffer.document.current_line_before_cursor)
+        event.current_buffer.delete_before_cursor(column % len(INDENT) or len(INDENT))
+
+    return bindings
+
+
+def new_line(buffer: Buffer) -> None:
+    """Break the line at the cursor; the new line gets the indentation the block needs."""
+    line = buffer.document.current_line_before_cursor
+    buffer.insert_text("\n" + next_indent(line))
+
+
+def next_indent(line: str) -> str:
+    indent = line[:len(line) - len(line.lstrip())]
+    code = line.split("#", 1)[0].rstrip()
+    if code.endswith(":"):
+        return indent + INDENT
+    if _ENDS_BLOCK.match(code):
+        return indent[:-len(INDENT)] if indent.endswith(INDENT) else ""
+    return indent
+
+
+def accept(buffer: Buffer) -> None:
+    """Run the entry; the blank lines that ended a block are not kept (nor stored in the history)."""
+    lines = buffer.text.split("\n")
+    while len(lines) > 1 and not lines[-1].strip():
+        lines.pop()
+    text = "\n".join(lines)
+    if text != buffer.text:
+        buffer.document = Document(text, len(text))
+    buffer.validate_and_handle()

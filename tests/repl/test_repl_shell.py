@@ -1,0 +1,145 @@
+"""The prompt_toolkit shell, driven through a pipe input with a dummy output."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from repl_helpers import TUTORIAL, Captured, masked
+
+from gradcli.repl.shell import run_shell
+
+UP, RIGHT, ESCAPE, CTRL_C, CTRL_D = "\x1b[A", "\x1b[C", "\x1b", "\x03", "\x04"
+
+
+@pytest.fixture
+def history(tmp_path: Path) -> Path:
+    return tmp_path / "state" / "history"
+
+
+def drive(keys: str, history: Path, *later: str) -> Captured:
+    """Type ``keys`` into a shell, then each of ``later`` after a pause (completion runs in the
+    background, so keys after a Tab must wait for it); Ctrl-D at the end leaves."""
+    repl = Captured()
+    chunks = [keys, *later]
+    chunks[-1] += CTRL_D
+    done = threading.Event()
+    stuck: list[bool] = []
+    with create_pipe_input() as pipe:
+        pipe.send_text(chunks[0])
+
+        def type_slowly() -> None:
+            for chunk in chunks[1:]:
+                time.sleep(0.3)
+                pipe.send_text(chunk)
+            if not done.wait(10):   # still running: the keys left it mid-entry; end it, fail the test
+                stuck.append(True)
+                pipe.send_text(CTRL_C + CTRL_D)
+        typist = threading.Thread(target=type_slowly)
+        typist.start()
+        status = run_shell(repl.console, history_file=history, input=pipe, output=DummyOutput())
+        done.set()
+        typist.join()
+    assert not stuck, "the shell was still waiting for input after the last key"
+    assert status == 0
+    return repl
+
+
+def test_enter_runs_a_complete_line(history):
+    assert drive("x = 6 * 7\rx\r", history).take() == ("42\n", "")
+
+
+def test_a_block_is_indented_for_you_and_an_empty_line_runs_it(history):
+    repl = drive("for i in range(3):\rif i:\ri\r\r", history)
+    assert repl.take() == ("1\n2\n", "")
+
+
+def test_indentation_typed_by_hand_replaces_the_automatic_one(history):
+    repl = drive("for i in range(2):\r    if i:\r        i * 10\r    i\r\r", history)
+    assert repl.take() == ("0\n10\n1\n", "")
+
+
+def test_enter_inside_brackets_continues_the_entry(history):
+    assert drive("x = (1,\r2)\rx\r", history).take() == ("(1, 2)\n", "")
+
+
+def test_escape_enter_runs_at_once(history):
+    assert drive(f"for i in range(2):\ri{ESCAPE}\r", history).take() == ("0\n1\n", "")
+
+
+def test_an_error_keeps_the_variables(history):
+    out, err = drive("a = tensor([1., 2.], grad)\ra.backward()\ra.requires_grad\r", history).take()
+    assert out == "True\n"
+    assert err.startswith("<stdin>:1:1: RuntimeError: grad can be implicitly created only for scalar outputs")
+
+
+def test_ctrl_c_clears_the_input(history):
+    out, err = drive(f"x = 1\rx = 2{CTRL_C}x\r", history).take()
+    assert (out, err) == ("1\n", "KeyboardInterrupt\n")
+
+
+def test_quit_command_ends_the_shell(history):
+    repl = drive(":quit\r'not run'\r", history)
+    assert repl.console.finished and repl.take() == ("", "")
+
+
+def test_tab_completes_names_attributes_and_keywords(history):
+    # the second Tab on `requi` picks the first choice, the keyword argument
+    repl = drive("zebra = 5\rzeb\t", history, "\rt = ones(2)\rt.requires_gr\t", "\rones(2, requi\t",
+                 "\t", "True)\r")
+    assert repl.take() == ("5\nFalse\ntensor([1., 1.], requires_grad=True)\n", "")
+
+
+def test_history_survives_a_restart_and_up_recalls(history):
+    drive("a = 41\rfor i in range(2):\ri\r\r", history)
+    assert history.exists()
+    # Up recalls the block with the cursor at its end, Up again moves within it, a third goes on
+    repl = drive(f"{UP}{UP}{UP}\ra + 1\r", history)
+    assert repl.take() == ("42\n", "")
+
+
+def test_up_searches_by_the_typed_prefix(history):
+    drive("alpha = 1\rbeta = 2\rgamma = 3\r", history)
+    repl = drive(f"al{UP}\ralpha\r", history)
+    assert repl.take() == ("1\n", "")
+
+
+def test_blocks_are_stored_whole_without_the_closing_blank_line(history):
+    drive("for i in range(2):\ri\r\r", history)
+    assert "+for i in range(2):\n+    i\n" in history.read_text()
+
+
+def test_right_arrow_takes_the_suggestion_from_history(history):
+    drive("value = 12345\r", history)
+    repl = drive("value = 1", history, f"{RIGHT}\rvalue\r")   # the suggestion comes in the background
+    assert repl.take() == ("12345\n", "")
+
+
+def test_output_without_a_newline_does_not_share_the_prompt_line(history):
+    repl = drive("print(1, end='')\r2\r", history)
+    assert repl.take()[0] == "1\n2\n"
+
+
+def test_the_tutorial_typed_into_the_shell(history):
+    """Each line typed as a person would (indentation included, an empty line after each block):
+    the same output as pushing the lines to the core."""
+    lines = TUTORIAL.read_text().splitlines()
+    typed = []
+    for index, line in enumerate(lines):
+        typed.append(line)
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        if line.startswith(" ") and not following.startswith(" "):
+            typed.append("")   # close the block
+    repl = drive("".join(line + "\r" for line in typed), history)
+    expected = Captured()
+    for line in lines:
+        expected.push(line)
+    expected.console.flush()
+    out, err = repl.take()
+    assert err == ""
+    assert masked(out) == masked(expected.take()[0])
