@@ -1,10 +1,11 @@
-"""The ``gradcli`` command line: ``run`` a script, ``eval`` a snippet, ``--version``.
+"""The ``gradcli`` command line: ``run`` a script, ``eval`` a snippet, ``repl``, ``--version``.
 
 Start-up matters (a calculator is run many times).  Typer (and the pydantic
 it builds parameters with) costs ~0.1 s, so the everyday ``run``/``eval``
 invocations are parsed by ``parse_fast_path`` and never import it; ``--help``,
 ``--version`` and malformed options go to the Typer app.  The language, the
-engine and Rich are imported only when needed (Rich only when colouring).
+engine and Rich are imported only when needed (Rich only when colouring), and
+the REPL (prompt_toolkit) only for ``gradcli`` alone or ``gradcli repl``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import gradcli
 
 EXAMPLES = """\
 Examples:
+
+  gradcli                       (no arguments: the interactive REPL)
 
   gradcli eval 'x = ones(2, 2, grad); out = mean((x + 2) ** 2); backward(out); x.grad'
 
@@ -98,7 +101,31 @@ def build_app() -> Any:
         exit_with(eval_code(code, no_color=no_color, debug=debug, no_hints=no_hints, timeout=timeout,
                             max_elements=max_elements, seed=seed))
 
+    @app.command()
+    def repl(
+        no_color: bool = typer.Option(False, "--no-color", help=NO_COLOR_HELP),
+        debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
+        no_hints: bool = typer.Option(False, "--no-hints", help=NO_HINTS_HELP),
+        timeout: Optional[float] = typer.Option(None, "--timeout", metavar="SECONDS", min=0,
+                                                help="Stop any one input after this many seconds."),
+        max_elements: Optional[int] = typer.Option(None, "--max-elements", metavar="N", min=1,
+                                                   help=MAX_ELEMENTS_HELP),
+        seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help=SEED_HELP),
+    ) -> None:
+        """The interactive REPL (also `gradcli` alone); reads plain lines when stdin is not a terminal."""
+        exit_with(start_repl(no_color=no_color, debug=debug, no_hints=no_hints, timeout=timeout,
+                             max_elements=max_elements, seed=seed))
+
     return app
+
+
+def start_repl(**options: Any) -> int:
+    """``gradcli repl``: the exit status."""
+    try:
+        from gradcli.repl.launch import main as repl_main
+        return repl_main(**options)
+    except Exception as error:  # a bug in gradcli (the REPL reports script errors itself)
+        return _internal_error(error, options.get("debug", False))
 
 
 def run_file(file: str, *, echo: bool = False, **options: Any) -> int:
@@ -162,13 +189,16 @@ def _internal_error(error: Exception, debug: bool) -> int:
 # malformed option) goes to Typer, which also gives the usage errors.
 # tests/cli checks that these tables match the Typer commands.
 FLAGS = {"run": {"--echo", "--no-color", "--debug", "--no-hints"},
-         "eval": {"--no-color", "--debug", "--no-hints"}}
+         "eval": {"--no-color", "--debug", "--no-hints"},
+         "repl": {"--no-color", "--debug", "--no-hints"}}
 VALUED = {"--timeout": (float, 0), "--max-elements": (int, 1), "--seed": (int, None)}
 
 
-def parse_fast_path(argv: list[str]) -> tuple[str, str, dict] | None:
-    """(command, FILE or CODE, options) for a plain run/eval invocation, else None."""
-    if not argv or argv[0] not in FLAGS:
+def parse_fast_path(argv: list[str]) -> tuple[str, str | None, dict] | None:
+    """(command, FILE or CODE (None for repl), options) for a plain run/eval/repl invocation, else None."""
+    if not argv:
+        return "repl", None, {}
+    if argv[0] not in FLAGS:
         return None
     command, flags = argv[0], FLAGS[argv[0]]
     options: dict = {}
@@ -201,9 +231,9 @@ def parse_fast_path(argv: list[str]) -> tuple[str, str, dict] | None:
         else:
             positional.append(argument)
         index += 1
-    if len(positional) != 1:
+    if len(positional) != (0 if command == "repl" else 1):
         return None
-    return command, positional[0], options
+    return command, positional[0] if positional else None, options
 
 
 def main() -> None:
@@ -214,6 +244,8 @@ def main() -> None:
             build_app()()
             return
         command, target, options = fast
+        if command == "repl":
+            sys.exit(start_repl(**options))
         run_it = run_file if command == "run" else eval_code
         sys.exit(run_it(target, **options))
     except BrokenPipeError:

@@ -175,9 +175,9 @@ def test_python_dash_m_version():
     assert result.stdout.startswith(f"gradcli {gradcli.__version__} ")
 
 
-def test_no_arguments_shows_usage():
-    result = _gradcli()
-    assert "Usage" in result.stdout + result.stderr
+def test_no_arguments_opens_the_repl():
+    result = _gradcli(input="x = 6 * 7\nx\n")
+    assert (result.returncode, result.stdout, result.stderr) == (0, "42\n", "")
 
 
 def test_fast_path_parses_like_typer():
@@ -186,7 +186,7 @@ def test_fast_path_parses_like_typer():
 
     from gradcli.cli import FLAGS, VALUED, build_app
     group = typer.main.get_command(build_app())
-    for name in ("run", "eval"):
+    for name in ("run", "eval", "repl"):
         options = {opt for param in group.commands[name].params for opt in param.opts
                    if opt.startswith("--") and opt != "--help"}
         assert options == FLAGS[name] | set(VALUED)
@@ -207,7 +207,9 @@ def test_fast_path_parses_like_typer():
     (["run"], None),
     (["run", "a.ag", "b.ag"], None),
     (["--version"], None),
-    ([], None),
+    ([], ("repl", None, {})),
+    (["repl", "--seed", "1", "--no-color"], ("repl", None, {"seed": 1, "no_color": True})),
+    (["repl", "x.ag"], None),
 ])
 def test_fast_path_argument_parsing(argv, expected):
     from gradcli.cli import parse_fast_path
