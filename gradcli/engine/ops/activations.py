@@ -84,9 +84,8 @@ def _hardtanh_forward(b: dict) -> Any:
     if a.dtype == np.bool_:
         raise TorchRuntimeError("Bool inputs not supported for hardtanh")
     lo, hi = _scalar(a, b["min_val"]), _scalar(a, b["max_val"])
-    out = np.minimum(np.maximum(a, lo), hi)
-    # max/min propagate NaN like PyTorch's clamp
-    return np.where(np.isnan(a), a, out) if a.dtype.kind == "f" else out
+    # PyTorch's clamp: x < lo ? lo : (x > hi ? hi : x), so NaN and -0.0 stay as they are
+    return np.where(a < lo, lo, np.where(a > hi, hi, a))
 
 
 def _hardtanh_grad(g: Tensor, s: Any) -> Tensor:
@@ -139,7 +138,10 @@ def _elu_forward(b: dict) -> Any:
 
 
 def _elu_grad(alpha: float, scale: float, input_scale: float, g: Tensor, x: Tensor) -> Tensor:
-    return where(x <= 0, g * (input_scale * alpha * scale) * (x * input_scale).exp(), g * scale)
+    # x enters the exp only where x < 0: PyTorch's second derivative is masked by x < 0, so it
+    # is 0 at x = 0 although the first derivative there is alpha * scale
+    negative = where(x < 0, x, 0.0)
+    return where(x <= 0, g * (input_scale * alpha * scale) * (negative * input_scale).exp(), g * scale)
 
 
 def _elu_result_grad(alpha: float, scale: float, input_scale: float, g: Tensor, y: Tensor) -> Tensor:
@@ -148,7 +150,7 @@ def _elu_result_grad(alpha: float, scale: float, input_scale: float, g: Tensor, 
             "In-place elu backward calculation is triggered with a negative slope which is not supported. This is "
             "caused by calling in-place forward function with a negative slope, please call out-of-place version "
             "instead.")
-    return where(y <= 0, g * input_scale * (y + alpha * scale), g * scale)
+    return where(y <= 0, g * input_scale * (where(y < 0, y, 0.0) + alpha * scale), g * scale)
 
 
 _ELU_SIG = "Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1"
@@ -263,7 +265,8 @@ def _softplus_forward(b: dict) -> Any:
 
 def _softplus_grad(g: Tensor, s: Any) -> Tensor:
     scaled = s.self * s.beta
-    z = scaled.exp()
+    # At beta * x == threshold PyTorch's second derivative is already 0 (it masks with <)
+    z = where(scaled < s.threshold, scaled, scaled.detach()).exp()
     # Linear above the threshold: the gradient there is exactly g.
     return where(scaled > s.threshold, g, g * z / (z + 1))
 
@@ -278,12 +281,9 @@ def _log_sigmoid_forward(b: dict) -> Any:
 
 
 def _log_sigmoid_grad(g: Tensor, s: Any) -> Tensor:
-    x = s.self
-    negative = x < 0
-    z = (-x.abs()).exp()
-    ratio = z / (z + 1)
-    # 1 - z/(1+z) for x < 0, z/(1+z) otherwise (NaN stays NaN through z)
-    return g * where(negative, 1 - ratio, ratio)
+    # PyTorch's kernel computes sigmoid(-x) stably from exp(-|x|); written as sigmoid(-x) its
+    # derivative is PyTorch's double backward, also at x = 0 where |x| has none.
+    return g * (-s.self).sigmoid()
 
 
 log_sigmoid, _ = pair("log_sigmoid", "Tensor input", _log_sigmoid_forward, "LogSigmoidBackward0",

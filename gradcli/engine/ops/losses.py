@@ -85,7 +85,9 @@ def _huber_forward(b: dict) -> Any:
 def _huber_grad(g: Tensor, s: Any) -> Tensor:
     x = s.self - s.target
     norm = grad_norm(s)
-    return where(x < -s.delta, g * (-norm * s.delta), where(x > s.delta, g * (norm * s.delta), x * norm * g))
+    # Only strictly inside (-delta, delta) does x itself carry a derivative (PyTorch's double backward)
+    inner = where(x.abs() < s.delta, x, x.detach())
+    return where(x < -s.delta, g * (-norm * s.delta), where(x > s.delta, g * (norm * s.delta), inner * norm * g))
 
 
 HUBER = _loss_op("huber_loss", "HuberLossBackward0", _huber_forward, _huber_grad, ", float delta=1.0")
@@ -202,11 +204,46 @@ def _times_in_place(loss: np.ndarray, w: Tensor) -> np.ndarray:
 
 
 def _bce_input_grad(g: Tensor, s: Any) -> Tensor:
-    x = s.self
-    grad = g * (x - s.target) / ((1 - x) * x).clamp_min(1e-12)
+    bound = {"grad_output": g, "self": s.self, "target": s.target, "weight": s.weight, "reduction": s.reduction}
+    return run(BCE_BACKWARD, bound)
+
+
+# -- the gradient of binary_cross_entropy as an op of its own, as in PyTorch: its derivatives are
+#    PyTorch's double-backward formulas (no cancellation near p = 0 or 1 in float32).
+_EPS = 1e-12
+
+
+def _bce_backward_forward(b: dict) -> Any:
+    g, x, t, w = b["grad_output"]._data, b["self"]._data, b["target"]._data, b["weight"]
+    one = x.dtype.type(1)
+    out = g * (x - t) / np.maximum((one - x) * x, x.dtype.type(_EPS))
+    if w is not None:
+        out = out * w._data
+    if b["reduction"] == MEAN:
+        out = out / x.dtype.type(x.size)
+    return np.asarray(out, dtype=x.dtype)
+
+
+def _mean_scaled(v: Tensor, s: Any) -> Tensor:
     if s.weight is not None:
-        grad = grad * s.weight
-    return grad * grad_norm(s) if s.reduction == MEAN else grad
+        v = v * s.weight
+    return v * grad_norm(s) if s.reduction == MEAN else v
+
+
+BCE_BACKWARD = defop(
+    "binary_cross_entropy_backward",
+    "binary_cross_entropy_backward(Tensor grad_output, Tensor input, Tensor target, Tensor? weight=None, "
+    "int reduction=1)", _bce_backward_forward, node="BinaryCrossEntropyBackwardBackward0",
+    inputs=("grad_output", "self", "target"), function=False, method=False,
+    derivs={
+        "grad_output": d("self", "target", "weight")(
+            lambda g, s: _mean_scaled(g * (s.self - s.target) / ((s.self + _EPS) * (1 - s.self + _EPS)), s)),
+        "self": d("grad_output", "self", "target", "weight")(
+            lambda g, s: _mean_scaled(g * s.grad_output * (s.self * s.self - 2 * s.self * s.target + s.target)
+                                      / ((s.self + _EPS).pow(2) * (1 - s.self + _EPS).pow(2)), s)),
+        "target": d("grad_output", "self", "weight")(
+            lambda g, s: _mean_scaled(-g * s.grad_output / ((1 - s.self) * s.self).clamp_min(_EPS), s)),
+    })
 
 
 def _bce_target_grad(g: Tensor, s: Any) -> Tensor:
