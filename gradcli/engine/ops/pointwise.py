@@ -109,7 +109,8 @@ def _sign(a: np.ndarray) -> np.ndarray:
 def _relu(a: np.ndarray) -> np.ndarray:
     if a.dtype == np.bool_:
         raise TorchRuntimeError("Boolean inputs not supported for relu")
-    return np.maximum(a, a.dtype.type(0))
+    # x < 0 ? 0 : x, so relu(-0.0) is -0.0 and NaN stays NaN, as in PyTorch
+    return np.where(a < 0, a.dtype.type(0), a)
 
 
 unary("sign", _sign, "SignBackward0", d()(lambda g, s: zeros_like(g)), float_only=False)
