@@ -1,6 +1,8 @@
-"""Where the REPL keeps its history: the user's state directory (platformdirs).
+"""The REPL's history: entries in a file in the user's state directory (platformdirs).
 
 On Linux that is ``$XDG_STATE_HOME/gradcli/history`` (``~/.local/state/...``).
+An entry is stored without the empty line that closed its block, so a
+recalled block is ready to edit or to run with one more Enter.
 """
 
 from __future__ import annotations
@@ -8,6 +10,25 @@ from __future__ import annotations
 from pathlib import Path
 
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+
+
+class _Entries(History):
+    def append_string(self, string: str) -> None:
+        lines = string.split("\n")
+        while len(lines) > 1 and not lines[-1].strip():
+            lines.pop()
+        entry = "\n".join(lines)
+        recent = self.get_strings()
+        if entry.strip() and (not recent or recent[-1] != entry):
+            super().append_string(entry)
+
+
+class EntryFileHistory(_Entries, FileHistory):
+    """The persistent history."""
+
+
+class EntryMemoryHistory(_Entries, InMemoryHistory):
+    """The fallback when the history file cannot be used."""
 
 
 def history_path() -> Path:
@@ -22,5 +43,5 @@ def open_history(path: Path | None = None) -> tuple[History, str | None]:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.touch(exist_ok=True)
     except OSError as error:
-        return InMemoryHistory(), f"history is not saved: cannot use {path}: {error.strerror or error}"
-    return FileHistory(str(path)), None
+        return EntryMemoryHistory(), f"history is not saved: cannot use {path}: {error.strerror or error}"
+    return EntryFileHistory(str(path)), None

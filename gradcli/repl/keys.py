@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 
 from prompt_toolkit.application import get_app
 from prompt_toolkit.buffer import Buffer
-from prompt_toolkit.document import Document
 from prompt_toolkit.enums import DEFAULT_BUFFER
 from prompt_toolkit.filters import Condition, has_focus
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -66,7 +65,7 @@ def repl_bindings(console: "Console") -> KeyBindings:
         if buffer.document.text_after_cursor.strip() or console.needs_more(buffer.text):
             open_line(buffer)
         else:
-            accept(buffer)
+            buffer.validate_and_handle()
 
     @bindings.add(" ", filter=editing & untouched_auto_indent)
     def own_indentation(event: KeyPressEvent) -> None:
@@ -76,7 +75,7 @@ def repl_bindings(console: "Console") -> KeyBindings:
 
     @bindings.add("escape", "enter", filter=editing)
     def run_now(event: KeyPressEvent) -> None:
-        accept(event.current_buffer)
+        event.current_buffer.validate_and_handle()
 
     @bindings.add("tab", filter=editing & at_indentation)
     def indent(event: KeyPressEvent) -> None:
@@ -105,14 +104,3 @@ def next_indent(line: str) -> str:
     if _ENDS_BLOCK.match(code):
         return indent[:-len(INDENT)] if indent.endswith(INDENT) else ""
     return indent
-
-
-def accept(buffer: Buffer) -> None:
-    """Run the entry; the blank lines that ended a block are not kept (nor stored in the history)."""
-    lines = buffer.text.split("\n")
-    while len(lines) > 1 and not lines[-1].strip():
-        lines.pop()
-    text = "\n".join(lines)
-    if text != buffer.text:
-        buffer.document = Document(text, len(text))
-    buffer.validate_and_handle()

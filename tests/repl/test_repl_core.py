@@ -177,3 +177,26 @@ def test_the_tutorial_line_by_line_prints_what_run_prints():
     assert masked(out) == run("--echo")
     printed = iter(masked(out).splitlines())
     assert all(line in printed for line in run().splitlines())
+
+
+def test_the_readme_transcript_is_real():
+    """The REPL transcript in the README: the inputs after `>>> `/`... `, the rest is the output."""
+    import io
+    import re
+
+    import gradcli
+    from gradcli.repl.core import Console
+    from gradcli.repl.help_text import BANNER
+
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"```\n\$ gradcli\n(.*?)```", readme, re.DOTALL).group(1).splitlines()
+    assert block[0] == BANNER.format(version=gradcli.__version__, torch=gradcli.TORCH_VERSION.split("+")[0])
+    both = io.StringIO()   # stdout and stderr in the order they were written, as on a terminal
+    console = Console(stdout=both, stderr=both)
+    expected = []
+    for line in block[1:]:
+        if line.startswith((PS1, PS2.rstrip())):
+            console.push(line[4:])
+        else:
+            expected.append(line)
+    assert both.getvalue().splitlines() == expected

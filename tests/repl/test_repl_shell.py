@@ -143,3 +143,8 @@ def test_the_tutorial_typed_into_the_shell(history):
     out, err = repl.take()
     assert err == ""
     assert masked(out) == masked(expected.take()[0])
+
+
+def test_the_same_entry_twice_in_a_row_is_stored_once(history):
+    drive("for i in range(1):\ri\r\r" + UP + "\r\r", history)
+    assert history.read_text().count("+for i in range(1):") == 1
