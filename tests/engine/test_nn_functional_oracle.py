@@ -31,9 +31,9 @@ from gradcli.engine.tensor import Tensor  # noqa: E402
 GF = api.SUBMODULES["nn.functional"]
 GT = api.TORCH
 # GRADCLI_ORACLE_EXAMPLES=500 explores further; the default keeps the module fast and repeatable.
-EXAMPLES = int(os.environ.get("GRADCLI_ORACLE_EXAMPLES", "30"))
+EXAMPLES = int(os.environ.get("GRADCLI_ORACLE_EXAMPLES", "60"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow],
-                    derandomize=EXAMPLES <= 30)
+                    derandomize=EXAMPLES <= 60)
 TOL = {"float32": (2e-5, 2e-6), "float64": (1e-10, 1e-12)}
 GRAD_TOL = {"float32": (2e-4, 2e-5), "float64": (1e-8, 1e-10)}
 
@@ -518,3 +518,54 @@ def test_oracle_compare_can_fail() -> None:
     with pytest.raises(AssertionError):
         compare(lambda F, t: fn_of(F, "relu")(t, foo=1) if F is TF else fn_of(F, "relu")(t, bar=1),
                 [Arg(np.array([1.0]))])
+
+
+# -- exhaustive grids over the structural options (each decides a different decomposition) ----------
+
+GRID_RNG = np.random.default_rng(20260)
+
+
+def _grid_array(shape: tuple, dtype: str = "float32") -> np.ndarray:
+    return GRID_RNG.uniform(-2, 2, size=shape).astype(dtype)
+
+
+@pytest.mark.parametrize("batch", [(), (2,), (2, 3), (2, 1, 3)])
+@pytest.mark.parametrize("bias", ["none", "1d", "0d", "row", "grid"])
+@pytest.mark.parametrize("weight_1d", [False, True])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_linear_grid(batch: tuple, bias: str, weight_1d: bool, transposed: bool) -> None:
+    x = _grid_array(batch + (3,))
+    if transposed and x.ndim >= 2:
+        x = np.swapaxes(x, -1, -2).copy()
+    args = [Arg(x, True), Arg(_grid_array((3,) if weight_1d else (2, 3)), True)]
+    shapes = {"1d": (2,), "0d": (), "row": (1, 2), "grid": (batch[-1] if batch else 1, 2)}
+    if bias != "none":
+        args.append(Arg(_grid_array(shapes[bias]), True))
+
+    def call(F: Any, *ts: Any) -> Any:
+        t = ts[0].transpose(-1, -2) if transposed and ts[0].ndim >= 2 else ts[0]
+        return fn_of(F, "linear")(t, *ts[1:])
+    compare(call, args, scale=12.0, zeros=False)
+
+
+@pytest.mark.parametrize("ndim", [1, 2, 3, 4])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("smoothing", [0.0, 0.2])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("probs", [False, True])
+def test_cross_entropy_grid(ndim: int, weighted: bool, smoothing: float, reduction: str, probs: bool) -> None:
+    classes = 4
+    shape = (classes,) if ndim == 1 else (3, classes) + (2,) * (ndim - 2)
+    target_shape = () if ndim == 1 else (3,) + (2,) * (ndim - 2)
+    if probs:
+        target = GRID_RNG.uniform(0, 1, size=shape).astype("float32")
+    else:
+        target = GRID_RNG.integers(0, classes, size=target_shape)
+        target.reshape(-1)[-1] = -100  # one ignored entry (the only one for a 1-d input)
+    args = [Arg(_grid_array(shape), True), Arg(np.asarray(target))]
+    if weighted:
+        args.append(Arg(GRID_RNG.uniform(0.5, 2, size=(classes,)).astype("float32")))
+
+    def call(F: Any, x: Any, t: Any, *w: Any) -> Any:
+        return fn_of(F, "cross_entropy")(x, t, *w, reduction=reduction, label_smoothing=smoothing)
+    compare(call, args)
