@@ -439,3 +439,16 @@ def test_kl_div() -> None:
     np.testing.assert_allclose(log_t.tolist(), expected, rtol=1e-6)
     raises(RuntimeError, "kl_div: Integral inputs not supported.",
            lambda: F["kl_div"](T["tensor"]([1]), T["tensor"]([1]), reduction="sum"))
+
+
+def test_saved_attributes_name_pytorchs_options() -> None:
+    x = leaf([1.0, -2.0])
+    selu = F["selu"](x).grad_fn
+    assert (selu._saved_alpha, selu._saved_scale, selu._saved_input_scale) == (
+        1.6732632423543772, 1.0507009873554805, 1)
+    relu6 = F["relu6"](x).grad_fn
+    assert (relu6._saved_min_val, relu6._saved_max_val) == (0, 6) and relu6._saved_self is x
+    assert F["leaky_relu"](x * 1, 0.2, True).grad_fn._saved_negative_slope == 0.2
+    loss = F["mse_loss"](x, T["zeros"](2)).grad_fn
+    assert loss._saved_reduction == 1 and loss._saved_target.tolist() == [0.0, 0.0]
+    assert F["binary_cross_entropy"](x.sigmoid(), T["ones"](2)).grad_fn._saved_weight is None

@@ -23,7 +23,7 @@ import numpy as np
 from ..errors import TorchNotImplementedError, TorchRuntimeError
 from ..tensor import Tensor
 from .arith import arr, float_dtype
-from .registry import FUNCTIONS, Op, d, defop, run, run_inplace
+from .registry import FUNCTIONS, OPS, Op, d, defop, run, run_inplace
 from .signature import ArgParser
 
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -160,14 +160,21 @@ elu, elu_ = pair("elu", _ELU_SIG, _elu_forward, "EluBackward0",
                  d("result")(lambda g, s: _elu_result_grad(s.alpha, s.scale, s.input_scale, g, s.result)))
 
 
-def _selu_forward(b: dict) -> Any:
-    return _elu_array(floating(b["self"], "elu_cpu"), SELU_ALPHA, SELU_SCALE, 1.0)
+def _selu(inplace: bool) -> Callable:
+    """``torch.selu`` / ``torch.selu_``: ATen's elu with SELU's constants (so the node saves them)."""
+    parser = ArgParser(["selu_(Tensor input)" if inplace else "selu(Tensor input)"])
+    op = OPS["_elu_inplace" if inplace else "elu"]
+
+    def call(*args: Any, **kwargs: Any) -> Tensor:
+        _, b = parser.parse(args, kwargs)
+        bound = {"self": b["input"], "alpha": SELU_ALPHA, "scale": SELU_SCALE, "input_scale": 1}
+        return run_inplace(op, bound) if inplace else run(op, bound)
+    call.__name__ = call.__qualname__ = parser.name
+    return call
 
 
-selu, selu_ = pair("selu", "Tensor input", _selu_forward, "EluBackward0",
-                   d("self")(lambda g, s: _elu_grad(SELU_ALPHA, SELU_SCALE, 1.0, g, s.self)), "EluBackward1",
-                   d("result")(lambda g, s: _elu_result_grad(SELU_ALPHA, SELU_SCALE, 1.0, g, s.result)),
-                   public=True)
+selu, selu_ = _selu(False), _selu(True)
+FUNCTIONS["selu"], FUNCTIONS["selu_"] = selu, selu_
 
 
 def _celu_forward(b: dict) -> Any:

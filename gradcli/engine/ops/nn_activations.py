@@ -38,7 +38,7 @@ _RELU6_ = ArgParser(["relu6_(Tensor input)"])
 def relu6(input: Any, inplace: bool = False) -> Tensor:  # noqa: A002
     # ATen's relu6 is hardtanh(0, 6): its node is HardtanhBackward0
     _, b = (_RELU6_ if inplace else _RELU6).parse((input,), {})
-    return (A.hardtanh_ if inplace else A.hardtanh)(b["input"], 0.0, 6.0)
+    return (A.hardtanh_ if inplace else A.hardtanh)(b["input"], 0, 6)
 
 
 def leaky_relu(input: Any, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:  # noqa: A002

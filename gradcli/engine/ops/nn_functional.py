@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import random as rng
+from ..autograd.node import node_class
 from ..errors import TorchRuntimeError, TorchValueError
 from ..tensor import Tensor
 from ..warnings import warn
@@ -119,3 +120,20 @@ F.update({
     "binary_cross_entropy_with_logits": losses.binary_cross_entropy_with_logits, "kl_div": losses.kl_div,
     "nll_loss": nll.nll_loss, "cross_entropy": nll.cross_entropy,
 })
+
+# The option values PyTorch's nodes expose as ``grad_fn._saved_<name>`` (tensors a formula
+# reads are exposed by the op table already).
+for _node, _names in {
+    "LeakyReluBackward0": ("negative_slope",), "LeakyReluBackward1": ("negative_slope",),
+    "EluBackward0": ("alpha", "scale", "input_scale"), "EluBackward1": ("alpha", "scale", "input_scale"),
+    "CeluBackward0": ("alpha",), "CeluBackward1": ("alpha",), "GeluBackward0": ("approximate",),
+    "SoftplusBackward0": ("beta", "threshold"), "HardtanhBackward0": ("min_val", "max_val"),
+    "ThresholdBackward0": ("threshold",), "ThresholdBackward1": ("threshold",),
+    "MseLossBackward0": ("reduction",), "SmoothL1LossBackward0": ("beta", "reduction"),
+    "HuberLossBackward0": ("delta", "reduction"), "BinaryCrossEntropyBackward0": ("reduction", "weight"),
+    "BinaryCrossEntropyWithLogitsBackward0": ("pos_weight", "reduction", "weight"),
+    "NllLossBackward0": ("ignore_index", "reduction", "weight"),
+    "NllLoss2DBackward0": ("ignore_index", "reduction", "weight"),
+    "AddmmBackward0": ("alpha", "beta"),
+}.items():
+    node_class(_node, saved_names=_names)
