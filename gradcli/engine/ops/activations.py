@@ -23,8 +23,13 @@ import numpy as np
 from ..errors import TorchNotImplementedError, TorchRuntimeError
 from ..tensor import Tensor
 from .arith import arr, float_dtype
+from .pointwise import wide
 from .registry import FUNCTIONS, OPS, Op, d, defop, run, run_inplace
 from .signature import ArgParser
+
+# Transcendental functions as PyTorch's kernels compute them for float32: each correctly rounded,
+# the arithmetic around them in float32 (see pointwise.wide).
+EXP, EXPM1, LOG1P, TANH = wide(np.exp), wide(np.expm1), wide(np.log1p), wide(np.tanh)
 
 SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
@@ -129,7 +134,7 @@ leaky_relu, leaky_relu_ = pair("leaky_relu", "Tensor input, Scalar negative_slop
 def _elu_array(a: np.ndarray, alpha: float, scale: float, input_scale: float) -> np.ndarray:
     t = a.dtype.type
     negcoef = t(alpha) * t(scale)
-    return np.where(a <= 0, np.expm1(a * t(input_scale)) * negcoef, a * t(scale))
+    return np.where(a <= 0, EXPM1(a * t(input_scale)) * negcoef, a * t(scale))
 
 
 def _elu_forward(b: dict) -> Any:
@@ -203,13 +208,12 @@ def _gelu_forward(b: dict) -> Any:
     mode = b["approximate"]
     if mode not in ("none", "tanh"):
         raise TorchRuntimeError("approximate argument must be either none or tanh.")
-    x = a.astype(np.float64)
+    t = a.dtype.type
     if mode == "tanh":
-        out = 0.5 * x * (1 + np.tanh(_TANH_BETA * (x + _TANH_KAPPA * x * x * x)))
-    else:
-        from .pointwise import _erf
-        out = x * 0.5 * (1 + _erf(x * _SQRT1_2))
-    return out.astype(a.dtype)
+        inner = t(_TANH_BETA) * (a + t(_TANH_KAPPA) * (a * a * a))
+        return t(0.5) * a * (t(1) + TANH(inner))
+    from .pointwise import _erf
+    return a * t(0.5) * (t(1) + _erf(a * t(_SQRT1_2)))
 
 
 def _gelu_grad(g: Tensor, s: Any) -> Tensor:
@@ -235,7 +239,7 @@ gelu, _ = pair("gelu", "Tensor input, *, str approximate='none'", _gelu_forward,
 
 def _silu_forward(b: dict) -> Any:
     a = floating(b["self"], "silu_cpu")
-    return a / (1 + np.exp(-a))
+    return a / (a.dtype.type(1) + EXP(-a))
 
 
 def _silu_grad(g: Tensor, s: Any) -> Tensor:
@@ -248,12 +252,12 @@ silu, silu_ = pair("silu", "Tensor input", _silu_forward, "SiluBackward0", d("se
 
 def _softplus_array(a: np.ndarray, beta: float, threshold: float) -> np.ndarray:
     scaled = a * _scalar(a, beta)
-    return np.where(scaled > threshold, a, np.log1p(np.exp(scaled)) / _scalar(a, beta))
+    return np.where(scaled > threshold, a, LOG1P(EXP(scaled)) / _scalar(a, beta))
 
 
 def _mish_forward(b: dict) -> Any:
     a = floating(b["self"], "mish_cpu")
-    return a * np.tanh(np.log1p(np.exp(a)))
+    return a * TANH(LOG1P(EXP(a)))
 
 
 def _mish_grad(g: Tensor, s: Any) -> Tensor:
@@ -284,7 +288,7 @@ softplus, _ = pair("softplus", "Tensor input, Scalar beta=1, Scalar threshold=20
 
 def _log_sigmoid_forward(b: dict) -> Any:
     a = floating(b["self"], "log_sigmoid_cpu")
-    return np.minimum(a, _scalar(a, 0)) - np.log1p(np.exp(-np.abs(a)))
+    return np.minimum(a, _scalar(a, 0)) - LOG1P(EXP(-np.abs(a)))
 
 
 def _log_sigmoid_grad(g: Tensor, s: Any) -> Tensor:

@@ -18,12 +18,16 @@ import numpy as np
 from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchValueError
 from ..tensor import Tensor
 from ..warnings import warn
-from .activations import where
+from .activations import EXP, LOG1P, where
 from .arith import arr, binary_arrays, promote
 from .loss_support import (MEAN, NONE, SUM, attribute, broadcast_pair, get_enum, grad_norm, invalid_reduction,
                            no_grad_argument, reduce_array, reduction_of, size_of, warn_size_mismatch)
+from .pointwise import wide
 from .registry import FUNCTIONS, d, defop, run
 from .signature import ArgParser
+
+
+LOG = wide(np.log)
 
 
 def _pair_arrays(b: dict, kernel: str) -> tuple[np.ndarray, np.ndarray]:
@@ -187,7 +191,7 @@ def _bce_forward(b: dict) -> Any:
     floor = p.dtype.type(-100)
     one = p.dtype.type(1)
     # Each log is clamped at -100, so p = 0 or 1 gives a finite loss.
-    loss = (y - one) * np.maximum(np.log1p(-p), floor) - y * np.maximum(np.log(p), floor)
+    loss = (y - one) * np.maximum(LOG1P(-p), floor) - y * np.maximum(LOG(p), floor)
     if w is not None:
         loss = _times_in_place(loss, w)
     return reduce_array(loss, b["reduction"])
@@ -296,7 +300,7 @@ def _bce_logits_forward(b: dict) -> Any:
     if not x._dtype.is_floating_point:
         raise TorchNotImplementedError(f"\"log_sigmoid_cpu\" not implemented for '{x._dtype.legacy_name}'")
     a = x._data
-    log_sig = np.minimum(a, a.dtype.type(0)) - np.log1p(np.exp(-np.abs(a)))
+    log_sig = np.minimum(a, a.dtype.type(0)) - LOG1P(EXP(-np.abs(a)))
     if pw is not None:
         pw_a, t_a, _ = binary_arrays(pw, t)
         log_weight = (pw_a - pw_a.dtype.type(1)) * t_a + t_a.dtype.type(1)
