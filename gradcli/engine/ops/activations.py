@@ -25,7 +25,7 @@ from ..tensor import Tensor
 from .arith import arr, float_dtype
 from .pointwise import wide
 from .registry import FUNCTIONS, OPS, Op, d, defop, run, run_inplace
-from .signature import ArgParser
+from .signature import LazyParser
 
 # Transcendental functions as PyTorch's kernels compute them for float32: each correctly rounded,
 # the arithmetic around them in float32 (see pointwise.wide).
@@ -53,7 +53,7 @@ def _scalar(a: np.ndarray, value: Any) -> Any:
 
 def entry(op: Op, sig: str, inplace: bool = False) -> Callable:
     """A function form of ``op`` parsed by ``sig`` (not installed anywhere by itself)."""
-    parser = ArgParser([sig])
+    parser = LazyParser(sig)
 
     def call(*args: Any, **kwargs: Any) -> Any:
         _, bound = parser.parse(args, kwargs)
@@ -167,7 +167,7 @@ elu, elu_ = pair("elu", _ELU_SIG, _elu_forward, "EluBackward0",
 
 def _selu(inplace: bool) -> Callable:
     """``torch.selu`` / ``torch.selu_``: ATen's elu with SELU's constants (so the node saves them)."""
-    parser = ArgParser(["selu_(Tensor input)" if inplace else "selu(Tensor input)"])
+    parser = LazyParser("selu_(Tensor input)" if inplace else "selu(Tensor input)")
     op = OPS["_elu_inplace" if inplace else "elu"]
 
     def call(*args: Any, **kwargs: Any) -> Tensor:
@@ -361,5 +361,5 @@ def relu_(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
     return bound["input"].relu_()
 
 
-_RELU_ = ArgParser(["relu_(Tensor input)"])
+_RELU_ = LazyParser("relu_(Tensor input)")
 FUNCTIONS["relu_"] = relu_

@@ -24,7 +24,7 @@ from .loss_support import (MEAN, NONE, SUM, attribute, broadcast_pair, get_enum,
                            no_grad_argument, reduce_array, reduction_of, size_of, warn_size_mismatch)
 from .pointwise import wide
 from .registry import FUNCTIONS, d, defop, run
-from .signature import ArgParser
+from .signature import LazyParser
 
 
 LOG = wide(np.log)
@@ -423,7 +423,7 @@ def kl_div(input: Any, target: Any, size_average: Any = None, reduce: Any = None
     return reduced
 
 
-_KL_DIV = ArgParser(["kl_div(Tensor input, Tensor target, int reduction=1, *, bool log_target=False)"])
+_KL_DIV = LazyParser("kl_div(Tensor input, Tensor target, int reduction=1, *, bool log_target=False)")
 
 
 def _torch_kl_div(*args: Any, **kwargs: Any) -> Tensor:

@@ -21,7 +21,7 @@ from .extras import div_scalar, mul_scalar
 from .loss_support import MEAN, NONE, SUM, get_enum, no_grad_argument, reduction_of
 from .registry import FUNCTIONS, d, defop, run
 from .shape_rules import list_str
-from .signature import ArgParser
+from .signature import LazyParser
 
 
 def _picked(b: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -171,8 +171,8 @@ def nll_loss_nd(x: Tensor, t: Tensor, w: Tensor | None, reduction: int, ignore: 
     return out.view(out_size) if reduction == NONE else out
 
 
-_NLL_ND = ArgParser(["nll_loss_nd(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, "
-                     "int ignore_index=-100)"])
+_NLL_ND = LazyParser("nll_loss_nd(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, "
+                     "int ignore_index=-100)")
 
 
 def nll_loss(input: Any, target: Any, weight: Any = None, size_average: Any = None,  # noqa: A002
@@ -276,8 +276,8 @@ def cross_entropy_loss(x: Tensor, target: Tensor, weight: Tensor | None, reducti
     return nll_loss_nd(_log_softmax(x, class_dim), target, weight, reduction, ignore)
 
 
-_CROSS_ENTROPY = ArgParser(["cross_entropy_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, "
-                            "int ignore_index=-100, float label_smoothing=0.0)"])
+_CROSS_ENTROPY = LazyParser("cross_entropy_loss(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, "
+                            "int ignore_index=-100, float label_smoothing=0.0)")
 
 
 def cross_entropy(input: Any, target: Any, weight: Any = None, size_average: Any = None,  # noqa: A002

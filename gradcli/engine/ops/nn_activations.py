@@ -16,7 +16,7 @@ from ..tensor import Tensor
 from . import activations as A
 from .loss_support import attribute
 from .registry import FUNCTIONS
-from .signature import ArgParser
+from .signature import LazyParser
 
 
 def python_op(fn: Callable[[], Any]) -> Any:
@@ -31,8 +31,8 @@ def relu(input: Any, inplace: bool = False) -> Tensor:  # noqa: A002 - PyTorch's
     return FUNCTIONS["relu_"](input) if inplace else FUNCTIONS["relu"](input)
 
 
-_RELU6 = ArgParser(["relu6(Tensor input)"])
-_RELU6_ = ArgParser(["relu6_(Tensor input)"])
+_RELU6 = LazyParser("relu6(Tensor input)")
+_RELU6_ = LazyParser("relu6_(Tensor input)")
 
 
 def relu6(input: Any, inplace: bool = False) -> Tensor:  # noqa: A002

@@ -25,7 +25,7 @@ from .nn_activations import NAMESPACE as ACTIVATIONS
 from .nn_activations import python_op
 from .nn_linear import bilinear, linear
 from .registry import FUNCTIONS, NAMESPACES
-from .signature import ArgParser
+from .signature import LazyParser
 
 F: dict[str, Any] = NAMESPACES.setdefault("nn.functional", {})
 
@@ -72,8 +72,8 @@ def normalize(input: Any, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out:
 
 # -- dropout ------------------------------------------------------------------------------------
 
-_DROPOUT = ArgParser(["dropout(Tensor input, float p, bool train)"])
-_DROPOUT_ = ArgParser(["dropout_(Tensor input, float p, bool train)"])
+_DROPOUT = LazyParser("dropout(Tensor input, float p, bool train)")
+_DROPOUT_ = LazyParser("dropout_(Tensor input, float p, bool train)")
 
 
 def _dropout(x: Tensor, p: float, train: bool, inplace: bool) -> Tensor:

@@ -18,10 +18,10 @@ from ..errors import TorchRuntimeError
 from ..tensor import Tensor
 from .extras import ADDMM
 from .registry import d, defop, run
-from .signature import ArgParser
+from .signature import LazyParser
 from .shape_rules import numel
 
-_LINEAR = ArgParser(["linear(Tensor input, Tensor weight, Tensor? bias=None)"])
+_LINEAR = LazyParser("linear(Tensor input, Tensor weight, Tensor? bias=None)")
 
 
 def linear(*args: Any, **kwargs: Any) -> Tensor:
@@ -86,7 +86,7 @@ TRILINEAR = defop(
             .sum((1, 2))),
     })
 
-_BILINEAR = ArgParser(["bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None)"])
+_BILINEAR = LazyParser("bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None)")
 
 
 def bilinear(*args: Any, **kwargs: Any) -> Tensor:

@@ -324,3 +324,19 @@ class ArgParser:
             if not sig.hidden:
                 lines.append(f" * {sig.display(skip_self=self.method)}")
         return TorchTypeError("\n".join(lines) + "\n")
+
+
+class LazyParser:
+    """An ``ArgParser`` built on first use (parsing signatures at import costs start-up time)."""
+
+    __slots__ = ("_signatures", "_parser", "name")
+
+    def __init__(self, *signatures: str) -> None:
+        self._signatures = signatures
+        self._parser: ArgParser | None = None
+        self.name = signatures[0].partition("(")[0]
+
+    def parse(self, args: Sequence, kwargs: dict) -> tuple[int, dict]:
+        if self._parser is None:
+            self._parser = ArgParser(self._signatures)
+        return self._parser.parse(args, kwargs)
