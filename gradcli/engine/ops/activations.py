@@ -22,7 +22,6 @@ import numpy as np
 
 from ..errors import TorchNotImplementedError, TorchRuntimeError
 from ..tensor import Tensor
-from .arith import arr, float_dtype
 from .pointwise import wide
 from .registry import FUNCTIONS, OPS, Op, d, defop, run, run_inplace
 from .signature import LazyParser
@@ -309,13 +308,13 @@ def _hardsigmoid_forward(b: dict) -> Any:
     return np.minimum(np.maximum(a + t(3), t(0)), t(6)) / t(6)
 
 
+# PyTorch's kernel multiplies by the float literal 1.0f / 6.0f, also for doubles
+_ONE_SIXTH_F = float(np.float32(1.0) / np.float32(6.0))
+
+
 def _hardsigmoid_grad(g: Tensor, s: Any) -> Tensor:
     x = s.self
-    # PyTorch's kernel multiplies by the float literal 1.0f / 6.0f, also for doubles
     return where((x > -3.0) & (x < 3.0), g * _ONE_SIXTH_F, 0.0)
-
-
-_ONE_SIXTH_F = float(np.float32(1.0) / np.float32(6.0))
 
 
 hardsigmoid, hardsigmoid_ = pair("hardsigmoid", "Tensor input", _hardsigmoid_forward, "HardsigmoidBackward0",
