@@ -135,7 +135,7 @@ def compare(fn: Callable, args: list[Arg], grad_seed: int = 0, scale: float = 1.
         raise actual
     assert g_warn == t_warn
     assert isinstance(actual, Tensor)
-    if actual is g_in[0] or expected is t_in[0]:
+    if args and (actual is g_in[0] or expected is t_in[0]):
         assert (actual is g_in[0]) == (expected is t_in[0]), "returns its input itself"
     dtype = str(expected.dtype).replace("torch.", "")
     assert actual.dtype.name == dtype
@@ -198,7 +198,9 @@ def fn_of(F: Any, name: str) -> Callable:
 activation = st.one_of(
     st.tuples(st.sampled_from(["relu", "relu6", "selu", "silu", "mish", "hardsigmoid", "hardswish"]),
               st.fixed_dictionaries({}, optional={"inplace": st.booleans()})),
-    st.tuples(st.sampled_from(["sigmoid", "tanh", "softsign", "logsigmoid"]), st.just({})),
+    st.tuples(st.sampled_from(["sigmoid", "tanh", "softsign", "logsigmoid", "tanhshrink"]), st.just({})),
+    st.tuples(st.sampled_from(["hardshrink", "softshrink"]),
+              st.fixed_dictionaries({}, optional={"lambd": st.sampled_from([0.5, 1.0, 0.0, 3.0])})),
     st.tuples(st.just("leaky_relu"), st.fixed_dictionaries(
         {}, optional={"negative_slope": st.sampled_from([0.01, 0.2, 0.0, 1.5]), "inplace": st.booleans()})),
     st.tuples(st.sampled_from(["elu", "celu"]), st.fixed_dictionaries(
@@ -500,6 +502,15 @@ ERRORS: dict[str, Callable] = {
     "cross_entropy weight grad": lambda F: fn_of(F, "cross_entropy")(
         _t(F, [[1.0, 2.0]]), _t(F, [1]), _t(F, [1.0, 1.0], requires_grad=True)),
     "kl_div of ints": lambda F: fn_of(F, "kl_div")(_t(F, [1]), _t(F, [1]), reduction="sum"),
+    "softshrink lambda": lambda F: fn_of(F, "softshrink")(_t(F, [1.0]), -1.0),
+    "softshrink of int": lambda F: fn_of(F, "softshrink")(_t(F, [1])),
+    "one_hot": lambda F: fn_of(F, "one_hot")(_t(F, [[0], [2]]), 4),
+    "one_hot inferred": lambda F: fn_of(F, "one_hot")(_t(F, [3, 1])),
+    "one_hot of floats": lambda F: fn_of(F, "one_hot")(_t(F, [1.0])),
+    "one_hot too small": lambda F: fn_of(F, "one_hot")(_t(F, [0, 5]), 3),
+    "one_hot negative": lambda F: fn_of(F, "one_hot")(_t(F, [-1])),
+    "one_hot empty": lambda F: fn_of(F, "one_hot")(_t(F, [], dtype=torch.int64)),
+    "one_hot empty sized": lambda F: fn_of(F, "one_hot")(_t(F, [], dtype=torch.int64), 3),
 }
 
 

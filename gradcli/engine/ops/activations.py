@@ -63,9 +63,10 @@ def entry(op: Op, sig: str, inplace: bool = False) -> Callable:
 
 
 def pair(name: str, sig_args: str, forward: Callable, node: str, deriv: Any, inplace_node: str | None = None,
-         inplace_deriv: Any = None, public: bool = False) -> tuple[Callable, Callable | None]:
-    """The out-of-place op and (when PyTorch has one) its in-place op, as call forms."""
-    kw = dict(function=public, method=False)
+         inplace_deriv: Any = None, public: bool = False, method: bool = False) -> tuple[Callable, Callable | None]:
+    """The out-of-place op and (when PyTorch has one) its in-place op, as call forms; ``public``
+    also makes them ``torch.<name>`` / ``torch.<name>_``, ``method`` a Tensor method."""
+    kw = dict(function=public, method=method)
     op = defop(name, f"{name}({sig_args})", forward, node=node, derivs={"self": deriv}, **kw)
     if public:
         out_fn = FUNCTIONS[name]
@@ -352,6 +353,36 @@ def _threshold_grad(g: Tensor, s: Any) -> Tensor:
 threshold, threshold_ = pair("threshold", "Tensor input, Scalar threshold, Scalar value", _threshold_forward,
                              "ThresholdBackward0", d("self")(_threshold_grad), "ThresholdBackward1",
                              public=True)
+
+
+# -- hardshrink / softshrink ------------------------------------------------------------------------
+
+def _hardshrink_forward(b: dict) -> Any:
+    a = floating(b["self"], "hardshrink_cpu")
+    lambd = _scalar(a, b["lambd"])
+    return np.where((a >= -lambd) & (a <= lambd), a.dtype.type(0), a)
+
+
+def _softshrink_forward(b: dict) -> Any:
+    a = floating(b["self"], "softshrink_check")
+    lambd = b["lambd"]
+    if not 0 <= lambd <= np.finfo(a.dtype).max:
+        raise TorchRuntimeError(f"lambda must be in range [0, {float(np.finfo(a.dtype).max):g}] for input dtype "
+                                f"{b['self']._dtype.legacy_name}, but found {lambd:g}")
+    lam = _scalar(a, lambd)
+    # x * 0 inside the band: -0.0 for negative x, as PyTorch's kernel gives
+    return np.where(a > lam, a - lam, np.where(a < -lam, a + lam, a * a.dtype.type(0)))
+
+
+def _shrink_grad(g: Tensor, s: Any) -> Tensor:
+    x = s.self
+    return where((x >= -s.lambd) & (x <= s.lambd), 0.0, g)
+
+
+hardshrink, _ = pair("hardshrink", "Tensor input, Scalar lambd=0.5", _hardshrink_forward, "HardshrinkBackward0",
+                     d("self")(_shrink_grad), public=True, method=True)
+softshrink, _ = pair("softshrink", "Tensor input, Scalar lambd=0.5", _softshrink_forward, "SoftshrinkBackward0",
+                     d("self")(_shrink_grad))
 
 
 def relu_(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name

@@ -88,6 +88,10 @@ def softsign(input: Any) -> Tensor:  # noqa: A002
     return input / (attribute(input, "abs")() + 1)
 
 
+def tanhshrink(input: Any) -> Tensor:  # noqa: A002
+    return input - attribute(input, "tanh")()
+
+
 def tanh(input: Any) -> Tensor:  # noqa: A002
     return attribute(input, "tanh")()
 
@@ -102,5 +106,5 @@ NAMESPACE: dict[str, Any] = {
     "celu_": A.celu_, "gelu": A.gelu, "silu": silu, "mish": mish, "softplus": A.softplus, "softsign": softsign,
     "hardtanh": hardtanh, "hardtanh_": A.hardtanh_, "hardsigmoid": hardsigmoid, "hardswish": hardswish,
     "logsigmoid": A.log_sigmoid, "threshold": _threshold, "threshold_": A.threshold_, "tanh": tanh,
-    "sigmoid": sigmoid,
+    "sigmoid": sigmoid, "hardshrink": A.hardshrink, "softshrink": A.softshrink, "tanhshrink": tanhshrink,
 }

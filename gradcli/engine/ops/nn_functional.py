@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .. import random as rng
 from ..autograd.node import node_class
 from ..errors import TorchRuntimeError, TorchValueError
@@ -107,6 +109,31 @@ def dropout(input: Any, p: float = 0.5, training: bool = True, inplace: bool = F
     return (torch_dropout_ if inplace else torch_dropout)(input, p, training)
 
 
+# -- one_hot ------------------------------------------------------------------------------------
+
+_ONE_HOT = LazyParser("one_hot(Tensor input, int num_classes=-1)")
+
+
+def one_hot(*args: Any, **kwargs: Any) -> Tensor:
+    """``F.one_hot(tensor, num_classes=-1)``: int64 rows with a 1 at each class index."""
+    _, b = _ONE_HOT.parse(args, kwargs)
+    t, n = b["input"], b["num_classes"]
+    if t._dtype.name != "int64":
+        raise TorchRuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    a = t._data
+    if a.size == 0:
+        if n == -1:
+            raise TorchRuntimeError("Can not infer total number of classes from empty tensor.")
+        return Tensor._make(np.zeros(a.shape + (n,), dtype=np.int64))
+    if a.min() < 0:
+        raise TorchRuntimeError("Class values must be non-negative.")
+    if n == -1:
+        n = int(a.max()) + 1
+    elif a.max() >= n:
+        raise TorchRuntimeError("Class values must be smaller than num_classes.")
+    return Tensor._make((a[..., None] == np.arange(n)).astype(np.int64))
+
+
 FUNCTIONS["dropout"] = torch_dropout
 FUNCTIONS["dropout_"] = torch_dropout_
 FUNCTIONS["bilinear"] = bilinear
@@ -114,7 +141,7 @@ FUNCTIONS["bilinear"] = bilinear
 F.update(ACTIVATIONS)
 F.update({
     "softmax": softmax, "log_softmax": log_softmax, "softmin": softmin, "normalize": normalize,
-    "dropout": dropout, "linear": linear, "bilinear": bilinear,
+    "dropout": dropout, "linear": linear, "bilinear": bilinear, "one_hot": one_hot,
     "mse_loss": losses.mse_loss, "l1_loss": losses.l1_loss, "smooth_l1_loss": losses.smooth_l1_loss,
     "huber_loss": losses.huber_loss, "binary_cross_entropy": losses.binary_cross_entropy,
     "binary_cross_entropy_with_logits": losses.binary_cross_entropy_with_logits, "kl_div": losses.kl_div,
@@ -134,6 +161,6 @@ for _node, _names in {
     "BinaryCrossEntropyWithLogitsBackward0": ("pos_weight", "reduction", "weight"),
     "NllLossBackward0": ("ignore_index", "reduction", "weight"),
     "NllLoss2DBackward0": ("ignore_index", "reduction", "weight"),
-    "AddmmBackward0": ("alpha", "beta"),
+    "AddmmBackward0": ("alpha", "beta"), "HardshrinkBackward0": ("lambd",), "SoftshrinkBackward0": ("lambd",),
 }.items():
     node_class(_node, saved_names=_names)
