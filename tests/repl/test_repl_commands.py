@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from repl_helpers import ROOT, Captured, masked
+from repl_helpers import ROOT, masked
 
 from gradcli.repl.commands import script_text
 
