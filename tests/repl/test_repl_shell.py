@@ -64,6 +64,13 @@ def test_indentation_typed_by_hand_replaces_the_automatic_one(history):
     assert repl.take() == ("0\n10\n1\n", "")
 
 
+def test_backspace_in_the_indentation_removes_one_level_and_tab_adds_one(history):
+    BACKSPACE = "\x7f"
+    repl = drive(f"for i in range(2):\rif i:\ri\r{BACKSPACE}i + 10\r\r"
+                 f"if True:\r{BACKSPACE}\t'tab'\r\r", history)
+    assert repl.take() == ("10\n1\n11\n'tab'\n", "")
+
+
 def test_enter_inside_brackets_continues_the_entry(history):
     assert drive("x = (1,\r2)\rx\r", history).take() == ("(1, 2)\n", "")
 
