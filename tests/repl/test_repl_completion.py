@@ -104,6 +104,9 @@ def test_parameter_names(console):
     assert parameter_names(session.globals["x"].backward, tensor)[:2] == ["gradient", "retain_graph"]
     assert "dim" in parameter_names(names["mean"], tensor)      # a method form
     assert parameter_names(len) == []
+    functional = console.session.globals["F"].members
+    assert parameter_names(functional["linear"], tensor) == ["input", "weight", "bias"]
+    assert parameter_names(functional["leaky_relu"], tensor) == ["input", "negative_slope", "inplace"]
 
 
 def test_highlight_tokens_cover_the_text():
