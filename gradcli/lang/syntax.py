@@ -60,11 +60,29 @@ def is_complete(text: str) -> Completeness:
     try:
         tree = parse(text)
     except ScriptSyntaxError as error:
-        return "incomplete" if error.incomplete else "invalid"
+        if error.incomplete:
+            return "incomplete"
+        if _missing_body_at_end(text, error):
+            # `while c:` then `    if n:` at the end: the inner block is still to come,
+            # unless the user already ended the entry with a blank line (then Python
+            # reports the IndentationError, and so does the run).
+            lines = text.split("\n")
+            return "invalid" if len(lines) > 1 and not lines[-1].strip() else "incomplete"
+        return "invalid"
     has_block = any(isinstance(child, Tree) and child.data in _COMPOUND for child in tree.children)
     if has_block and text.split("\n")[-1].strip() != "":
         return "incomplete"
     return "complete"
+
+
+def _missing_body_at_end(text: str, error: ScriptSyntaxError) -> bool:
+    """The error is "expected an indented block" with nothing but blanks after where it points."""
+    if error.kind != "IndentationError" or not error.message.startswith("expected an indented block"):
+        return False
+    lines = text.split("\n")
+    index = error.line - 1
+    rest = [lines[index][error.column - 1:]] if 0 <= index < len(lines) else []
+    return all(not line.strip() for line in rest + lines[index + 1:])
 
 
 def _friendly(error: UnexpectedInput, text: str) -> ScriptSyntaxError:

@@ -1,9 +1,8 @@
 """Is an entry finished?  ``gradcli.lang.is_complete``, with two REPL rules on block bodies.
 
 1. A block header at the very end of a nested block (``while c:`` then
-   ``    if n:``) still needs its body: ask for more.  (``is_complete`` calls
-   this "invalid" today; the language layer has been asked to answer
-   "incomplete" itself, after which rule 1 changes nothing.)
+   ``    if n:``) still needs its body: ask for more.  (``is_complete`` now
+   answers so itself; the rule stays as a guard.)
 2. An empty line right after a header that has no body yet ends the entry,
    and the run reports the IndentationError, as Python's REPL does, instead
    of asking for more forever.

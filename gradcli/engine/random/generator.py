@@ -164,6 +164,10 @@ default_generator = Generator()
 default_generator.seed()
 
 
+# Echoed as PyTorch shows its generator: <torch._C.Generator object at 0x...>.
+Generator.__module__ = "torch._C"
+
+
 def resolve(generator: Generator | None) -> Generator:
     """The generator a sampler should draw from."""
     return default_generator if generator is None else generator
