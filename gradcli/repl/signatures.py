@@ -88,29 +88,7 @@ def _engine_names(function: Any, tensor_type: type | None, depth: int, bound: bo
 
 
 def _parser_names(parser: Any, bound: bool) -> list[str]:
-    texts = _signature_texts(parser)
-    if texts is not None:   # a parser not built yet: read its signature strings
-        return [name for text in texts for name in _text_names(text)[1 if bound else 0:]]
-    return [param.name for signature in parser.signatures
-            for param in signature.params[1 if bound else 0:] if param.name != "self"]
-
-
-def _text_names(signature: str) -> list[str]:
-    """Parameter names of ``"f(Tensor input, int dim=0, *, dtype? dtype=None)"``."""
-    body = signature.partition("(")[2].rpartition(")")[0]
-    names = []
-    for piece in body.split(","):
-        declaration = piece.partition("=")[0].split()
-        if len(declaration) >= 2:
-            names.append(declaration[-1])
-    return names
-
-
-def _signature_texts(value: Any) -> tuple[str, ...] | None:
-    texts = getattr(value, "_signatures", None)
-    if isinstance(texts, tuple) and texts and all(isinstance(text, str) for text in texts):
-        return texts
-    return None
+    return [name for name in parser.parameter_names(skip_first=bound) if name != "self"]
 
 
 def _is_op(value: Any) -> bool:
@@ -118,11 +96,8 @@ def _is_op(value: Any) -> bool:
 
 
 def _is_parser(value: Any) -> bool:
-    """The engine's argument parser, built (``signatures``) or lazy (``_signatures`` strings)."""
-    if _signature_texts(value) is not None and isinstance(getattr(value, "name", None), str):
-        return True
-    signatures = getattr(value, "signatures", None)
-    return isinstance(signatures, list) and all(hasattr(s, "params") for s in signatures)
+    """The engine's argument parser (``ArgParser`` or ``LazyParser``)."""
+    return callable(getattr(value, "parameter_names", None)) and isinstance(getattr(value, "name", None), str)
 
 
 def _filled(cell: Any) -> bool:
