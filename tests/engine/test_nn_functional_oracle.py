@@ -154,6 +154,9 @@ def compare(fn: Callable, args: list[Arg], grad_seed: int = 0, scale: float = 1.
     t_grads = torch.autograd.grad(expected, t_leaves, torch.from_numpy(out), allow_unused=True, create_graph=True)
     g_grads = GRAD(actual, g_leaves, Tensor._make(out.copy()), allow_unused=True, create_graph=True)
     _same_grads(t_leaves, t_grads, g_grads, scale)
+    for want, have in zip(t_grads, g_grads):  # a gradient taken with create_graph has PyTorch's graph
+        if want is not None and have is not None:
+            assert graph(have.grad_fn) == graph(want.grad_fn), "graph of the gradient"
     # Second order: the gradient of a weighted sum of the first gradients.
     pairs = [(t, g) for t, g in zip(t_grads, g_grads) if t is not None and t.requires_grad]
     if not pairs or not second:

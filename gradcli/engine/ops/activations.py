@@ -9,19 +9,25 @@ at the awkward points: ``hardtanh`` blocks it at both bounds, ``leaky_relu``
 uses the slope at 0, ``elu`` uses ``alpha`` at 0, and NaN inputs take the
 branch PyTorch's comparisons give them.
 
+Their gradients are PyTorch's ``*_backward`` ops (``grad_ops.py``), so a
+gradient taken with ``create_graph=True`` has PyTorch's node and second
+derivative.
+
 The ``F.*`` wrappers (Python functions in PyTorch, with ``inplace=``) are in
 ``nn_activations.py``.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any, Callable
 
 import numpy as np
 
 from ..errors import TorchNotImplementedError, TorchRuntimeError
 from ..tensor import Tensor
+from . import grad_ops as G
+from .extras import add_scalar
+from .grad_ops import SQRT1_2, TANH_BETA, TANH_KAPPA, call
 from .pointwise import wide
 from .registry import FUNCTIONS, OPS, Op, d, defop, run, run_inplace
 from .signature import LazyParser
@@ -94,9 +100,8 @@ def _hardtanh_forward(b: dict) -> Any:
 
 
 def _hardtanh_grad(g: Tensor, s: Any) -> Tensor:
-    x = s.self
     # Blocked at both bounds and outside; NaN passes (both comparisons are false).
-    return where((x <= s.min_val) | (x >= s.max_val), 0.0, g)
+    return call(G.HARDTANH, g, self=s.self, min_val=s.min_val, max_val=s.max_val)
 
 
 hardtanh, hardtanh_ = pair("hardtanh", "Tensor input, Scalar min_val=-1, Scalar max_val=1", _hardtanh_forward,
@@ -111,7 +116,7 @@ def _leaky_relu_forward(b: dict) -> Any:
 
 
 def _leaky_relu_grad(g: Tensor, s: Any) -> Tensor:
-    return where(s.self > 0, g, g * s.negative_slope)
+    return call(G.LEAKY_RELU, g, self=s.self, negative_slope=s.negative_slope)
 
 
 def _leaky_relu_result_grad(g: Tensor, s: Any) -> Tensor:
@@ -121,7 +126,7 @@ def _leaky_relu_result_grad(g: Tensor, s: Any) -> Tensor:
             "This is caused by calling in-place forward function with a negative slope, please call out-of-place "
             "version instead. File an issue at https://github.com/pytorch/pytorch if you do require supporting "
             "in-place leakRelu backward calculation with negative slope")
-    return where(s.result > 0, g, g * s.negative_slope)
+    return call(G.LEAKY_RELU, g, self=s.result, negative_slope=s.negative_slope)
 
 
 leaky_relu, leaky_relu_ = pair("leaky_relu", "Tensor input, Scalar negative_slope=0.01", _leaky_relu_forward,
@@ -143,10 +148,7 @@ def _elu_forward(b: dict) -> Any:
 
 
 def _elu_grad(alpha: float, scale: float, input_scale: float, g: Tensor, x: Tensor) -> Tensor:
-    # x enters the exp only where x < 0: PyTorch's second derivative is masked by x < 0, so it
-    # is 0 at x = 0 although the first derivative there is alpha * scale
-    negative = where(x < 0, x, 0.0)
-    return where(x <= 0, g * (input_scale * alpha * scale) * (negative * input_scale).exp(), g * scale)
+    return call(G.ELU, g, self=x, alpha=alpha, scale=scale, input_scale=input_scale, is_result=False)
 
 
 def _elu_result_grad(alpha: float, scale: float, input_scale: float, g: Tensor, y: Tensor) -> Tensor:
@@ -155,7 +157,7 @@ def _elu_result_grad(alpha: float, scale: float, input_scale: float, g: Tensor, 
             "In-place elu backward calculation is triggered with a negative slope which is not supported. This is "
             "caused by calling in-place forward function with a negative slope, please call out-of-place version "
             "instead.")
-    return where(y <= 0, g * input_scale * (where(y < 0, y, 0.0) + alpha * scale), g * scale)
+    return call(G.ELU, g, self=y, alpha=alpha, scale=scale, input_scale=input_scale, is_result=True)
 
 
 _ELU_SIG = "Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1"
@@ -197,10 +199,6 @@ celu, celu_ = pair("celu", "Tensor input, Scalar alpha=1.0", _celu_forward, "Cel
 
 # -- gelu ----------------------------------------------------------------------------------------
 
-_SQRT1_2 = 0.70710678118654752440
-_2_SQRTPI = 1.12837916709551257390
-_TANH_BETA = math.sqrt(2.0) * _2_SQRTPI * 0.5
-_TANH_KAPPA = 0.044715
 
 
 def _gelu_forward(b: dict) -> Any:
@@ -210,25 +208,14 @@ def _gelu_forward(b: dict) -> Any:
         raise TorchRuntimeError("approximate argument must be either none or tanh.")
     t = a.dtype.type
     if mode == "tanh":
-        inner = t(_TANH_BETA) * (a + t(_TANH_KAPPA) * (a * a * a))
+        inner = t(TANH_BETA) * (a + t(TANH_KAPPA) * (a * a * a))
         return t(0.5) * a * (t(1) + TANH(inner))
     from .pointwise import _erf
-    return a * t(0.5) * (t(1) + _erf(a * t(_SQRT1_2)))
+    return a * t(0.5) * (t(1) + _erf(a * t(SQRT1_2)))
 
 
 def _gelu_grad(g: Tensor, s: Any) -> Tensor:
-    x = s.self
-    if s.approximate == "tanh":
-        x_sq = x * x
-        inner = (x + x_sq * x * _TANH_KAPPA) * _TANH_BETA
-        t = inner.tanh()
-        left = x * 0.5
-        right = t + 1
-        right_derivative = left * (1 - t * t) * ((1 + 3 * _TANH_KAPPA * x_sq) * _TANH_BETA)
-        return g * (right * 0.5 + right_derivative)
-    cdf = ((x * _SQRT1_2).erf() + 1) * 0.5
-    pdf = (x * x * -0.5).exp() * (_2_SQRTPI * _SQRT1_2 * 0.5)
-    return g * (cdf + x * pdf)
+    return call(G.GELU, g, self=s.self, approximate=s.approximate)
 
 
 gelu, _ = pair("gelu", "Tensor input, *, str approximate='none'", _gelu_forward, "GeluBackward0",
@@ -242,9 +229,15 @@ def _silu_forward(b: dict) -> Any:
     return a / (a.dtype.type(1) + EXP(-a))
 
 
+def _one_minus(t: Tensor) -> Tensor:
+    # C++ ``1.0 - t``: SubBackward0 with a constant first operand
+    return FUNCTIONS["sub"](Tensor._make(np.array(1, dtype=t._data.dtype)), t)
+
+
 def _silu_grad(g: Tensor, s: Any) -> Tensor:
+    # PyTorch's infinitely_differentiable_silu_backward, node for node
     sig = s.self.sigmoid()
-    return g * sig * (1 + s.self * (1 - sig))
+    return g * sig * add_scalar(s.self * _one_minus(sig), 1.0)
 
 
 silu, silu_ = pair("silu", "Tensor input", _silu_forward, "SiluBackward0", d("self")(_silu_grad), "SiluBackward0")
@@ -261,9 +254,10 @@ def _mish_forward(b: dict) -> Any:
 
 
 def _mish_grad(g: Tensor, s: Any) -> Tensor:
+    # PyTorch's infinitely_differentiable_mish_backward, node for node
     x = s.self
-    t = softplus(x).tanh()
-    return g * (t + x * x.sigmoid() * (1 - t * t))
+    t = x.exp().log1p().tanh()
+    return g * (t + x * x.sigmoid() * _one_minus(t * t))
 
 
 mish, mish_ = pair("mish", "Tensor input", _mish_forward, "MishBackward0", d("self")(_mish_grad), "MishBackward0")
@@ -275,11 +269,8 @@ def _softplus_forward(b: dict) -> Any:
 
 
 def _softplus_grad(g: Tensor, s: Any) -> Tensor:
-    scaled = s.self * s.beta
-    # At beta * x == threshold PyTorch's second derivative is already 0 (it masks with <)
-    z = where(scaled < s.threshold, scaled, scaled.detach()).exp()
     # Linear above the threshold: the gradient there is exactly g.
-    return where(scaled > s.threshold, g, g * z / (z + 1))
+    return call(G.SOFTPLUS, g, self=s.self, beta=s.beta, threshold=s.threshold)
 
 
 softplus, _ = pair("softplus", "Tensor input, Scalar beta=1, Scalar threshold=20", _softplus_forward,
@@ -292,9 +283,7 @@ def _log_sigmoid_forward(b: dict) -> Any:
 
 
 def _log_sigmoid_grad(g: Tensor, s: Any) -> Tensor:
-    # PyTorch's kernel computes sigmoid(-x) stably from exp(-|x|); written as sigmoid(-x) its
-    # derivative is PyTorch's double backward, also at x = 0 where |x| has none.
-    return g * (-s.self).sigmoid()
+    return call(G.LOG_SIGMOID, g, self=s.self)
 
 
 log_sigmoid, _ = pair("log_sigmoid", "Tensor input", _log_sigmoid_forward, "LogSigmoidBackward0",
@@ -309,13 +298,8 @@ def _hardsigmoid_forward(b: dict) -> Any:
     return np.minimum(np.maximum(a + t(3), t(0)), t(6)) / t(6)
 
 
-# PyTorch's kernel multiplies by the float literal 1.0f / 6.0f, also for doubles
-_ONE_SIXTH_F = float(np.float32(1.0) / np.float32(6.0))
-
-
 def _hardsigmoid_grad(g: Tensor, s: Any) -> Tensor:
-    x = s.self
-    return where((x > -3.0) & (x < 3.0), g * _ONE_SIXTH_F, 0.0)
+    return call(G.HARDSIGMOID, g, self=s.self)
 
 
 hardsigmoid, hardsigmoid_ = pair("hardsigmoid", "Tensor input", _hardsigmoid_forward, "HardsigmoidBackward0",
@@ -329,8 +313,7 @@ def _hardswish_forward(b: dict) -> Any:
 
 
 def _hardswish_grad(g: Tensor, s: Any) -> Tensor:
-    x = s.self
-    return where(x <= -3, 0.0, where(x < 3, g * (x / 3 + 0.5), g))
+    return call(G.HARDSWISH, g, self=s.self)
 
 
 hardswish, hardswish_ = pair("hardswish", "Tensor input", _hardswish_forward, "HardswishBackward0",
@@ -347,7 +330,7 @@ def _threshold_forward(b: dict) -> Any:
 
 
 def _threshold_grad(g: Tensor, s: Any) -> Tensor:
-    return where(s.self <= s.threshold, 0.0, g)
+    return call(G.THRESHOLD, g, self=s.self, threshold=s.threshold)
 
 
 threshold, threshold_ = pair("threshold", "Tensor input, Scalar threshold, Scalar value", _threshold_forward,
@@ -370,19 +353,30 @@ def _softshrink_forward(b: dict) -> Any:
         raise TorchRuntimeError(f"lambda must be in range [0, {float(np.finfo(a.dtype).max):g}] for input dtype "
                                 f"{b['self']._dtype.legacy_name}, but found {lambd:g}")
     lam = _scalar(a, lambd)
-    # x * 0 inside the band: -0.0 for negative x, as PyTorch's kernel gives
-    return np.where(a > lam, a - lam, np.where(a < -lam, a + lam, a * a.dtype.type(0)))
+    # Inside the band PyTorch's scalar kernel gives x * 0 (-0.0 for negative x), its vector
+    # kernel a plain 0: which one an element gets depends on where it sits in memory.
+    inside = np.where(_vectorized(a), a.dtype.type(0), a * a.dtype.type(0))
+    return np.where(a > lam, a - lam, np.where(a < -lam, a + lam, inside))
 
 
-def _shrink_grad(g: Tensor, s: Any) -> Tensor:
-    x = s.self
-    return where((x >= -s.lambd) & (x <= s.lambd), 0.0, g)
+def _vectorized(a: np.ndarray) -> np.ndarray:
+    """Which elements PyTorch's CPU kernels compute in vector registers: the leading whole
+    blocks of 64 bytes in memory order (16 floats, 8 doubles); the tail takes the scalar path."""
+    block = 64 // a.itemsize
+    count = a.size // block * block
+    offsets = sum(i * stride for i, stride in zip(np.indices(a.shape), a.strides)) if a.ndim else np.zeros(())
+    rank = np.argsort(np.argsort(np.ravel(offsets), kind="stable"), kind="stable").reshape(a.shape)
+    return rank < count
+
+
+def _shrink_grad(kind: str) -> Callable:
+    return lambda g, s: call(G.SHRINK[kind], g, self=s.self, lambd=s.lambd)
 
 
 hardshrink, _ = pair("hardshrink", "Tensor input, Scalar lambd=0.5", _hardshrink_forward, "HardshrinkBackward0",
-                     d("self")(_shrink_grad), public=True, method=True)
+                     d("self")(_shrink_grad("hardshrink")), public=True, method=True)
 softshrink, _ = pair("softshrink", "Tensor input, Scalar lambd=0.5", _softshrink_forward, "SoftshrinkBackward0",
-                     d("self")(_shrink_grad))
+                     d("self")(_shrink_grad("softshrink")))
 
 
 def relu_(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name

@@ -19,7 +19,10 @@ from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchValueErro
 from ..tensor import Tensor
 from ..warnings import warn
 from .activations import EXP, LOG1P, where
+from . import grad_ops as G
 from .arith import arr, binary_arrays, promote
+from .extras import add_scalar, div_scalar
+from .grad_ops import call
 from .loss_support import (MEAN, NONE, SUM, attribute, broadcast_pair, get_enum, grad_norm, invalid_reduction,
                            no_grad_argument, reduce_array, reduction_of, size_of, warn_size_mismatch)
 from .pointwise import wide
@@ -39,12 +42,18 @@ def _pair_arrays(b: dict, kernel: str) -> tuple[np.ndarray, np.ndarray]:
     return arr(x, rt), arr(t, rt)
 
 
-def _loss_op(name: str, node: str, forward: Any, self_grad: Any, extra: str = "") -> Any:
-    """A fused pointwise loss: ``target``'s gradient is minus ``input``'s."""
-    sig = f"{name}(Tensor input, Tensor target, int reduction=1{extra})"
+def _loss_op(name: str, node: str, forward: Any, grad: Any, option: str = "") -> Any:
+    """A fused pointwise loss whose gradient is PyTorch's ``<name>_backward`` op ``grad``; the
+    target's gradient is the same op with input and target swapped, as in PyTorch."""
+    sig = f"{name}(Tensor input, Tensor target, int reduction=1{', float ' + option + '=1.0' if option else ''})"
+
+    def gradient(g: Tensor, s: Any, swap: bool) -> Tensor:
+        x, t = (s.target, s.self) if swap else (s.self, s.target)
+        extra = {option: getattr(s, option)} if option else {}
+        return call(grad, g, self=x, target=t, reduction=s.reduction, **extra)
     return defop(name, sig, forward, node=node, inputs=("self", "target"), function=False, method=False,
-                 derivs={"self": d("self", "target")(self_grad),
-                         "target": d("self", "target")(lambda g, s: -self_grad(g, s))})
+                 derivs={"self": d("self", "target")(lambda g, s: gradient(g, s, False)),
+                         "target": d("self", "target")(lambda g, s: gradient(g, s, True))})
 
 
 # -- mse / smooth_l1 / huber ----------------------------------------------------------------------
@@ -55,8 +64,7 @@ def _mse_forward(b: dict) -> Any:
     return reduce_array(diff * diff, b["reduction"])
 
 
-MSE = _loss_op("mse_loss", "MseLossBackward0", _mse_forward,
-               lambda g, s: (s.self - s.target) * grad_norm(s, 2.0) * g)
+MSE = _loss_op("mse_loss", "MseLossBackward0", _mse_forward, G.MSE)
 
 
 def _smooth_l1_forward(b: dict) -> Any:
@@ -67,15 +75,7 @@ def _smooth_l1_forward(b: dict) -> Any:
     return reduce_array(np.where(z < beta, half * z * z / beta, z - half * beta), b["reduction"])
 
 
-def _smooth_l1_grad(g: Tensor, s: Any) -> Tensor:
-    x = s.self - s.target
-    scaled = g * grad_norm(s)
-    # |x| == beta already takes the linear branch; NaN takes the quadratic one (NaN)
-    return where(x <= -s.beta, -scaled, where(x >= s.beta, scaled, scaled * x / s.beta))
-
-
-SMOOTH_L1 = _loss_op("smooth_l1_loss", "SmoothL1LossBackward0", _smooth_l1_forward, _smooth_l1_grad,
-                     ", float beta=1.0")
+SMOOTH_L1 = _loss_op("smooth_l1_loss", "SmoothL1LossBackward0", _smooth_l1_forward, G.SMOOTH_L1, "beta")
 
 
 def _huber_forward(b: dict) -> Any:
@@ -86,15 +86,7 @@ def _huber_forward(b: dict) -> Any:
     return reduce_array(np.where(z < delta, half * z * z, delta * (z - half * delta)), b["reduction"])
 
 
-def _huber_grad(g: Tensor, s: Any) -> Tensor:
-    x = s.self - s.target
-    norm = grad_norm(s)
-    # Only strictly inside (-delta, delta) does x itself carry a derivative (PyTorch's double backward)
-    inner = where(x.abs() < s.delta, x, x.detach())
-    return where(x < -s.delta, g * (-norm * s.delta), where(x > s.delta, g * (norm * s.delta), inner * norm * g))
-
-
-HUBER = _loss_op("huber_loss", "HuberLossBackward0", _huber_forward, _huber_grad, ", float delta=1.0")
+HUBER = _loss_op("huber_loss", "HuberLossBackward0", _huber_forward, G.HUBER, "delta")
 
 
 def _run_pair(op: Any, x: Tensor, t: Tensor, reduction: int, **extra: Any) -> Tensor:
@@ -251,11 +243,11 @@ BCE_BACKWARD = defop(
 
 
 def _bce_target_grad(g: Tensor, s: Any) -> Tensor:
-    x = s.self
-    grad = -(x / (1 - x)).log() * g  # minus logit(x)
+    # PyTorch's binary_cross_entropy_target_backward: -logit(x) * grad [* weight] [/ numel]
+    grad = -s.self.logit() * g
     if s.weight is not None:
         grad = grad * s.weight
-    return grad * grad_norm(s) if s.reduction == MEAN else grad
+    return div_scalar(grad, s.self.numel()) if s.reduction == MEAN else grad
 
 
 BCE = defop("binary_cross_entropy",
@@ -321,13 +313,13 @@ def _bce_logits_input_grad(g: Tensor, s: Any) -> Tensor:
     x, t = s.self, s.target
     if s.pos_weight is not None:
         pt = s.pos_weight * t
-        grad = (pt + 1 - t) * x.sigmoid() - pt
+        grad = (add_scalar(pt, 1) - t) * x.sigmoid() - pt
     else:
         grad = x.sigmoid() - t
     grad = grad * g
     if s.weight is not None:
         grad = grad * s.weight
-    return grad * grad_norm(s) if s.reduction == MEAN else grad
+    return div_scalar(grad, s.self.numel()) if s.reduction == MEAN else grad
 
 
 def _bce_logits_target_grad(g: Tensor, s: Any) -> Tensor:
@@ -339,7 +331,7 @@ def _bce_logits_target_grad(g: Tensor, s: Any) -> Tensor:
     grad = grad * g
     if s.weight is not None:
         grad = grad * s.weight
-    return grad * grad_norm(s) if s.reduction == MEAN else grad
+    return div_scalar(grad, s.self.numel()) if s.reduction == MEAN else grad
 
 
 def log_sigmoid_of(x: Tensor) -> Tensor:
@@ -398,10 +390,14 @@ def _kl_div(input: Tensor, target: Tensor, reduction: int, log_target: bool) -> 
     for t in (input, target):
         if not t._dtype.is_floating_point:
             raise TorchRuntimeError("kl_div: Integral inputs not supported.")
+    # The right operand first, as the C++ compiler evaluates it: node creation order decides the
+    # order gradients are accumulated in (visible in a create_graph gradient's graph).
     if log_target:
-        out = target.exp() * (target - input)
+        diff = target - input
+        out = target.exp() * diff
     else:
-        out = FUNCTIONS["xlogy"](target, target) - target * input
+        product = target * input
+        out = FUNCTIONS["xlogy"](target, target) - product
     if reduction == MEAN:
         return out.mean()
     return FUNCTIONS["sum"](out) if reduction == SUM else out

@@ -18,6 +18,7 @@ import numpy as np
 from ..errors import (TorchIndexError, TorchNotImplementedError, TorchRuntimeError, TorchValueError)
 from ..tensor import Tensor
 from .extras import div_scalar, mul_scalar
+from .grad_ops import call, grad_op, zeros
 from .loss_support import MEAN, NONE, SUM, get_enum, no_grad_argument, reduction_of
 from .registry import FUNCTIONS, d, defop, run
 from .shape_rules import list_str
@@ -82,14 +83,24 @@ def _nll_grad(g: Tensor, s: Any) -> Tensor:
     return mask * g
 
 
-def _nll_op(name: str, node: str) -> Any:
-    return defop(name, f"{name}(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, "
+def _nll_op(name: str, node: str) -> tuple[Any, Any]:
+    """The loss op and its gradient op (PyTorch's ``<name>_backward``: its derivative for the
+    incoming gradient is the loss itself, for the input 0)."""
+    args = ("target", "weight", "reduction", "ignore_index")
+    loss: Any = None
+    grad = grad_op(f"{name}_backward", node.replace("Backward0", "BackwardBackward0"),
+                   lambda b: _nll_grad(b.grad_output, b), d()(zeros),
+                   extra={"grad_output": d("target", "weight")(
+                       lambda gg, s: run(loss, {"self": gg, **{k: getattr(s, k) for k in args}}))})
+    loss = defop(name, f"{name}(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, "
                        "int ignore_index=-100)", _nll_forward, node=node, inputs=("self",), function=False,
-                 method=False, derivs={"self": d("self", "target", "weight")(_nll_grad)})
+                 method=False, derivs={"self": d("self", "target", "weight")(
+                     lambda g, s: call(grad, g, self=s.self, **{k: getattr(s, k) for k in args}))})
+    return loss, grad
 
 
-NLL = _nll_op("nll_loss", "NllLossBackward0")
-NLL2D = _nll_op("nll_loss2d", "NllLoss2DBackward0")
+NLL, NLL_GRAD = _nll_op("nll_loss", "NllLossBackward0")
+NLL2D, NLL2D_GRAD = _nll_op("nll_loss2d", "NllLoss2DBackward0")
 
 
 def _check_target_dtype(target: Tensor) -> None:

@@ -64,27 +64,34 @@ def _flattened(x: Tensor, w: Tensor, bias: Tensor) -> Tensor:
 # -- bilinear -----------------------------------------------------------------------------------
 
 def _trilinear_forward(b: dict) -> Any:
-    x1, w, x2 = b["self"]._data, b["weight"]._data, b["other"]._data
-    return np.einsum("ni,oij,nj->no", x1, w, x2).astype(x1.dtype)
+    x1, x2, x3 = b["self"]._data, b["i2"]._data, b["i3"]._data
+    return np.einsum(b["spec"], x1, x2, x3).astype(x1.dtype)
 
 
-def _outer3(g: Tensor, a: Tensor, c: Tensor) -> Tensor:
-    """g[n, o] * a[n, i] * c[n, j] as one (n, o, i, j) product."""
-    return g.unsqueeze(2).unsqueeze(3) * a.unsqueeze(1).unsqueeze(3) * c.unsqueeze(1).unsqueeze(2)
+def _trilinear_grad(k: int) -> Any:
+    """The gradient for operand ``k``: the same contraction with the gradient in its place
+    (PyTorch's _trilinear backward is _trilinear again, hence TrilinearBackward0)."""
+    def formula(g: Tensor, s: Any) -> Tensor:
+        operands, out = s.spec.split("->")
+        labels = operands.split(",")
+        wanted = labels[k]
+        labels[k] = out
+        args = [s.self, s.i2, s.i3]
+        args[k] = g
+        return trilinear(args[0], args[1], args[2], ",".join(labels) + "->" + wanted)
+    return formula
 
 
 TRILINEAR = defop(
-    "_trilinear", "_trilinear(Tensor input, Tensor weight, Tensor other)", _trilinear_forward,
-    node="TrilinearBackward0", inputs=("self", "weight", "other"), function=False, method=False,
-    derivs={
-        "self": d("weight", "other")(
-            lambda g, s: (g.unsqueeze(2).unsqueeze(3) * s.weight.unsqueeze(0) * s.other.unsqueeze(1).unsqueeze(2))
-            .sum((1, 3))),
-        "weight": d("self", "other")(lambda g, s: _outer3(g, s.self, s.other).sum(0)),
-        "other": d("self", "weight")(
-            lambda g, s: (g.unsqueeze(2).unsqueeze(3) * s.weight.unsqueeze(0) * s.self.unsqueeze(1).unsqueeze(3))
-            .sum((1, 2))),
-    })
+    "_trilinear", "_trilinear(Tensor input, Tensor i2, Tensor i3, str spec)", _trilinear_forward,
+    node="TrilinearBackward0", inputs=("self", "i2", "i3"), function=False, method=False,
+    derivs={"self": d("i2", "i3")(_trilinear_grad(0)), "i2": d("self", "i3")(_trilinear_grad(1)),
+            "i3": d("self", "i2")(_trilinear_grad(2))})
+
+
+def trilinear(a: Tensor, b: Tensor, c: Tensor, spec: str) -> Tensor:
+    return run(TRILINEAR, {"self": a, "i2": b, "i3": c, "spec": spec})
+
 
 _BILINEAR = LazyParser("bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None)")
 
@@ -113,5 +120,5 @@ def bilinear(*args: Any, **kwargs: Any) -> Tensor:
     batch = tuple(x1.shape[:-1])
     flat1 = x1.reshape(-1, x1.shape[-1])
     flat2 = x2.reshape(-1, x2.shape[-1])
-    out = run(TRILINEAR, {"self": flat1, "weight": w, "other": flat2}).reshape(batch + (out_features,))
+    out = trilinear(flat1, w, flat2, "ni,oij,nj->no").reshape(batch + (out_features,))
     return out + bias if bias is not None else out
