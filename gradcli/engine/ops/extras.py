@@ -1,6 +1,6 @@
 """Small ops that ``nn.functional`` composes with, each also public in PyTorch:
-``clamp_min``, ``xlogy`` and ``addmm``; plus the Scalar overloads of mul and
-div that PyTorch's C++ composites call (``MulBackward1``, ``DivBackward1``:
+``clamp_min``, ``xlogy`` and ``addmm``; plus the Scalar overloads of add, mul and
+div that PyTorch's C++ composites call (``AddBackward1``, ``MulBackward1``, ``DivBackward1``:
 ``(1 - label_smoothing) * nll`` in C++ multiplies by a Scalar, not a tensor).
 """
 
@@ -13,6 +13,7 @@ import numpy as np
 from ..errors import TorchRuntimeError
 from ..tensor import Tensor
 from .arith import arr, binary_arrays, promote
+from .linalg import mm_mat1_backward, mm_mat2_backward
 from .registry import FUNCTIONS, d, defop, run
 
 _C_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}
@@ -53,8 +54,37 @@ def _xlogy_node(b: dict) -> str:
 
 XLOGY = defop("xlogy", "xlogy(Tensor input, Tensor other, *, Tensor? out=None)", _xlogy_forward, node=_xlogy_node,
               inputs=("self", "other"), scalar_inputs=("self", "other"), numbers_as_tensors=True, inplace=True,
-              derivs={"self": d("self", "other")(lambda g, s: g * FUNCTIONS["xlogy"](s.self != 0, s.other)),
+              derivs={"self": d("self", "other")(
+                  lambda g, s: FUNCTIONS["xlogy"](g, s.other).masked_fill((s.self == 0) & (s.other <= 0), 0.0)),
                       "other": d("self", "other")(lambda g, s: g * s.self / s.other)})
+
+
+# -- logit ------------------------------------------------------------------------------------------
+
+def _logit_forward(b: dict) -> Any:
+    x = b["self"]
+    if not x._dtype.is_floating_point:
+        from .. import dtypes
+        a = arr(x, dtypes.get_default_dtype())
+    else:
+        a = x._data
+    eps = b["eps"]
+    if eps is not None:
+        a = np.clip(a, a.dtype.type(eps), a.dtype.type(1 - eps))
+    one = a.dtype.type(1)
+    return np.log(a / (one - a))
+
+
+def _logit_grad(g: Tensor, s: Any) -> Tensor:
+    x = s.self
+    if s.eps is None:
+        # NaN outside [0, 1]
+        return FUNCTIONS["where"]((x < 0) | (x > 1), float("nan"), g / (x * (1 - x)))
+    return FUNCTIONS["where"]((x < s.eps) | (x > 1 - s.eps), 0.0, g / (x * (1 - x)))
+
+
+LOGIT = defop("logit", "logit(Tensor input, float? eps=None, *, Tensor? out=None)", _logit_forward,
+              node="LogitBackward0", inplace=True, derivs={"self": d("self")(_logit_grad)})
 
 
 # -- addmm ----------------------------------------------------------------------------------------
@@ -74,6 +104,8 @@ def _addmm_forward(b: dict) -> Any:
                                 f"{m2.shape[0]}x{m2.shape[1]})")
     from .shape import _expand_forward
     base = _expand_forward({"self": s, "size": (m1.shape[0], m2.shape[1])})
+    # Saved with the node (as PyTorch's _saved_*_sym_strides): the layouts choose the formulas.
+    b["mat1_sym_strides"], b["mat2_sym_strides"] = m1.stride(), m2.stride()
     t = m2._data.dtype.type
     product = m1._data @ m2._data
     beta, alpha = b["beta"], b["alpha"]
@@ -92,8 +124,10 @@ ADDMM = defop("addmm", "addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar 
               "Tensor? out=None)", _addmm_forward, node="AddmmBackward0", inputs=("self", "mat1", "mat2"),
               inplace=True,
               derivs={"self": d()(lambda g, s: _times(g, s.beta)),
-                      "mat1": d("mat2")(lambda g, s: _times(g.mm(s.mat2.t()), s.alpha)),
-                      "mat2": d("mat1")(lambda g, s: _times(s.mat1.t().mm(g), s.alpha))})
+                      "mat1": d("mat2")(lambda g, s: _times(
+                          mm_mat1_backward(g, s.mat2, s.mat1_sym_sizes, s.mat1_sym_strides), s.alpha)),
+                      "mat2": d("mat1")(lambda g, s: _times(
+                          mm_mat2_backward(g, s.mat1, s.mat2_sym_sizes, s.mat2_sym_strides), s.alpha))})
 
 
 # -- Scalar overloads of mul / div (C++ composites) -----------------------------------------------
@@ -112,6 +146,22 @@ MUL_SCALAR = defop("_mul_scalar", "_mul_scalar(Tensor input, Scalar other)", _sc
 DIV_SCALAR = defop("_div_scalar", "_div_scalar(Tensor input, Scalar other)", _scalar_forward(np.divide),
                    node="DivBackward1", function=False, method=False,
                    derivs={"self": d()(lambda g, s: g / s.other)})
+
+
+ADD_SCALAR = defop("_add_scalar", "_add_scalar(Tensor input, Scalar other)", _scalar_forward(np.add),
+                   node="AddBackward1", function=False, method=False, derivs={"self": d()(lambda g, s: g)})
+
+
+SUB_SCALAR = defop("_sub_scalar", "_sub_scalar(Tensor input, Scalar other)", _scalar_forward(np.subtract),
+                   node="SubBackward1", function=False, method=False, derivs={"self": d()(lambda g, s: g)})
+
+
+def add_scalar(t: Tensor, value: float) -> Tensor:
+    return run(ADD_SCALAR, {"self": t, "other": value})
+
+
+def sub_scalar(t: Tensor, value: float) -> Tensor:
+    return run(SUB_SCALAR, {"self": t, "other": value})
 
 
 def mul_scalar(t: Tensor, value: float) -> Tensor:

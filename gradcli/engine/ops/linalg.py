@@ -70,13 +70,32 @@ def _mm_forward(b: dict) -> Any:
         raise TorchRuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and {m.shape[0]}x{m.shape[1]})")
     _same_dtype(a, m, "expected m1 and m2 to have the same dtype, but got: {ca} != {cb}")
+    # Saved with the node (as PyTorch's _saved_*_sym_strides): the layouts choose the formulas.
+    b["self_sym_strides"], b["mat2_sym_strides"] = a.stride(), m.stride()
     return a._data @ m._data
+
+
+def column_major(shape: Any, strides: tuple) -> bool:
+    return strides[0] == 1 and strides[1] == shape[0]
+
+
+def mm_mat1_backward(g: Tensor, mat2: Tensor, shape: Any, strides: tuple) -> Tensor:
+    """PyTorch's mm_mat1_backward: a column-major mat1 gets its gradient computed transposed."""
+    if column_major(shape, strides):
+        return mat2.mm(g.t()).t()
+    return g.mm(mat2.t())
+
+
+def mm_mat2_backward(g: Tensor, mat1: Tensor, shape: Any, strides: tuple) -> Tensor:
+    if column_major(shape, strides):
+        return g.t().mm(mat1).t()
+    return mat1.t().mm(g)
 
 
 MM = defop("mm", "mm(Tensor input, Tensor mat2, *, Tensor? out=None)", _mm_forward, node="MmBackward0",
            inputs=("self", "mat2"),
-           derivs={"self": d("mat2")(lambda g, s: g.mm(s.mat2.t())),
-                   "mat2": d("self")(lambda g, s: s.self.t().mm(g))})
+           derivs={"self": d("mat2")(lambda g, s: mm_mat1_backward(g, s.mat2, s.self_sym_sizes, s.self_sym_strides)),
+                   "mat2": d("self")(lambda g, s: mm_mat2_backward(g, s.self, s.mat2_sym_sizes, s.mat2_sym_strides))})
 
 
 def _bmm_forward(b: dict) -> Any:

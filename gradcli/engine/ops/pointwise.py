@@ -14,13 +14,27 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import dtypes
-from ..errors import TorchRuntimeError
+from ..errors import TorchNotImplementedError, TorchRuntimeError
 from ..tensor import Tensor, wrap_scalar
 from .arith import arr, binary_arrays, float_dtype, promote
 from .registry import binary_dunder, d, defop, inplace_dunder
 
 LN2 = math.log(2.0)
 LN10 = math.log(10.0)
+
+
+def no_kernel(name: str, dtype: Any) -> TorchNotImplementedError:
+    """PyTorch's error for a dtype its CPU kernel was not built for."""
+    return TorchNotImplementedError(f"\"{name}\" not implemented for '{dtype.legacy_name}'")
+
+
+def _refusing(fn: Callable, kernel: str, kinds: str) -> Callable:
+    """``fn``, but arrays of the NumPy kinds in ``kinds`` ("b" bool, "i" ints) fail as PyTorch's kernel."""
+    def forward(a: np.ndarray) -> Any:
+        if a.dtype.kind in kinds:
+            raise no_kernel(kernel, dtypes.from_numpy(a.dtype))
+        return fn(a)
+    return forward
 
 
 def zeros_like(t: Tensor) -> Tensor:
@@ -65,6 +79,12 @@ def _sigmoid(a: np.ndarray) -> np.ndarray:
     return one / (one + wide(np.exp)(-a))
 
 
+def _grad_op(name: str, g: Tensor, **args: Any) -> Tensor:
+    """PyTorch's ``tanh_backward``, ``sigmoid_backward``, ``threshold_backward`` (see grad_ops)."""
+    from . import grad_ops
+    return grad_ops.call(getattr(grad_ops, name), g, **args)
+
+
 def unary(name: str, fn: Callable, node: str, deriv: Any, float_only: bool = True,
           **kw: Any) -> None:
     forward = _float_unary(fn) if float_only else _same_unary(fn)
@@ -103,16 +123,17 @@ unary("acos", wide(np.arccos), "AcosBackward0", d("self")(lambda g, s: g * -(-s.
 unary("atan", wide(np.arctan), "AtanBackward0", d("self")(lambda g, s: g / (s.self * s.self + 1)))
 unary("sinh", wide(np.sinh), "SinhBackward0", d("self")(lambda g, s: g * s.self.cosh()))
 unary("cosh", wide(np.cosh), "CoshBackward0", d("self")(lambda g, s: g * s.self.sinh()))
-unary("tanh", wide(np.tanh), "TanhBackward0", d("result")(lambda g, s: g * (1 - s.result * s.result)))
+unary("tanh", wide(np.tanh), "TanhBackward0", d("result")(lambda g, s: _grad_op("TANH", g, self=s.result)))
 unary("sigmoid", _sigmoid, "SigmoidBackward0",
-      d("result")(lambda g, s: g * (1 - s.result) * s.result), also_in=("nn.functional",))
+      d("result")(lambda g, s: _grad_op("SIGMOID", g, self=s.result)), also_in=("nn.functional",))
 unary("erf", _erf, "ErfBackward0",
       d("self")(lambda g, s: g * (2 / math.sqrt(math.pi)) * (-s.self * s.self).exp()))
 unary("reciprocal", lambda a: 1 / a, "ReciprocalBackward0",
       d("result")(lambda g, s: -g * (s.result * s.result)))
 unary("neg", _no_bool_neg, "NegBackward0", d()(lambda g, s: -g), float_only=False,
       dunders=("__neg__",))
-unary("abs", np.abs, "AbsBackward0", d("self")(lambda g, s: g * s.self.sign()), float_only=False,
+# abs's gradient is grad * self.sgn() in PyTorch (SgnBackward0 in a create_graph graph)
+unary("abs", _refusing(np.abs, "abs_cpu", "b"), "AbsBackward0", d("self")(lambda g, s: g * s.self.sgn()), float_only=False,
       dunders=("__abs__",))
 def _sign(a: np.ndarray) -> np.ndarray:
     if a.dtype == np.bool_:
@@ -129,19 +150,26 @@ def _relu(a: np.ndarray) -> np.ndarray:
 
 
 unary("sign", _sign, "SignBackward0", d()(lambda g, s: zeros_like(g)), float_only=False)
-unary("floor", np.floor, "FloorBackward0", d()(lambda g, s: zeros_like(g)), float_only=False)
-unary("ceil", np.ceil, "CeilBackward0", d()(lambda g, s: zeros_like(g)), float_only=False)
-unary("trunc", np.trunc, "TruncBackward0", d()(lambda g, s: zeros_like(g)), float_only=False)
-unary("frac", lambda a: a - np.trunc(a), "FracBackward0", d()(lambda g, s: g), float_only=False)
+unary("sgn", _sign, "SgnBackward0", d()(lambda g, s: zeros_like(g)), float_only=False)
+unary("floor", _refusing(np.floor, "floor_vml_cpu", "b"), "FloorBackward0", d()(lambda g, s: zeros_like(g)),
+      float_only=False)
+unary("ceil", _refusing(np.ceil, "ceil_vml_cpu", "b"), "CeilBackward0", d()(lambda g, s: zeros_like(g)),
+      float_only=False)
+unary("trunc", _refusing(np.trunc, "trunc_vml_cpu", "b"), "TruncBackward0", d()(lambda g, s: zeros_like(g)),
+      float_only=False)
+unary("frac", _refusing(lambda a: a - np.trunc(a), "frac_cpu", "bi"), "FracBackward0", d()(lambda g, s: g),
+      float_only=False)
 # PyTorch's threshold_backward: blocked where result <= 0, so a NaN input passes its gradient.
 unary("relu", _relu, "ReluBackward0",
-      d("result")(lambda g, s: WHERE_FN(s.result <= 0, 0.0, g)), float_only=False)
+      d("result")(lambda g, s: _grad_op("THRESHOLD", g, self=s.result, threshold=0)), float_only=False)
 FUNCTIONS_ALIASES = {"negative": "neg", "absolute": "abs", "arcsin": "asin", "arccos": "acos",
                      "arctan": "atan", "fix": "trunc"}
 
 
 def _round_forward(b: dict) -> Any:
     a = b["self"]._data
+    if a.dtype == np.bool_:
+        raise no_kernel("round_vml_cpu", dtypes.bool_)
     decimals = b.get("decimals", 0)
     if not decimals:
         return np.round(a) if a.dtype.kind == "f" else a.copy()
@@ -170,19 +198,29 @@ defop("square", _sig("square"), lambda b: _square_forward(b), node="PowBackward0
 
 def _arith(fn: Callable, name: str) -> Callable[[dict], Any]:
     def forward(b: dict) -> Any:
+        if name == "sub":
+            _sub_check(b["self"], b["other"])
         x, y, rt = binary_arrays(b["self"], b["other"])
         alpha = b.get("alpha", 1)
         if alpha != 1:
             _check_alpha(alpha, rt, name)
             y = y * rt.np.type(alpha)
-        if rt is dtypes.bool_ and name == "sub":
-            raise TorchRuntimeError(
-                "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
-                "`logical_xor()` operator instead.")
         if rt is dtypes.bool_ and name == "add":
             return np.logical_or(x, y)
         return fn(x, y)
     return forward
+
+
+def _sub_check(x: Tensor, y: Tensor) -> None:
+    # PyTorch's sub_check, before broadcasting; a Python bool counts as a bool tensor.
+    if x._dtype is dtypes.bool_ and y._dtype is dtypes.bool_:
+        raise TorchRuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+            "`logical_xor()` operator instead.")
+    if x._dtype is dtypes.bool_ or y._dtype is dtypes.bool_:
+        raise TorchRuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
+            "mask, use the `~` or `logical_not()` operator instead.")
 
 
 def _check_alpha(alpha: Any, rt: Any, name: str) -> None:
@@ -271,16 +309,21 @@ def _not_implemented(name: str) -> Callable:
 
 defop("floor_divide", "floor_divide(Tensor input, Tensor other, *, Tensor? out=None)",
       _floor_divide_forward, node="NotImplemented", inputs=("self", "other"), numbers_as_tensors=True,
-      scalar_inputs=("other",),
+      scalar_inputs=("other",), edges=("self",),
       inplace=True, derivs={"self": d()(_not_implemented("floor_divide")),
                             "other": d()(_not_implemented("floor_divide"))})
 
 
 def _remainder_forward(b: dict) -> Any:
     x, y, rt = binary_arrays(b["self"], b["other"])
-    if x.dtype.kind in "iub":
+    if rt is dtypes.bool_:
+        raise no_kernel("remainder_cpu", rt)
+    if x.dtype.kind in "iu":
         _check_int_zero(y)
-    return np.remainder(x, y)
+    # PyTorch's kernel: fmod, moved into the divisor's sign unless it is 0 (so a zero keeps
+    # the dividend's sign, where NumPy's remainder gives it the divisor's).
+    mod = np.fmod(x, y)
+    return np.where((mod != 0) & ((y < 0) != (mod < 0)), mod + y, mod)
 
 
 defop("remainder", "remainder(Tensor input, Tensor other, *, Tensor? out=None)", _remainder_forward,
@@ -326,24 +369,35 @@ def _pow_node(b: dict) -> str:
 
 
 def _pow_self_grad(g: Tensor, s: Any) -> Tensor:
+    # PyTorch's pow_backward / pow_backward_self, op for op (their Scalar arithmetic is the
+    # C++ Scalar overloads: MulBackward1, SubBackward1), so create_graph gradients match.
+    from .extras import mul_scalar, sub_scalar
     e = s.other
     if e._wrapped:
         value = e.item()
         if value == 0:
             return zeros_like(g)
-        return g * (value * s.self.pow(value - 1))
-    return g * (e * s.self.pow(e - 1))
+        return g * mul_scalar(s.self.pow(value - 1), value)
+    return WHERE_FN(e == 0.0, _zero_like(g), g * (e * s.self.pow(sub_scalar(e, 1))))
+
+
+def _zero_like(g: Tensor) -> Tensor:
+    """``at::zeros({}, grad.options())``: a 0-dim zero that is no graph input."""
+    return Tensor._make(np.zeros((), dtype=g._data.dtype), g._dtype)
 
 
 def _pow_exponent_grad(g: Tensor, s: Any) -> Tensor:
     # d/d exponent of base**exponent is result*log(base); PyTorch masks it to 0 where the
     # base is 0 and the exponent is >= 0 (instead of 0*-inf = nan).
+    from .extras import mul_scalar
     base = s.self
-    grad = g * (s.result * base.log())
-    mask = (base == 0) & (s.other >= 0)
-    if mask.any().item():
-        grad = grad.masked_fill(mask, 0.0)
-    return grad
+    if base._wrapped:
+        value = base.item()
+        scaled = mul_scalar(s.result, math.log(value) if value > 0 else (-math.inf if value == 0 else math.nan))
+        if value == 0:
+            scaled = WHERE_FN(s.other >= 0, _zero_like(g), scaled)
+        return g * scaled
+    return g * WHERE_FN((s.other >= 0) & (base == 0.0), _zero_like(g), s.result * base.log())
 
 
 POW = defop("pow", "pow(Tensor input, Tensor exponent, *, Tensor? out=None)",
@@ -412,7 +466,9 @@ defop("atan2", "atan2(Tensor input, Tensor other, *, Tensor? out=None)", _atan2_
 
 
 def _hypot_forward(b: dict) -> Any:
-    a1, a2, _ = binary_arrays(b["self"], b["other"])
+    a1, a2, rt = binary_arrays(b["self"], b["other"])
+    if not rt.is_floating_point:
+        raise no_kernel("hypot_cpu", rt)
     return np.hypot(a1, a2)
 
 
@@ -448,8 +504,20 @@ defop("minimum", "minimum(Tensor input, Tensor other, *, Tensor? out=None)", _mi
               "other": d("self", "other")(_tie_split(False, False))})
 
 
+_C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "bool": "bool"}
+
+
 def _lerp_forward(b: dict) -> Any:
     start, end, weight = b["self"], b["end"], b["weight"]
+    # lerp does not promote: end, and a weight tensor with dims, must have self's dtype
+    for name, t in (("end", end), ("weight", weight)):
+        if t._dtype is not start._dtype and not t._wrapped and (name == "end" or t.ndim):
+            raise TorchRuntimeError(f"expected dtype {_C_NAMES[start._dtype.name]} for `{name}` but got dtype "
+                                    f"{_C_NAMES[t._dtype.name]}")
+    from .shape_rules import broadcast_all
+    broadcast_all([start.shape, end.shape, weight.shape])
+    if not start._dtype.is_floating_point:
+        raise no_kernel("lerp_kernel_scalar" if weight._wrapped else "lerp_kernel_tensor", start._dtype)
     rt = promote(start, end)
     s_, e_ = arr(start, rt), arr(end, rt)
     w = arr(weight, rt)
@@ -472,6 +540,8 @@ def _clamp_forward(b: dict) -> Any:
     if lo is None and hi is None:
         raise TorchRuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     parts = [t for t in (x, lo, hi) if isinstance(t, Tensor)]
+    from .shape_rules import broadcast_all
+    broadcast_all([t.shape for t in parts])
     rt = promote(*parts)
     a = arr(x, rt)
     if lo is not None:
@@ -498,13 +568,13 @@ CLAMP = defop("clamp", _CLAMP_SIGS, _clamp_forward,
               node=lambda b: "ClampBackward1" if all(t is None or t._wrapped for t in (b["min"], b["max"]))
               else "ClampBackward0",
               inputs=("self", "min", "max"), numbers_as_tensors=True, inplace=True,
-              scalar_inputs=("min", "max"),
+              scalar_inputs=("min", "max"), joint_scalars=True,
               derivs={"self": d("self", "min", "max")(_clamp_self_grad),
                       "min": d("self", "min")(lambda g, s: g * (s.self < s.min)),
                       "max": d("self", "max")(lambda g, s: g * (s.self > s.max))})
 defop("clip", [s.replace("clamp(", "clip(") for s in _CLAMP_SIGS], _clamp_forward,
       node=CLAMP.node, inputs=CLAMP.inputs, numbers_as_tensors=True, inplace=True, derivs=CLAMP.derivs,
-      scalar_inputs=CLAMP.scalar_inputs)
+      scalar_inputs=CLAMP.scalar_inputs, joint_scalars=True)
 
 
 # -- where ---------------------------------------------------------------------------------------

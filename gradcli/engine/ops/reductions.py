@@ -373,27 +373,33 @@ def _norm_forward(b: dict) -> Any:
 
 
 def _norm_backward(g: Tensor, s: Any) -> Tensor:
+    """PyTorch's norm_backward, op for op (so a create_graph gradient has its graph): the
+    gradient and the norm are unsqueezed back (not expanded) and broadcast."""
     x = s.self
     p = getattr(s, "p", 2)
     p = 2 if p is None or p == "fro" else p
-    shape = s.self_sym_sizes
-    dims = reduce_axes(getattr(s, "dim", None), len(shape))
-    keepdim = getattr(s, "keepdim", False)
-    norm = expand_back(s.result, shape, dims, keepdim)
-    gx = expand_back(g, shape, dims, keepdim)
+    dim = getattr(s, "dim", None)
+    dims = () if dim is None or dim == () else reduce_axes(dim, x.ndim)
+    norm = s.result
+    if not getattr(s, "keepdim", False) and x.ndim:
+        for axis in sorted(dims):
+            g, norm = g.unsqueeze(axis), norm.unsqueeze(axis)
     if p == 0:
         return zeros_like(x)
     if p == 1:
-        return gx * x.sign()
+        return x.sgn() * g
     if p == 2:
         # At the zero vector the gradient is 0, not nan.
-        return (gx * x / norm).masked_fill(norm == 0, 0.0)
+        return g * (x / norm).masked_fill(norm == 0, 0.0)
     if p in (math.inf, -math.inf):
-        mask = x.abs() == norm
-        count = mask.sum(dims, keepdim=True) if dims else mask.to(g.dtype)
-        return gx * x.sign() * mask / count
-    grad = gx * x * x.abs().pow(p - 2) / norm.pow(p - 1)
-    return grad.masked_fill(norm == 0, 0.0)
+        # ties (and NaNs) share the gradient
+        mask = (x.abs() == norm).logical_or(x.abs().isnan())
+        return x.sgn() * ((g / mask.sum(dims, keepdim=True)) * mask)
+    if p < 1:
+        scaled = x.sgn() * x.abs().pow(p - 1).masked_fill(x == 0, 0.0)
+        return scaled * g * norm.pow(1 - p)
+    scaled = x.sgn() * x.abs().pow(p - 1) if p < 2 else x * x.abs().pow(p - 2)
+    return scaled * (g / norm.pow(p - 1)).masked_fill(norm == 0, 0.0)
 
 
 NORM = defop("_norm", "_norm(Tensor input, any p, int[1]? dim=None, bool keepdim=False, *, dtype? dtype=None)",
@@ -493,18 +499,14 @@ def _softmax_forward(log: bool) -> Any:
 
 
 def _softmax_backward(g: Tensor, s: Any) -> Tensor:
-    y = s.result
-    dim = s.dim if y.ndim else 0
-    if y.ndim == 0:
-        return g * 0
-    return (g - (g * y).sum(dim, keepdim=True)) * y
+    # PyTorch's _softmax_backward_data, an op of its own (see grad_ops)
+    from . import grad_ops
+    return grad_ops.call(grad_ops.SOFTMAX, g, self=s.result, dim=s.dim)
 
 
 def _log_softmax_backward(g: Tensor, s: Any) -> Tensor:
-    y = s.result
-    if y.ndim == 0:
-        return g * 0
-    return g - y.exp() * g.sum(s.dim, keepdim=True)
+    from . import grad_ops
+    return grad_ops.call(grad_ops.LOG_SOFTMAX, g, self=s.result, dim=s.dim)
 
 
 SOFTMAX = defop("softmax", "softmax(Tensor input, int dim, dtype? dtype=None)", _softmax_forward(False),
@@ -616,15 +618,13 @@ def sum_to_size(self: Tensor, *size: Any) -> Tensor:
                                 f"{{{list_str(self.shape)[1:-1]}}}.")
     if tuple(self.shape) == shape:
         return self
+    # PyTorch's at::sum_to, node for node: sum() to a 0-dim shape, else one keepdim sum over the
+    # leading and the broadcast dims, then a view dropping the leading ones.
+    if not shape:
+        return self.sum()
     axes, lead = sum_to_axes(self.shape, shape)
-    result = self
-    lead_axes = tuple(range(lead))
-    if lead_axes:
-        result = result.sum(lead_axes)
-    rest = tuple(a - lead for a in axes if a >= lead)
-    if rest:
-        result = result.sum(rest, keepdim=True)
-    return result
+    result = self.sum(tuple(axes), keepdim=True) if axes else self
+    return result.view(shape) if lead else result
 
 
 Tensor.sum_to_size = sum_to_size
