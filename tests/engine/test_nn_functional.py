@@ -452,3 +452,24 @@ def test_saved_attributes_name_pytorchs_options() -> None:
     loss = F["mse_loss"](x, T["zeros"](2)).grad_fn
     assert loss._saved_reduction == 1 and loss._saved_target.tolist() == [0.0, 0.0]
     assert F["binary_cross_entropy"](x.sigmoid(), T["ones"](2)).grad_fn._saved_weight is None
+
+
+@pytest.mark.parametrize("fn, node_name", [
+    (F["relu"], "ThresholdBackwardBackward0"), (F["elu"], "EluBackwardBackward0"),
+    (F["gelu"], "GeluBackwardBackward0"), (F["softplus"], "SoftplusBackwardBackward0"),
+    (F["leaky_relu"], "LeakyReluBackwardBackward0"), (F["hardtanh"], "HardtanhBackwardBackward0"),
+    (lambda x: F["softmax"](x, 0), "SoftmaxBackwardDataBackward0"),
+    (lambda x: F["mse_loss"](x, T["zeros"](2)), "MseLossBackwardBackward0"),
+    (lambda x: F["cross_entropy"](x, T["tensor"](0)), "LogSoftmaxBackwardDataBackward0"),
+    (F["hardsigmoid"], "NotImplemented"),
+])
+def test_create_graph_gradients_are_pytorchs_backward_ops(fn: Callable, node_name: str) -> None:
+    x = leaf([0.5, -1.0])
+    (g,) = grad(fn(x).sum(), [x], create_graph=True)
+    assert node(g) == node_name
+
+
+def test_hardsigmoid_has_no_second_derivative() -> None:
+    x = leaf([0.5])
+    (g,) = grad(F["hardsigmoid"](x).sum(), [x], create_graph=True)
+    raises(RuntimeError, "derivative for aten::hardsigmoid_backward is not implemented", lambda: g.sum().backward())
