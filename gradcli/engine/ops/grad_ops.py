@@ -35,7 +35,8 @@ class _Values:
 def grad_op(name: str, node: str, value: Callable[[Any], Tensor], input_deriv: Deriv,
             inputs: tuple[str, ...] = ("grad_output", "self"), extra: dict[str, Deriv] | None = None) -> Op:
     """The op ``name`` (node ``node``): ``value(args)`` computes it; ``input_deriv`` is its
-    derivative with respect to ``self`` (the tensor the first derivative was taken at)."""
+    derivative with respect to ``self`` (the tensor the first derivative was taken at), ``extra``
+    overrides or adds derivatives (``target``, or ``grad_output`` when it is not the op itself)."""
     def forward(b: dict) -> Any:
         with grad_mode.no_grad():
             return value(_Values(b))._data
@@ -44,8 +45,11 @@ def grad_op(name: str, node: str, value: Callable[[Any], Tensor], input_deriv: D
 
     def again(g: Tensor, s: Any) -> Tensor:
         return run(op, {**s.__dict__, "grad_output": g})
-    saved = tuple(k for k in ("self", "target", "weight", "pos_weight") if k in inputs or k == "weight")
-    derivs = {"grad_output": d(*saved)(again), inputs[1]: input_deriv, **(extra or {})}
+    # what the value reads besides grad_output (weight is no graph input, but is read)
+    needs = tuple(k for k in ("self", "target", "weight") if k in inputs or k == "weight")
+    derivs = {"self": input_deriv, **(extra or {})}
+    if "grad_output" in inputs:
+        derivs.setdefault("grad_output", d(*needs)(again))
     op = defop(name, f"{name}(Tensor grad_output, Tensor input)", forward, node=node, inputs=inputs,
                function=False, method=False, derivs=derivs)
     return op
@@ -172,9 +176,7 @@ _ONE_SIXTH_F = float(np.float32(1.0) / np.float32(6.0))  # the kernel's float li
 HARDSIGMOID = grad_op(
     "hardsigmoid_backward", "NotImplemented",
     lambda b: where((b.self > -3.0) & (b.self < 3.0), b.grad_output * _ONE_SIXTH_F, 0.0),
-    _not_implemented("hardsigmoid_backward"), inputs=("grad_output", "self"))
-HARDSIGMOID.inputs = ("self",)  # only the input is an edge of that node
-HARDSIGMOID.derivs.pop("grad_output")
+    _not_implemented("hardsigmoid_backward"), inputs=("self",))  # only the input is an edge of that node
 
 # sigmoid and tanh take their result: sigmoid_backward(grad, result), tanh_backward(grad, result)
 SIGMOID = grad_op("sigmoid_backward", "SigmoidBackwardBackward0",

@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchValueError
 from ..tensor import Tensor
 from ..warnings import warn
-from .activations import EXP, LOG1P, where
+from .activations import EXP, LOG1P
 from . import grad_ops as G
 from .arith import arr, binary_arrays, promote
 from .extras import add_scalar, div_scalar
