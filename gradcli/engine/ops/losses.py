@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchValueError
 from ..tensor import Tensor
 from ..warnings import warn
-from .activations import EXP, LOG1P
+from .activations import EXP, LOG1P, log_sigmoid
 from . import grad_ops as G
 from .arith import arr, binary_arrays, promote
 from .extras import add_scalar, div_scalar
@@ -301,9 +301,9 @@ def _bce_logits_forward(b: dict) -> Any:
     if not t._dtype.is_floating_point:
         raise TorchRuntimeError(f"result type {x._dtype.legacy_name} can't be cast to the desired output type "
                                 f"{t._dtype.legacy_name}")
-    wide = promote(x, t).np
-    loss = ((1 - t._data).astype(wide) * a.astype(wide)).astype(t._data.dtype)
-    loss = (loss.astype(wide) - log_sig.astype(wide)).astype(t._data.dtype)
+    common = promote(x, t).np
+    loss = ((1 - t._data).astype(common) * a.astype(common)).astype(t._data.dtype)
+    loss = (loss.astype(common) - log_sig.astype(common)).astype(t._data.dtype)
     if w is not None:
         loss = _times_in_place(loss, w)
     return reduce_array(loss, b["reduction"])
@@ -325,18 +325,13 @@ def _bce_logits_input_grad(g: Tensor, s: Any) -> Tensor:
 def _bce_logits_target_grad(g: Tensor, s: Any) -> Tensor:
     x = s.self
     if s.pos_weight is not None:
-        grad = log_sigmoid_of(-x) - log_sigmoid_of(x) * s.pos_weight
+        grad = log_sigmoid(-x) - log_sigmoid(x) * s.pos_weight
     else:
         grad = -x
     grad = grad * g
     if s.weight is not None:
         grad = grad * s.weight
     return div_scalar(grad, s.self.numel()) if s.reduction == MEAN else grad
-
-
-def log_sigmoid_of(x: Tensor) -> Tensor:
-    from .activations import log_sigmoid
-    return log_sigmoid(x)
 
 
 BCE_LOGITS = defop(
