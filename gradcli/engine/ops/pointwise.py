@@ -309,7 +309,7 @@ def _not_implemented(name: str) -> Callable:
 
 defop("floor_divide", "floor_divide(Tensor input, Tensor other, *, Tensor? out=None)",
       _floor_divide_forward, node="NotImplemented", inputs=("self", "other"), numbers_as_tensors=True,
-      scalar_inputs=("other",), edges=("self",),
+      scalar_inputs=("other",), required_edges_only=True,
       inplace=True, derivs={"self": d()(_not_implemented("floor_divide")),
                             "other": d()(_not_implemented("floor_divide"))})
 

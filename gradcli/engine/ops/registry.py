@@ -66,6 +66,11 @@ class Op:
     # Inputs that PyTorch takes as a Scalar overload when given a Python number:
     # then they are not graph inputs at all (``x ** 2`` has one next function).
     scalar_inputs: tuple[str, ...] = ()
+    # The scalar inputs choose one overload together (clamp's min and max): the Scalar
+    # overload only when each is a number or None; then the Nones are no graph inputs either.
+    joint_scalars: bool = False
+    # Only the inputs that require grad get an edge (PyTorch's NotImplemented nodes).
+    required_edges_only: bool = False
     fn_parser: ArgParser | None = None
     method_parser: ArgParser | None = None
     inplace_parser: ArgParser | None = None
@@ -173,14 +178,21 @@ def _attach(op: Op, bound: dict, outputs: tuple[Tensor, ...], inplace_self: Any 
     node_name = op.node(bound) if callable(op.node) else op.node
     # One entry per graph input; a list argument (cat's tensors) gives one per element.
     entries: list[tuple[str, int | None, Any]] = []
+    scalar_overload = op.joint_scalars and all(
+        bound.get(m) is None or bound[m]._wrapped for m in op.scalar_inputs)
     for n in op.inputs:
         if n not in bound:
             continue
         value = bound[n] if inplace_self is None or n != "self" else inplace_self[0]
         if isinstance(value, list):
             entries.extend((n, i, t) for i, t in enumerate(value))
-        elif not (value is not None and value._wrapped and n in op.scalar_inputs):
+        elif n in op.scalar_inputs and (scalar_overload if op.joint_scalars
+                                        else value is not None and value._wrapped):
+            continue  # a Scalar overload's number is no graph input
+        else:
             entries.append((n, None, value))
+    if op.required_edges_only:
+        entries = [e for e in entries if e[2] is not None and gradient_edge(e[2]) is not None]
     edges = []
     meta = []
     requires = []
