@@ -59,7 +59,8 @@ _CORE_ATTRS = frozenset({
 
 class Tensor:
     __slots__ = ("_data", "_dtype", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_vc",
-                 "_base", "_view_fn", "_view_ver", "_wrapped", "_retains_grad", "_accumulator", "__weakref__")
+                 "_base", "_view_fn", "_view_ver", "_creation", "_wrapped", "_retains_grad", "_accumulator",
+                 "__weakref__")
 
     __script_attrs__: frozenset[str] = _CORE_ATTRS
     __script_settable__ = frozenset({"requires_grad", "grad", "data"})
@@ -88,6 +89,7 @@ class Tensor:
         t._base = None
         t._view_fn = None
         t._view_ver = 0
+        t._creation = None  # how a view was made: None, "no_grad" or "multi" (see ops/views.py)
         t._wrapped = False
         t._retains_grad = False
         t._accumulator = None
@@ -198,10 +200,14 @@ class Tensor:
     # -- autograd state -----------------------------------------------------------------
     @property
     def requires_grad(self) -> bool:
-        if self._view_fn is not None and self._view_ver != self._vc.value:
+        if self._view_fn is None:
+            return self._requires_grad or self._grad_fn is not None
+        if self._view_ver != self._vc.value and self._creation is None:
             from .ops.views import refresh_view_grad_fn
             refresh_view_grad_fn(self)
-        return self._requires_grad or self._grad_fn is not None
+        # A view requires grad when its base does, even one made under no_grad (PyTorch's
+        # DifferentiableViewMeta::requires_grad); such a view is a leaf without an edge.
+        return self._requires_grad or self._grad_fn is not None or self._base.requires_grad
 
     @requires_grad.setter
     def requires_grad(self, value: object) -> None:
@@ -214,11 +220,14 @@ class Tensor:
             raise TorchTypeError(
                 "requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
                 f"{type(requires_grad).__name__}")
-        self._set_requires_grad(requires_grad, "only Tensors of floating point dtype can require gradients")
+        self._set_requires_grad(requires_grad, "only Tensors of floating point dtype can require gradients",
+                                method=True)
         return self
 
-    def _set_requires_grad(self, value: bool, dtype_message: str) -> None:
+    def _set_requires_grad(self, value: bool, dtype_message: str, method: bool = False) -> None:
         if self._grad_fn is not None:
+            if method and value:
+                return  # requires_grad_() on a non-leaf is allowed and changes nothing
             message = "you can only change requires_grad flags of leaf variables."
             if not value:
                 message += (" If you want to use a computed variable in a subgraph that doesn't require "
@@ -230,7 +239,7 @@ class Tensor:
 
     @property
     def is_leaf(self) -> bool:
-        return self._grad_fn is None
+        return self.grad_fn is None
 
     @property
     def grad_fn(self) -> Any:
@@ -309,7 +318,7 @@ class Tensor:
         return t
 
     def detach_(self) -> "Tensor":
-        if self._base is not None and self._base.requires_grad:
+        if self._base is not None:
             raise TorchRuntimeError(
                 "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
                 "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP "
@@ -460,6 +469,6 @@ def is_grad_needed(*tensors: Any) -> bool:
     if not grad_mode._enabled:
         return False
     for t in tensors:
-        if isinstance(t, Tensor) and (t._requires_grad or t._grad_fn is not None):
+        if isinstance(t, Tensor) and t.requires_grad:
             return True
     return False

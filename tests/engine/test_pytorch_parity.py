@@ -91,3 +91,63 @@ def test_lerp_does_not_promote() -> None:
 def test_clamp_checks_broadcasting_like_pytorch() -> None:
     raises(lambda: T["clamp"](T["ones"](3), min=T["ones"](2)), RuntimeError,
            "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 0")
+
+
+# -- views made under no_grad, multi-output views, in-place checks -----------------------------------
+
+NO_GRAD_VIEW = ("A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given "
+                "that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
+                "moving both the view and the inplace either both inside the no_grad block (if you don't want the "
+                "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+MULTI = (" This view is the output of a function that returns multiple views. Such functions do not allow the output "
+         "views to be modified inplace. You should replace the inplace operation by an out-of-place one.")
+
+
+def test_a_view_made_under_no_grad_requires_grad_but_has_no_edge() -> None:
+    a = T["ones"](3, requires_grad=True)
+    with T["no_grad"]():
+        b = a[0:2]
+    assert (b.requires_grad, b.is_leaf, b.grad_fn) == (True, True, None)
+    c = b * 2
+    assert type(c.grad_fn).__name__ == "MulBackward0" and edges(c) == [None, None]
+    c.sum().backward()
+    assert a.grad is None
+    raises(lambda: b.add_(1), RuntimeError, NO_GRAD_VIEW)
+
+
+def test_a_view_of_a_base_that_later_requires_grad_requires_grad() -> None:
+    x = T["ones"](3)
+    v = x[0:2]
+    x.requires_grad_()
+    assert (v.requires_grad, v.is_leaf) == (True, True)
+    raises(lambda: v.add_(1), RuntimeError,
+           "a view of a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def test_outputs_of_split_may_not_be_changed_in_place() -> None:
+    h = T["ones"](2, 3, requires_grad=True) * 1
+    parts = h.split(1)
+    raises(lambda: parts[0].mul_(2), RuntimeError, "Output 0 of Split is a view and is being modified inplace." + MULTI)
+    h.add_(1)
+    raises(lambda: parts[1].grad_fn, RuntimeError,
+           "Output 1 of Split is a view and its base or another view of its base has been modified inplace." + MULTI)
+    plain = T["ones"](2, 3).split(1)
+    plain[0].add_(1)  # nothing to record: allowed
+    assert plain[0].tolist() == [[2.0, 2.0, 2.0]]
+
+
+def test_leaf_checks_come_before_the_kernel_checks() -> None:
+    a = T["ones"](3, requires_grad=True)
+    leaf_error = "a leaf Variable that requires grad is being used in an in-place operation."
+    raises(lambda: a.copy_(T["ones"](2)), RuntimeError, leaf_error)
+    raises(lambda: a.clamp_(), RuntimeError, leaf_error)
+
+
+def test_requires_grad_flags_of_non_leaves_and_detach_of_views() -> None:
+    h = T["ones"](2, requires_grad=True) * 2
+    assert h.requires_grad_() is h
+    raises(lambda: h.requires_grad_(False), RuntimeError,
+           "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in "
+           "a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
+    with pytest.raises(RuntimeError, match="^Can't detach views in-place"):
+        T["ones"](3)[0].detach_()

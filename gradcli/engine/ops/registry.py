@@ -152,6 +152,8 @@ def _any_requires_grad(op: Op, bound: dict) -> bool:
         for x in (t if isinstance(t, list) else (t,)):
             if x._requires_grad or x._grad_fn is not None:
                 return True
+            if x._view_fn is not None and x._base.requires_grad:
+                return True  # a view made before its base required grad, or under no_grad
     return False
 
 
@@ -164,7 +166,7 @@ def _mark_views(op: Op, bound: dict, outputs: tuple[Tensor, ...], many: bool) ->
             replay = lambda b, i=i: run(op, {**params, "self": b})[i]  # noqa: E731
         else:
             replay = lambda b: run(op, {**params, "self": b})  # noqa: E731
-        mark_view(src, out, replay)
+        mark_view(src, out, replay, multi=many)
 
 
 def _short(node_name: str) -> str:
@@ -335,6 +337,9 @@ def run_inplace(op: Op, bound: dict) -> Tensor:
     """Run ``op`` writing into ``bound['self']``, with PyTorch's checks and graph rewiring."""
     _wrap_numbers(op, bound)
     target: Tensor = bound["self"]
+    needs_grad = grad_mode._enabled and op.node is not None and _any_requires_grad(op, bound)
+    if needs_grad:
+        check_inplace_allowed(target)  # before the kernel's own checks, as in PyTorch
     result = np.asarray(op.forward(bound))
     src = dtypes.from_numpy(result.dtype)
     if not dtypes.can_cast(src, target._dtype):
@@ -345,10 +350,8 @@ def run_inplace(op: Op, bound: dict) -> Tensor:
         raise TorchRuntimeError(
             f"output with shape {list_str(target.shape)} doesn't match the broadcast shape "
             f"{list_str(result.shape)}")
-    needs_grad = grad_mode._enabled and op.node is not None and _any_requires_grad(op, bound)
     original = None
     if needs_grad:
-        check_inplace_allowed(target)
         deriv_needs = {k for n, dv in op.derivs.items() for k in dv.needs}
         if "self" in deriv_needs:
             original = target.clone()
@@ -383,12 +386,16 @@ class _EdgeHolder:
 
 
 def check_inplace_allowed(target: Tensor) -> None:
+    """PyTorch's ``check_inplace``, for an in-place op that autograd will record."""
+    base = target._base
+    if target._view_fn is not None:
+        from .views import check_view_rebase
+        check_view_rebase(target, indirect=False)
+        if base._grad_fn is None and base._requires_grad:
+            raise TorchRuntimeError(
+                "a view of a leaf Variable that requires grad is being used in an in-place operation.")
     if target._grad_fn is None and target._requires_grad:
         raise TorchRuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    base = target._base
-    if base is not None and base._grad_fn is None and base._requires_grad:
-        raise TorchRuntimeError(
-            "a view of a leaf Variable that requires grad is being used in an in-place operation.")
 
 
 def write_into(target: Tensor, array: np.ndarray) -> None:

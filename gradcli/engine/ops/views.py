@@ -8,6 +8,11 @@ through), and the view's own ``grad_fn`` becomes an ``AsStridedBackward0``
 reading from the base.  A view whose base changed since it was made gets the
 same ``AsStridedBackward0`` the next time its ``grad_fn`` is read.
 
+Like PyTorch, a view remembers how it was made: under ``no_grad``, or as one
+of several outputs (``split``, ``unbind``).  Such a view may not be changed in
+place in a way autograd records, nor may its ``grad_fn`` be read after its
+base changed; both raise PyTorch's errors (``handle_view_on_rebase``).
+
 Limitation: CopySlices and AsStridedBackward0 compute their gradients with
 NumPy, so a second derivative through an in-place write into a view is not
 recorded.
@@ -22,12 +27,13 @@ import numpy as np
 from ..autograd import grad_mode
 from ..autograd.engine import gradient_edge
 from ..autograd.node import Node, node_class
+from ..errors import TorchRuntimeError
 from ..tensor import Tensor
 
 Replay = Callable[[Tensor], Tensor]
 
 
-def mark_view(src: Tensor, out: Tensor, replay: Replay) -> None:
+def mark_view(src: Tensor, out: Tensor, replay: Replay, multi: bool = False) -> None:
     """Record that ``out`` is a view of ``src`` obtained by ``replay(src)``."""
     root = src._base if src._base is not None else src
     parent = src._view_fn
@@ -35,6 +41,41 @@ def mark_view(src: Tensor, out: Tensor, replay: Replay) -> None:
     out._vc = root._vc
     out._view_fn = replay if parent is None else (lambda b: replay(parent(b)))
     out._view_ver = root._vc.value
+    # PyTorch's creation meta: no_grad wins, else a multi-output view; a view of a view
+    # made in a special way inherits it (propagate_creation_meta).
+    made = "no_grad" if not grad_mode._enabled else ("multi" if multi else None)
+    out._creation = made if made is not None else (src._creation if parent is not None else None)
+
+
+def _short(node: Any) -> str:
+    name = type(node).__name__
+    i = name.find("Backward")
+    return name[:i] if i > 0 else name
+
+
+def check_view_rebase(view: Tensor, indirect: bool) -> None:
+    """PyTorch's ``handle_view_on_rebase``: views made under no_grad or by a multi-output op
+    may not take part in an in-place change that autograd records."""
+    if view._creation is None:
+        return
+    modified = "its base or another view of its base has been" if indirect else "is being"
+    fn = view._grad_fn
+    if view._creation == "no_grad" or fn is None:
+        prefix = (f"Output {view._output_nr} of {_short(fn)} is a view of a view which was created in"
+                  if fn is not None else "A view was created in")
+        message = f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
+    else:
+        message = f"Output {view._output_nr} of {_short(fn)} is a view and {modified} modified inplace."
+    if view._creation == "multi":
+        message += (" This view is the output of a function that returns multiple views. Such functions do not "
+                    "allow the output views to be modified inplace. You should replace the inplace operation by "
+                    "an out-of-place one.")
+    else:
+        message += (" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+                    "your code by moving both the view and the inplace either both inside the no_grad block (if "
+                    "you don't want the inplace to be tracked) or both outside (if you want the inplace to be "
+                    "tracked).")
+    raise TorchRuntimeError(message)
 
 
 def region_of(view_fn: Replay, array: np.ndarray) -> np.ndarray:
@@ -111,6 +152,8 @@ def rebase_view(view: Tensor, fn: Any) -> None:
 def refresh_view_grad_fn(view: Tensor) -> None:
     """The base changed since the view's grad_fn was set: read it from the base again."""
     root = view._base
+    if root is not None and (view._grad_fn is not None or root.requires_grad):
+        check_view_rebase(view, indirect=True)
     if root is not None and (root._requires_grad or root._grad_fn is not None):
         _point_view_at_base(view)
     else:
