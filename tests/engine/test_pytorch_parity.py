@@ -151,3 +151,55 @@ def test_requires_grad_flags_of_non_leaves_and_detach_of_views() -> None:
            "a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
     with pytest.raises(RuntimeError, match="^Can't detach views in-place"):
         T["ones"](3)[0].detach_()
+
+
+# -- indexing and index assignment ---------------------------------------------------------------------
+
+def test_a_0_dim_bool_index_adds_a_dim() -> None:
+    assert tuple(T["ones"](3)[T["tensor"](False)].shape) == (0, 3)
+    assert T["tensor"](1.0)[T["tensor"](True)].tolist() == [1.0]
+    t = T["ones"](2)
+    t[T["tensor"](False)] = 5.0
+    assert t.tolist() == [1.0, 1.0]
+
+
+def test_index_errors_word_for_word() -> None:
+    s = T["tensor"](1.0)
+    raises(lambda: s[0], IndexError, "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                                     "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    raises(lambda: s[:], IndexError, "slice() cannot be applied to a 0-dim tensor.")
+    raises(lambda: T["ones"](3)[::0], ValueError, "slice step cannot be zero")
+    raises(lambda: T["ones"](0, 2)[T["tensor"]([0])], IndexError, "index is out of bounds for dimension with size 0")
+    mask = T["ones"](4, 3, dtype=T["bool"])
+    raises(lambda: T["ones"](4, 3, 2)[mask, [0, 1, 0]], IndexError,
+           "shape mismatch: indexing tensors could not be broadcast together with shapes [12], [12], [3]")
+
+
+def test_index_assignment_checks_and_graphs() -> None:
+    t = T["ones"](3)
+    raises(lambda: t.__setitem__(T["tensor"]([0]), T["tensor"](1.0, dtype=T["float64"])), RuntimeError,
+           "Index put requires the source and destination dtypes match, got Float for the destination and Double "
+           "for the source.")
+    m = T["ones"](3, 2)
+    m[T["tensor"]([True, False, True])] = T["tensor"](5.0, dtype=T["float64"])  # masked_fill_ takes any dtype
+    assert m.tolist() == [[5.0, 5.0], [1.0, 1.0], [5.0, 5.0]]
+    raises(lambda: T["ones"](2, 4).__setitem__(slice(1, None), T["ones"](2)), RuntimeError,
+           "The expanded size of the tensor (4) must match the existing size (2) at non-singleton dimension 1.  "
+           "Target sizes: [1, 4].  Tensor sizes: [2]")
+    x = T["ones"](3, 2, requires_grad=True)
+    h = x * 1
+    h[0:3] = 2.0  # a whole-range slice writes h itself: fill_
+    assert type(h.grad_fn).__name__ == "FillBackward3" and edges(h) == ["MulBackward0", None]
+    h2 = x * 1
+    h2[1] = T["ones"](1, 2, requires_grad=True)  # the value without its leading ones
+    assert edges(h2) == ["MulBackward0", "ViewBackward0"]
+    leaf_error = "a leaf Variable that requires grad is being used in an in-place operation."
+    raises(lambda: x.__setitem__(Ellipsis, 1.0), RuntimeError, leaf_error)
+    raises(lambda: x.__setitem__(slice(None), 1.0), RuntimeError, leaf_error)
+    raises(lambda: x.__setitem__(None, 1.0), RuntimeError, "a view of " + leaf_error)
+
+
+def test_whole_range_slices_in_a_tuple_are_skipped() -> None:
+    x = T["ones"](3, 2, requires_grad=True)
+    assert edges(x[0:100, 0]) == ["AccumulateGrad"]
+    assert type(x[0:3].grad_fn).__name__ == "SliceBackward0"

@@ -18,7 +18,7 @@ from .. import dtypes
 from ..errors import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
 from ..tensor import Tensor, wrap_scalar
 from .registry import FUNCTIONS, OPS, d, defop, run, run_inplace
-from .shape_rules import broadcast_all, list_str, wrap_dim
+from .shape_rules import broadcast_all, is_expandable_to, list_str, wrap_dim
 
 
 # -- parsing an index ------------------------------------------------------------------------
@@ -50,18 +50,27 @@ def _is_advanced(item: Any) -> bool:
     return isinstance(item, (list, tuple)) or (isinstance(item, bool))
 
 
+def _is_bool_scalar(item: Any) -> bool:
+    """A Python bool or a 0-dim bool tensor: both add a dim of size 1 (True) or 0 (False)."""
+    return isinstance(item, bool) or (isinstance(item, Tensor) and item._dtype is dtypes.bool_ and item.ndim == 0)
+
+
 def _consumed(item: Any) -> int:
     if item is None or item is Ellipsis:
         return 0
-    if isinstance(item, bool):
+    if _is_bool_scalar(item):
         return 0
     if isinstance(item, Tensor) and item._dtype is dtypes.bool_:
         return item.ndim
     return 1
 
 
-def apply_indexing(self: Tensor, index: Any) -> tuple[Tensor, list[tuple[int, Tensor]]]:
-    """Apply the basic part of ``index`` as views; return the view and the advanced indices."""
+def apply_indexing(self: Tensor, index: Any, setting: bool = False) -> tuple[Tensor, list[tuple[int, Tensor]]]:
+    """Apply the basic part of ``index`` as views; return the view and the advanced indices.
+
+    Like PyTorch's ``applySlicing``, a slice that covers a whole dim is skipped, except
+    for ``x[a:b]`` alone when reading (``get_item`` always makes that view).
+    """
     items, single = _normalise(index)
     for item in items:
         if not (item is None or item is Ellipsis or isinstance(item, (int, slice, list, tuple, Tensor))):
@@ -72,6 +81,12 @@ def apply_indexing(self: Tensor, index: Any) -> tuple[Tensor, list[tuple[int, Te
                 f"indices (got {type(item).__name__})")
     ndim = self.ndim
     used = sum(_consumed(i) for i in items)
+    if single and ndim == 0 and (isinstance(index, slice) or isinstance(index, int) and not isinstance(index, bool)):
+        # the one-item fast paths of PyTorch's indexing say it their own way
+        if isinstance(index, slice):
+            raise TorchIndexError("slice() cannot be applied to a 0-dim tensor.")
+        raise TorchIndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
+                              "in C++ to convert a 0-dim tensor to a number")
     if used > ndim:
         raise TorchIndexError(f"too many indices for tensor of dimension {ndim}")
     result = self
@@ -88,9 +103,9 @@ def apply_indexing(self: Tensor, index: Any) -> tuple[Tensor, list[tuple[int, Te
             result = result.unsqueeze(dim)
             applied = True
             dim += 1
-        elif isinstance(item, bool):
+        elif _is_bool_scalar(item):
             result = result.unsqueeze(dim)
-            advanced.append((dim, Tensor._make(np.array([item]))))
+            advanced.append((dim, Tensor._make(np.array([bool(item)]))))
             applied = True
             dim += 1
         elif isinstance(item, int) or (isinstance(item, Tensor) and not _is_advanced(item)):
@@ -102,7 +117,7 @@ def apply_indexing(self: Tensor, index: Any) -> tuple[Tensor, list[tuple[int, Te
             applied = True
             real += 1
         elif isinstance(item, slice):
-            if single or not (item.start is None and item.stop is None and item.step is None):
+            if (single and not setting) or not _whole(result.shape[dim], item):
                 result = _slice(result, dim, item)
                 applied = True
             dim += 1
@@ -113,15 +128,29 @@ def apply_indexing(self: Tensor, index: Any) -> tuple[Tensor, list[tuple[int, Te
             step = t.ndim if t._dtype is dtypes.bool_ else 1
             dim += step
             real += step
-    if not applied and not advanced:
+    if not applied and not advanced and not setting:
         result = run(OPS["alias"], {"self": result})
     return result, advanced
 
 
-def _slice(t: Tensor, dim: int, s: slice) -> Tensor:
+def _whole(size: int, s: slice) -> bool:
+    step = _step(s)
+    start, stop, _ = slice(None if s.start is None else int(s.start),
+                           None if s.stop is None else int(s.stop), step).indices(size)
+    return start == 0 and stop == size and step == 1
+
+
+def _step(s: slice) -> int:
     step = 1 if s.step is None else int(s.step)
-    if step <= 0:
+    if step == 0:
+        raise TorchValueError("slice step cannot be zero")  # Python's own slice check comes first
+    if step < 0:
         raise TorchValueError("step must be greater than zero")
+    return step
+
+
+def _slice(t: Tensor, dim: int, s: slice) -> Tensor:
+    step = _step(s)
     size = t.shape[dim]
     start, stop, _ = slice(None if s.start is None else int(s.start),
                            None if s.stop is None else int(s.stop), step).indices(size)
@@ -129,8 +158,11 @@ def _slice(t: Tensor, dim: int, s: slice) -> Tensor:
     return run(OPS["slice"], {"self": t, "dim": dim, "start": start, "end": stop, "step": step})
 
 
-def _numpy_index(shape: tuple, advanced: list[tuple[int, Tensor]]) -> tuple:
-    """A NumPy index tuple for the advanced indices, with PyTorch's checks."""
+def _numpy_index(shape: tuple, advanced: list[tuple[int, Tensor]], bounds: bool = True) -> tuple:
+    """A NumPy index tuple for the advanced indices, with PyTorch's checks.
+
+    Without ``bounds`` an out-of-range index is wrapped instead of refused (to learn
+    the result's shape before PyTorch's kernel would check the bounds)."""
     parts: list[Any] = []
     dim = 0
     pending = dict(advanced)
@@ -155,7 +187,11 @@ def _numpy_index(shape: tuple, advanced: list[tuple[int, Tensor]]) -> tuple:
             idx = t._data
             size = shape[dim]
             bad = (idx >= size) | (idx < -size)
-            if bad.any():
+            if bad.any() and not bounds:
+                idx = np.zeros_like(idx) if size == 0 else np.mod(idx, size)
+            elif size == 0 and idx.size:
+                raise TorchIndexError("index is out of bounds for dimension with size 0")
+            elif bad.any():
                 raise TorchIndexError(
                     f"index {int(idx[bad].reshape(-1)[0])} is out of bounds for dimension {dim} with size {size}")
             parts.append(idx)
@@ -166,13 +202,19 @@ def _numpy_index(shape: tuple, advanced: list[tuple[int, Tensor]]) -> tuple:
 
 
 def _check_broadcastable(advanced: list[tuple[int, Tensor]]) -> None:
-    shapes = [t.shape for _, t in advanced if t._dtype is not dtypes.bool_]
+    # A mask stands for its nonzero() indices: one index tensor of [count] per mask dim.
+    shapes: list[tuple] = []
+    for _, t in advanced:
+        if t._dtype is dtypes.bool_:
+            shapes += [(int(np.count_nonzero(t._data)),)] * max(t.ndim, 1)
+        else:
+            shapes.append(tuple(t.shape))
     try:
         broadcast_all(shapes)
     except TorchRuntimeError:
         raise TorchIndexError(
             "shape mismatch: indexing tensors could not be broadcast together with shapes "
-            + " ".join(list_str(s) for s in shapes)) from None
+            + ", ".join(list_str(s) for s in shapes)) from None
 
 
 # -- index / index_put ------------------------------------------------------------------------
@@ -193,20 +235,26 @@ INDEX = defop("index", "index(Tensor input, any indices)", _index_forward, node=
 
 
 def _index_put_forward(b: dict) -> Any:
-    t, values = b["self"], b["values"]
+    # PyTorch's order of checks: the value's shape, then its dtype, then the index bounds.
+    t, values, indices = b["self"], b["values"], b["indices"]
     out = t._data.copy()
-    where = _numpy_index(t.shape, b["indices"])
+    target = out[_numpy_index(t.shape, indices, bounds=False)].shape
+    if not is_expandable_to(values.shape, target):
+        raise TorchRuntimeError(
+            f"shape mismatch: value tensor of shape {list_str(values.shape)} cannot be broadcast to "
+            f"indexing result of shape {list_str(target)}")
+    # One mask and a one-element value go to masked_fill_, which takes any dtype.
+    masked_fill = values.numel() == 1 and len(indices) == 1 and indices[0][1]._dtype is dtypes.bool_
+    if values._dtype is not t._dtype and not values._wrapped and not masked_fill:
+        raise TorchRuntimeError(
+            f"Index put requires the source and destination dtypes match, got {t._dtype.legacy_name} for the "
+            f"destination and {values._dtype.legacy_name} for the source.")
+    where = _numpy_index(t.shape, indices)
     v = values._data.astype(t._dtype.np, copy=False)
     if b["accumulate"]:
         np.add.at(out, where, v)
     else:
-        try:
-            out[where] = v
-        except ValueError:
-            target = out[where].shape
-            raise TorchRuntimeError(
-                f"shape mismatch: value tensor of shape {list_str(values.shape)} cannot be broadcast to "
-                f"indexing result of shape {list_str(target)}") from None
+        out[where] = v
     return out
 
 
@@ -235,9 +283,10 @@ def getitem(self: Tensor, index: Any) -> Tensor:
 
 
 def setitem(self: Tensor, index: Any, value: Any) -> None:
-    view, advanced = apply_indexing(self, index)
+    """``self[index] = value`` as PyTorch's ``set_item``: a number becomes a 0-dim tensor of
+    self's dtype; basic indices give a view written by ``copy_to``, advanced ones ``index_put_``."""
     if isinstance(value, (int, float, bool)) and not isinstance(value, Tensor):
-        src = wrap_scalar(value)
+        src = Tensor._make(np.array(value).astype(self._dtype.np), self._dtype)
     elif isinstance(value, Tensor):
         src = value
     else:
@@ -246,11 +295,43 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
         except (TypeError, ValueError):
             raise TorchTypeError(
                 f"can't assign a {type(value).__name__} to a torch.{self._dtype.legacy_name}Tensor") from None
-    if advanced:
-        _check_broadcastable(advanced)
-        run_inplace(INDEX_PUT, {"self": view, "indices": advanced, "values": src, "accumulate": False})
+    # The one-item fast paths of set_item: False writes nothing, ... writes self itself.
+    if index is False:
+        return
+    if index is Ellipsis:
+        return _copy_to(self, src)
+    if index is None or index is True:
+        return _copy_to(self.unsqueeze(0), src)
+    view, advanced = apply_indexing(self, index, setting=True)
+    if not advanced:
+        return _copy_to(view, src)
+    _check_broadcastable(advanced)
+    stripped = _strip_leading_ones(src.shape)
+    if stripped != tuple(src.shape):
+        src = src.view(stripped)
+    run_inplace(INDEX_PUT, {"self": view, "indices": advanced, "values": src, "accumulate": False})
+
+
+def _strip_leading_ones(shape: Any) -> tuple:
+    shape = tuple(shape)
+    i = 0
+    while i < len(shape) and shape[i] == 1:
+        i += 1
+    return shape[i:]
+
+
+def _copy_to(dst: Tensor, src: Tensor) -> None:
+    """PyTorch's ``copy_to``: copy_ for equal shapes, fill_ for a 0-dim value, else copy_
+    from the value viewed without its leading ones and expanded to the target."""
+    if tuple(dst.shape) == tuple(src.shape):
+        dst.copy_(src)
+    elif src.ndim == 0:
+        dst.fill_(src)
     else:
-        view.copy_(src)
+        src = src.view(_strip_leading_ones(src.shape))
+        if tuple(src.shape) != tuple(dst.shape):
+            src = src.expand(tuple(dst.shape))
+        dst.copy_(src)
 
 
 # -- index_select / gather / scatter / masked_select -----------------------------------------------
