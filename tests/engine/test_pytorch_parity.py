@@ -203,3 +203,40 @@ def test_whole_range_slices_in_a_tuple_are_skipped() -> None:
     x = T["ones"](3, 2, requires_grad=True)
     assert edges(x[0:100, 0]) == ["AccumulateGrad"]
     assert type(x[0:3].grad_fn).__name__ == "SliceBackward0"
+
+
+# -- reductions --------------------------------------------------------------------------------------
+
+def test_reductions_refuse_empty_and_bool_inputs() -> None:
+    raises(lambda: T["ones"](0).amax(), RuntimeError,
+           "amax(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with "
+           "the 'dim' argument.")
+    raises(lambda: T["ones"](0, 2).amin((0, 1)), IndexError, "amin(): Expected reduction dim 0 to have non-zero size.")
+    assert tuple(T["ones"](0, 2).amax(1).shape) == (0,)
+    raises(lambda: T["ones"](0, 2).argmax(0), IndexError, "argmax(): Expected reduction dim 0 to have non-zero size.")
+    raises(lambda: T["ones"](0).argmin(), IndexError,
+           "argmin(): Expected reduction dim to be specified for input.numel() == 0.")
+    raises(lambda: T["tensor"]([True]).argmax(), RuntimeError, "argmax(): does not support bool input")
+
+
+def test_var_warns_without_degrees_of_freedom() -> None:
+    from gradcli.engine import warnings as engine_warnings
+    seen: list[str] = []
+    engine_warnings.set_warning_handler(lambda category, message: seen.append(message))
+    try:
+        assert str(T["ones"](1).std().item()) == "nan"
+    finally:
+        engine_warnings.set_warning_handler(None)
+    assert seen == ["std(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
+                    "factor (input numel divided by output numel). (Triggered internally at "
+                    "/__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)"]
+
+
+def test_allclose_and_cumulative_in_place_do_not_convert() -> None:
+    raises(lambda: T["allclose"](T["ones"](1), T["ones"](1, dtype=T["int32"])), RuntimeError,
+           "Float did not match Int")
+    raises(lambda: T["ones"](2, dtype=T["float64"]).cumsum_(0, dtype=T["float32"]), RuntimeError,
+           "Bad in-place call: input tensor dtype double and output tensor dtype float should match")
+    raises(lambda: T["ones"](2, dtype=T["bool"]).cumprod_(0), NotImplementedError,
+           "\"cumprod_out_cpu\" not implemented for 'Bool'")
+    assert T["ones"](2, dtype=T["int32"]).cumsum_(0).tolist() == [1, 2]

@@ -244,24 +244,42 @@ _max_min("max", MaxResult, "Maximum")
 _max_min("min", MinResult, "Minimum")
 
 
-def _amax_forward(fn: Any) -> Any:
+def _amax_forward(fn: Any, name: str) -> Any:
     def forward(b: dict) -> Any:
         t = b["self"]
         axes = reduce_axes(b["dim"], t.ndim)
+        _check_nonempty(name, t, axes, b["dim"])
         return fn(t._data, axis=axes, keepdims=b["keepdim"])
     return forward
 
 
+def _check_nonempty(name: str, t: Tensor, axes: tuple, dim: Any) -> None:
+    """PyTorch's refusal to reduce nothing: all dims of an empty tensor, or a dim of size 0."""
+    if t.numel() == 0 and (dim is None or dim == () or dim == []):
+        raise TorchRuntimeError(
+            f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim "
+            "with the 'dim' argument.")
+    for axis in axes:
+        if t.shape[axis] == 0:
+            raise TorchIndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
+
+
 defop("amax", "amax(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None)",
-      _amax_forward(np.max), node="AmaxBackward0", derivs={"self": d("self", "result")(_evenly_shared)})
+      _amax_forward(np.max, "amax"), node="AmaxBackward0", derivs={"self": d("self", "result")(_evenly_shared)})
 defop("amin", "amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None)",
-      _amax_forward(np.min), node="AminBackward0", derivs={"self": d("self", "result")(_evenly_shared)})
+      _amax_forward(np.min, "amin"), node="AminBackward0", derivs={"self": d("self", "result")(_evenly_shared)})
 
 
-def _arg_forward(arg_fn: Any) -> Any:
+def _arg_forward(arg_fn: Any, name: str) -> Any:
     def forward(b: dict) -> Any:
         a = b["self"]._data
         dim = b["dim"]
+        if a.dtype == np.bool_:
+            raise TorchRuntimeError(f"{name}(): does not support bool input")
+        if dim is None and a.size == 0:
+            raise TorchIndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+        if dim is not None and a.ndim and a.shape[wrap_dim(dim, a.ndim)] == 0:
+            raise TorchIndexError(f"{name}(): Expected reduction dim {wrap_dim(dim, a.ndim)} to have non-zero size.")
         if dim is None:
             idx = _nan_aware_arg(a.reshape(-1), 0, arg_fn)
             return np.asarray(idx).reshape((1,) * a.ndim if b["keepdim"] else ())
@@ -274,9 +292,9 @@ def _arg_forward(arg_fn: Any) -> Any:
 
 
 defop("argmax", "argmax(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None)",
-      _arg_forward(np.argmax))
+      _arg_forward(np.argmax, "argmax"))
 defop("argmin", "argmin(Tensor input, int? dim=None, bool keepdim=False, *, Tensor? out=None)",
-      _arg_forward(np.argmin))
+      _arg_forward(np.argmin, "argmin"))
 
 
 # -- std / var --------------------------------------------------------------------------------------
@@ -297,6 +315,11 @@ def _var_forward(take_sqrt: bool) -> Any:
         a = t._data
         n = math.prod(a.shape[i] for i in axes) if axes else 1
         ddof = _correction(b)
+        if n - ddof <= 0:
+            from ..warnings import warn
+            warn(f"{'std' if take_sqrt else 'var'}(): degrees of freedom is <= 0. Correction should be strictly "
+                 "less than the reduction factor (input numel divided by output numel). (Triggered internally at "
+                 "/__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)")
         mean = np.mean(a, axis=axes, keepdims=True, dtype=a.dtype)
         sq = np.sum((a - mean) ** 2, axis=axes, keepdims=b.get("keepdim", False), dtype=a.dtype)
         # n - correction <= 0 divides by zero: nan for 0/0, as in PyTorch.
@@ -419,13 +442,20 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
              equal_nan: bool = False) -> bool:
     from .arith import binary_arrays
+    _same_dtype_check(input, other)
     a, b, _ = binary_arrays(input, other)
     return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def _same_dtype_check(input: Tensor, other: Tensor) -> None:  # noqa: A002
+    if input._dtype is not other._dtype:  # isclose does not promote
+        raise TorchRuntimeError(f"{input._dtype.legacy_name} did not match {other._dtype.legacy_name}")
 
 
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
             equal_nan: bool = False) -> Tensor:
     from .arith import binary_arrays
+    _same_dtype_check(input, other)
     a, b, _ = binary_arrays(input, other)
     return Tensor._make(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
@@ -586,6 +616,30 @@ defop("cumsum", "cumsum(Tensor input, int dim, *, dtype? dtype=None, Tensor? out
 defop("cumprod", "cumprod(Tensor input, int dim, *, dtype? dtype=None, Tensor? out=None)",
       _cum_forward(np.cumprod), node="CumprodBackward0", inplace=True,
       derivs={"self": d("self")(_cumprod_backward)})
+
+
+def _cum_inplace(name: str) -> Any:
+    """``cumsum_``/``cumprod_``: computed in self's dtype, which ``dtype=`` may not change."""
+    from .registry import OPS, run_inplace
+    op = OPS[name]
+    _C = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "bool": "bool"}
+
+    def inplace(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        _, bound = op.parser("inplace").parse((self,) + args, kwargs)
+        bound["self"] = bound.pop("input", self)
+        dt = bound.get("dtype")
+        if dt is not None and dt is not self._dtype:
+            raise TorchRuntimeError(f"Bad in-place call: input tensor dtype {_C[self._dtype.name]} and output tensor "
+                                    f"dtype {_C[dt.name]} should match")
+        if self._dtype is dtypes.bool_:
+            raise TorchNotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+        return run_inplace(op, bound)
+    inplace.__name__ = name + "_"
+    return inplace
+
+
+Tensor.cumsum_ = _cum_inplace("cumsum")
+Tensor.cumprod_ = _cum_inplace("cumprod")
 
 
 # -- any / all / count ----------------------------------------------------------------------------
