@@ -29,3 +29,8 @@ TorchOverflowError = _visible(OverflowError)
 TorchAttributeError = _visible(AttributeError)
 TorchKeyError = _visible(KeyError)
 TorchStopIteration = _visible(StopIteration)
+
+# torch.linalg.LinAlgError is torch._C._LinAlgError, a RuntimeError; Python prints it with
+# its module ("torch._C._LinAlgError: linalg.inv: ..."), and an error report prints __name__.
+TorchLinAlgError = type("torch._C._LinAlgError", (RuntimeError, TorchError), {"__module__": __name__})
+TorchLinAlgError.__qualname__ = "TorchLinAlgError"

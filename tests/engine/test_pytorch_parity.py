@@ -240,3 +240,33 @@ def test_allclose_and_cumulative_in_place_do_not_convert() -> None:
     raises(lambda: T["ones"](2, dtype=T["bool"]).cumprod_(0), NotImplementedError,
            "\"cumprod_out_cpu\" not implemented for 'Bool'")
     assert T["ones"](2, dtype=T["int32"]).cumsum_(0).tolist() == [1, 2]
+
+
+# -- linear algebra --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("a, b, kernel", [((2, 2), (2, 2), "addmm_impl_cpu_"), ((2, 2), (2,), "addmv_impl_cpu"),
+                                          ((2,), (2,), "dot"), ((1, 2, 2), (1, 2, 2), "bmm")])
+def test_matmul_refuses_bool(a: tuple, b: tuple, kernel: str) -> None:
+    x, y = T["ones"](*a, dtype=T["bool"]), T["ones"](*b, dtype=T["bool"])
+    raises(lambda: x @ y, NotImplementedError, f"\"{kernel}\" not implemented for 'Bool'")
+
+
+def test_matmul_of_a_vector_and_a_matrix_is_at_version_1() -> None:
+    assert (T["ones"](2) @ T["ones"](2, 3))._version == 1  # PyTorch squeezes in place
+    assert (T["ones"](2, 2) @ T["ones"](2))._version == 0
+
+
+def test_matmul_folds_an_empty_batch_and_other_linalg_messages() -> None:
+    assert tuple((T["ones"](2, 1, 0) @ T["ones"](0, 2)).shape) == (2, 1, 2)
+    raises(lambda: T["outer"](T["ones"](2), T["ones"](2, 2)), RuntimeError, "outer: Expected 1-D argument vec2, but got 2-D")
+    raises(lambda: T["ones"](2, 2, 2, dtype=T["bool"]).trace(), NotImplementedError,
+           "\"trace\" not implemented for 'Bool'")
+
+
+def test_inv_of_a_singular_matrix_is_a_linalg_error() -> None:
+    inv = api.SUBMODULES["linalg"]["inv"]
+    with pytest.raises(RuntimeError) as info:
+        inv(T["tensor"]([[[1.0, 0.0], [0.0, 1.0]], [[1.0, 2.0], [2.0, 4.0]]]))
+    assert type(info.value).__name__ == "torch._C._LinAlgError"
+    assert str(info.value) == ("linalg.inv: (Batch element 1): The diagonal element 2 is zero, the inversion could "
+                               "not be completed because the input matrix is singular.")

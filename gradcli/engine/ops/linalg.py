@@ -18,6 +18,13 @@ from .registry import FUNCTIONS, NAMESPACES, OPS, d, defop, run
 _C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "bool": "bool"}
 
 
+def _no_bool(t: Tensor, kernel: str) -> None:
+    # the BLAS-backed kernels are built for numbers only
+    if t._dtype.name == "bool":
+        from .pointwise import no_kernel
+        raise no_kernel(kernel, t._dtype)
+
+
 def _same_dtype(a: Tensor, b: Tensor, message: str) -> None:
     if a._dtype is not b._dtype:
         raise TorchRuntimeError(message.format(a=a, b=b, ca=_C_NAMES[a._dtype.name], cb=_C_NAMES[b._dtype.name]))
@@ -33,6 +40,7 @@ def _dot_forward(b: dict) -> Any:
             f"number of elements, but got {x.shape[0]} and {y.shape[0]} elements respectively")
     _same_dtype(x, y, "dot : expected both vectors to have same dtype, but found {a._dtype.legacy_name} and "
                       "{b._dtype.legacy_name}")
+    _no_bool(x, "dot")
     return np.asarray(np.dot(x._data, y._data), dtype=x._dtype.np)
 
 
@@ -51,6 +59,7 @@ def _mv_forward(b: dict) -> Any:
         raise TorchRuntimeError(
             f"size mismatch, got input ({m.shape[0]}), mat ({m.shape[0]}x{m.shape[1]}), vec ({v.shape[0]})")
     _same_dtype(m, v, "expected m1 and m2 to have the same dtype, but got: {ca} != {cb}")
+    _no_bool(m, "addmv_impl_cpu")
     return m._data @ v._data
 
 
@@ -70,6 +79,7 @@ def _mm_forward(b: dict) -> Any:
         raise TorchRuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and {m.shape[0]}x{m.shape[1]})")
     _same_dtype(a, m, "expected m1 and m2 to have the same dtype, but got: {ca} != {cb}")
+    _no_bool(a, "addmm_impl_cpu_")
     # Saved with the node (as PyTorch's _saved_*_sym_strides): the layouts choose the formulas.
     b["self_sym_strides"], b["mat2_sym_strides"] = a.stride(), m.stride()
     return a._data @ m._data
@@ -109,6 +119,7 @@ def _bmm_forward(b: dict) -> Any:
             f"Expected size for first two dimensions of batch2 tensor to be: [{a.shape[0]}, {a.shape[2]}] but "
             f"got: [{m.shape[0]}, {m.shape[1]}].")
     _same_dtype(a, m, "expected m1 and m2 to have the same dtype, but got: {ca} != {cb}")
+    _no_bool(a, "bmm")
     return np.matmul(a._data, m._data)
 
 
@@ -141,7 +152,9 @@ def _matmul(a: Tensor, b: Tensor) -> Tensor:
     if da == 2 and db == 1:
         return run(MV, {"self": a, "vec": b})
     if da == 1 and db == 2:
-        return run(SQUEEZE4, {"self": run(MM, {"self": a.unsqueeze(0), "mat2": b}), "dim": 0})
+        out = run(SQUEEZE4, {"self": run(MM, {"self": a.unsqueeze(0), "mat2": b}), "dim": 0})
+        out._vc.value += 1  # PyTorch's squeeze_ is in place: the result is at version 1
+        return out
     if da == 2 and db == 2:
         return run(MM, {"self": a, "mat2": b})
     if _should_fold(a, b):
@@ -173,8 +186,9 @@ def _should_fold(a: Tensor, b: Tensor) -> bool:
 def _folded(a: Tensor, b: Tensor) -> Tensor:
     """``a`` (3-d or more) @ ``b`` (1-d or 2-d) as one mm/mv over the folded batch."""
     from .shape import UNSAFE_VIEW, reshape
+    from .shape_rules import numel
     batch = tuple(a.shape[:-1])
-    folded = reshape(a, (-1, a.shape[-1]))
+    folded = reshape(a, (numel(batch), a.shape[-1]))  # sizes, not -1: the batch may be empty
     if b.ndim == 1:
         out = run(MV, {"self": folded, "vec": b})
         shape = batch
@@ -231,14 +245,16 @@ def _rmatmul_dunder(self: Tensor, other: Any) -> Any:
 def outer(input: Tensor, vec2: Tensor) -> Tensor:  # noqa: A002
     _, bound = _OUTER.parse((input, vec2), {})
     x, y = bound["input"], bound["vec2"]
-    if x.ndim != 1 or y.ndim != 1:
-        raise TorchRuntimeError(f"outer: Expected 1-D argument self, but got {x.ndim}-D")
+    for name, t in (("self", x), ("vec2", y)):
+        if t.ndim != 1:
+            raise TorchRuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D")
     # PyTorch computes the outer product as a broadcast multiplication.
     return x.reshape(x.shape[0], 1) * y
 
 
 def _trace_forward(b: dict) -> Any:
     a = b["self"]._data
+    _no_bool(b["self"], "trace")
     if a.ndim != 2:
         raise TorchRuntimeError(f"trace: expected a matrix, but got tensor with dim {a.ndim}")
     dt = a.dtype if a.dtype.kind == "f" else np.int64
@@ -330,10 +346,18 @@ def _inv_forward(b: dict) -> Any:
     try:
         return np.linalg.inv(data).astype(a._dtype.np)
     except np.linalg.LinAlgError:
-        lu_zero = _singular_pivot(data)
-        raise TorchRuntimeError(
-            f"linalg.inv: The diagonal element {lu_zero} is zero, the inversion could not be completed "
-            "because the input matrix is singular.") from None
+        pass
+    from ..errors import TorchLinAlgError
+    mats = data.reshape((-1,) + data.shape[-2:])
+    for i, m in enumerate(mats):
+        try:
+            np.linalg.inv(m)
+        except np.linalg.LinAlgError:
+            where = f"(Batch element {i}): " if data.ndim > 2 else ""
+            raise TorchLinAlgError(
+                f"linalg.inv: {where}The diagonal element {_singular_pivot(m)} is zero, the inversion could not be "
+                "completed because the input matrix is singular.") from None
+    raise AssertionError("a singular batch without a singular matrix")
 
 
 def _singular_pivot(a: np.ndarray) -> int:
