@@ -126,6 +126,8 @@ def reset_global_state(seed: int | None = None) -> None:
     reset_printoptions()
     grad_mode._set(True)
     set_max_elements(None)
+    from .warnings import reset_warned_once
+    reset_warned_once()
     if seed is None:
         rng.default_generator.seed()
     else:

@@ -29,3 +29,17 @@ def set_warning_handler(handler: Handler | None) -> None:
 
 def warn(message: str, category: str = "UserWarning") -> None:
     _handler(category, message)
+
+
+_warned_once: set[str] = set()
+
+
+def warn_once(message: str, category: str = "UserWarning") -> None:
+    """PyTorch's TORCH_WARN_ONCE: reported the first time in a process, then never again."""
+    if message not in _warned_once:
+        _warned_once.add(message)
+        warn(message, category)
+
+
+def reset_warned_once() -> None:
+    _warned_once.clear()

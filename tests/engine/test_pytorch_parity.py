@@ -270,3 +270,76 @@ def test_inv_of_a_singular_matrix_is_a_linalg_error() -> None:
     assert type(info.value).__name__ == "torch._C._LinAlgError"
     assert str(info.value) == ("linalg.inv: (Batch element 1): The diagonal element 2 is zero, the inversion could "
                                "not be completed because the input matrix is singular.")
+
+
+# -- shapes, warnings once, messages -----------------------------------------------------------------
+
+def caught_warnings(fn: object) -> list[str]:
+    from gradcli.engine import warnings as engine_warnings
+    seen: list[str] = []
+    engine_warnings.set_warning_handler(lambda category, message: seen.append(message))
+    try:
+        fn()
+    finally:
+        engine_warnings.set_warning_handler(None)
+    return seen
+
+
+def test_T_and_mT_warnings_come_once_per_process() -> None:
+    api.reset_global_state(0)
+    cube, scalar = T["ones"](2, 2, 2), T["tensor"](1.0)
+    seen = caught_warnings(lambda: (cube.T, cube.T, scalar.T, scalar.mT, scalar.mT))
+    assert [m.split(".")[0] for m in seen] == [
+        "The use of `x", "Tensor", "Tensor"]
+    assert seen[1].startswith("Tensor.T is deprecated on 0-D tensors. This function is the identity")
+    assert seen[2].startswith("Tensor.mT is deprecated on 0-D tensors. This function is the identity")
+    assert scalar.mT is scalar
+    api.reset_global_state(0)
+    assert len(caught_warnings(lambda: cube.T)) == 1
+
+
+def test_shape_messages_word_for_word() -> None:
+    assert T["tensor"](1.0).flip(0).item() == 1.0
+    raises(lambda: T["ones"](1, 1).split([1, 1], -1), RuntimeError,
+           "split_with_sizes expects split_sizes to sum exactly to 1 (input tensor's size at dimension -1), but got "
+           "split_sizes=[1, 1]")
+    raises(lambda: T["ones"](0, 2).reshape(-1, 0), RuntimeError,
+           "cannot reshape tensor of 0 elements into shape [-1, 0] because the unspecified dimension size -1 can be "
+           "any value and is ambiguous")
+    raises(lambda: T["ones"](3, 3, 3, dtype=T["bool"]).expand(3, 3), RuntimeError,
+           "expand(CPUBoolType{[3, 3, 3]}, size=[3, 3]): the number of sizes provided (2) must be greater or equal to "
+           "the number of dimensions in the tensor (3)")
+
+
+def test_modified_leaf_message_has_no_comma() -> None:
+    a = T["ones"](2, requires_grad=True)
+    d = a.sin()
+    with T["no_grad"]():
+        a.add_(1)
+    raises(lambda: d.sum().backward(), RuntimeError,
+           "one of the variables needed for gradient computation has been modified by an inplace operation: "
+           "[torch.FloatTensor [2]] is at version 1; expected version 0 instead. Hint: enable anomaly detection to "
+           "find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, "
+           "check_nan=False).")
+
+
+def test_index_select_messages() -> None:
+    raises(lambda: T["ones"](2, 3, 4).index_select(1, T["tensor"]([3])), RuntimeError,
+           "INDICES element is out of DATA bounds, id=3 axis_dim=3")
+    raises(lambda: T["ones"](2, 3, 4).index_select(2, T["tensor"]([4])), IndexError, "index out of range in self")
+    raises(lambda: T["ones"](3).index_select(0, T["tensor"]([-1])), IndexError, "index out of range in self")
+    raises(lambda: T["ones"](2, 0, 4).index_select(1, T["tensor"]([0])), RuntimeError,
+           "index_select(): self indexing axis dim should be positive")
+    raises(lambda: T["ones"](3).index_select(0, T["tensor"]([1.0])), RuntimeError,
+           "index_select(): Expected dtype int32 or int64 for index")
+
+
+def test_integer_results_of_differentiable_ops_and_var_at_one_degree() -> None:
+    x = T["ones"](3, requires_grad=True)
+    raises(lambda: x.sum(dtype=T["int64"]), RuntimeError, "Autograd not support dtype: Long")
+    assert not x.long().requires_grad
+    one = T["ones"](1, requires_grad=True)
+    caught_warnings(lambda: one.var(0, keepdim=True).sum().backward())
+    assert str(one.grad.tolist()) == "[nan]"
+    raises(lambda: T["ones"](1, dtype=T["int32"]).cumsum_(1, dtype=T["float32"]), IndexError,
+           "Dimension out of range (expected to be in range of [-1, 0], but got 1)")

@@ -153,15 +153,16 @@ class SavedTensor:
 
 
 def modified_message(t: "Tensor", output_of: str | None, expected: int) -> str:
+    from ..ops.shape_rules import type_string
     shape = ", ".join(str(n) for n in t.shape)
-    where = f"[torch.{t.dtype.legacy_name}Tensor [{shape}]]"
+    where = f"[{type_string(t.dtype)} [{shape}]]"
     if output_of is None and t._grad_fn is not None:
         name = type(t._grad_fn).__name__
         output_of = f"{t._output_nr} of {name[:name.find('Backward')] if 'Backward' in name else name}"
     if output_of is not None:
-        where += f", which is output {output_of}"
+        where += f", which is output {output_of},"  # the comma only closes this clause
     return ("one of the variables needed for gradient computation has been modified by an inplace "
-            f"operation: {where}, is at version {t._vc.value}; expected version {expected} instead. "
+            f"operation: {where} is at version {t._vc.value}; expected version {expected} instead. "
             "Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
             "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
 

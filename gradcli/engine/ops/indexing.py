@@ -343,16 +343,24 @@ def _check_index(index: Tensor, name: str) -> None:
 
 def _index_select_forward(b: dict) -> Any:
     t, index = b["self"], b["index"]
-    _check_index(index, "index_select")
+    if index._dtype not in (dtypes.int64, dtypes.int32):
+        raise TorchRuntimeError("index_select(): Expected dtype int32 or int64 for index")
     if index.ndim > 1:
         raise TorchIndexError("index_select(): Index is supposed to be a vector")
     dim = wrap_dim(b["dim"], t.ndim)
     idx = index._data.reshape(-1)
     size = t.shape[dim] if t.ndim else 1
-    bad = (idx < -size) | (idx >= size)
+    if t.ndim == 0 and idx.size > 1:
+        raise TorchRuntimeError(f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)")
+    if t.ndim > 1 and t.numel() == 0 and idx.size and size == 0:
+        raise TorchRuntimeError("index_select(): self indexing axis dim should be positive")
+    bad = (idx < 0) | (idx >= size)  # no negative indices here
     if bad.any():
-        raise TorchIndexError(
-            f"index out of range in self")
+        if dim == 1 and t.ndim > 1 and t._data.flags.c_contiguous:
+            # PyTorch's dim-1 fast path checks with caffe2's wording
+            raise TorchRuntimeError(
+                f"INDICES element is out of DATA bounds, id={int(idx[bad][0])} axis_dim={size}")
+        raise TorchIndexError("index out of range in self")
     return np.take(t._data, idx, axis=dim) if t.ndim else t._data.reshape(1)[idx].reshape(index.shape)
 
 

@@ -336,7 +336,9 @@ def _var_backward(g: Tensor, s: Any) -> Tensor:
     n = math.prod(shape[i] for i in dims) if dims else 1
     ddof = _correction(s.__dict__)
     centered = x - x.mean(dims, keepdim=True) if dims else x - x
-    return expand_back(g, shape, dims, keepdim) * centered * (2.0 / (n - ddof))
+    # 2 / (N - correction) is C++ double arithmetic in PyTorch: inf, not an error, at N == correction
+    scale = 2.0 / (n - ddof) if n != ddof else math.inf
+    return expand_back(g, shape, dims, keepdim) * centered * scale
 
 
 def _std_backward(g: Tensor, s: Any) -> Tensor:
@@ -628,6 +630,7 @@ def _cum_inplace(name: str) -> Any:
         _, bound = op.parser("inplace").parse((self,) + args, kwargs)
         bound["self"] = bound.pop("input", self)
         dt = bound.get("dtype")
+        wrap_dim(bound["dim"], self.ndim)  # the dim is checked first
         if dt is not None and dt is not self._dtype:
             raise TorchRuntimeError(f"Bad in-place call: input tensor dtype {_C[self._dtype.name]} and output tensor "
                                     f"dtype {_C[dt.name]} should match")

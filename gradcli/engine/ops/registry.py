@@ -239,6 +239,10 @@ def _attach(op: Op, bound: dict, outputs: tuple[Tensor, ...], inplace_self: Any 
         if o._dtype.is_floating_point:  # integer and bool outputs never carry a gradient
             o._grad_fn = node
             o._output_nr = i
+        elif not multi and op.name != "_to_copy":
+            # PyTorch's set_history: a differentiable op may not make an integer result
+            # (sum(dtype=torch.long) of a tensor that requires grad); .long() may.
+            raise TorchRuntimeError(f"Autograd not support dtype: {o._dtype.legacy_name}")
     for key in needs:
         # "result" is the (first) output; "result1" the second (max's indices), ...
         if key.startswith("result"):

@@ -16,7 +16,7 @@ from ..errors import TorchIndexError, TorchRuntimeError, TorchValueError
 from ..tensor import Tensor
 from .pointwise import zeros_like
 from .registry import FUNCTIONS, OPS, d, defop, run
-from .shape_rules import list_str, numel, wrap_dim, wrap_dims
+from .shape_rules import list_str, numel, type_string, wrap_dim, wrap_dims
 
 
 # -- view / reshape ----------------------------------------------------------------------------
@@ -30,6 +30,10 @@ def infer_shape(shape: tuple[int, ...], size: int) -> tuple[int, ...]:
             raise TorchRuntimeError(f"invalid shape dimension {s}")
     known = numel([s for s in shape if s != -1])
     if -1 in shape:
+        if known == 0 and size == 0:
+            raise TorchRuntimeError(
+                f"cannot reshape tensor of 0 elements into shape {list_str(shape)} because the unspecified "
+                "dimension size -1 can be any value and is ambiguous")
         if known == 0 or size % known:
             raise TorchRuntimeError(f"shape '{list_str(shape)}' is invalid for input of size {size}")
         return tuple(size // known if s == -1 else s for s in shape)
@@ -211,9 +215,12 @@ defop("t", "t(Tensor input)", _t_forward, node="TBackward0", view=True,
 
 
 def _T(self: Tensor) -> Tensor:
-    if self.ndim != 2 and self.ndim != 0:
-        from ..warnings import warn
-        warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
+    from ..warnings import warn_once  # both warnings are TORCH_WARN_ONCE
+    if self.ndim == 0:
+        warn_once("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases. "
+                  "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4321.)")
+    elif self.ndim != 2:
+        warn_once("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
              "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
              "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
              "tensor. (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)")
@@ -221,6 +228,11 @@ def _T(self: Tensor) -> Tensor:
 
 
 def _mT(self: Tensor) -> Tensor:
+    if self.ndim == 0:
+        from ..warnings import warn_once
+        warn_once("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases. "
+                  "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4373.)")
+        return self
     if self.ndim < 2:
         raise TorchRuntimeError(
             f"tensor.mT is only supported on matrices or batches of matrices. Got {self.ndim}-D tensor.")
@@ -247,7 +259,7 @@ def _expand_forward(b: dict) -> Any:
     sizes = b["size"]
     if len(sizes) < a.ndim:
         raise TorchRuntimeError(
-            f"expand(torch.{t._dtype.legacy_name}Tensor{{{list_str(a.shape)}}}, size={list_str(sizes)}): the "
+            f"expand({type_string(t._dtype)}{{{list_str(a.shape)}}}, size={list_str(sizes)}): the "
             f"number of sizes provided ({len(sizes)}) must be greater or equal to the number of dimensions "
             f"in the tensor ({a.ndim})")
     lead = len(sizes) - a.ndim
@@ -416,7 +428,7 @@ def _split_forward(b: dict) -> Any:
         if sum(size) != a.shape[dim]:
             raise TorchRuntimeError(
                 f"split_with_sizes expects split_sizes to sum exactly to {a.shape[dim]} (input tensor's size "
-                f"at dimension {dim}), but got split_sizes={list_str(size)}")
+                f"at dimension {b['dim']}), but got split_sizes={list_str(size)}")
         return _pieces(a, dim, list(size))
     return _pieces(a, dim, _split_sizes(a.shape[dim], size))
 
@@ -576,7 +588,7 @@ defop("diagonal", "diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1)"
 def _flip_forward(b: dict) -> Any:
     a = b["self"]._data
     dims = wrap_dims(b["dims"], a.ndim)
-    return np.flip(a, dims).copy() if dims else a.copy()
+    return np.flip(a, dims).copy() if dims and a.ndim else a.copy()
 
 
 defop("flip", "flip(Tensor input, int[] dims)", _flip_forward, node="FlipBackward0",

@@ -71,6 +71,13 @@ def sum_to_axes(shape: Sequence[int], target: Sequence[int]) -> tuple[tuple[int,
     return axes, lead
 
 
+def type_string(dtype: object) -> str:
+    """How PyTorch's messages name a CPU tensor type: ``torch.FloatTensor``, but ``CPUBoolType``
+    (bool has no legacy tensor type name)."""
+    name = dtype.legacy_name  # type: ignore[attr-defined]
+    return "CPUBoolType" if name == "Bool" else f"torch.{name}Tensor"
+
+
 def list_str(shape: Sequence[int]) -> str:
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
