@@ -343,3 +343,36 @@ def test_integer_results_of_differentiable_ops_and_var_at_one_degree() -> None:
     assert str(one.grad.tolist()) == "[nan]"
     raises(lambda: T["ones"](1, dtype=T["int32"]).cumsum_(1, dtype=T["float32"]), IndexError,
            "Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+
+
+# -- comparisons, pow and round of integers ----------------------------------------------------------
+
+def test_comparison_functions_take_a_number_only_as_other() -> None:
+    x = T["ones"](3)
+    assert T["le"](x, 2).tolist() == [True] * 3
+    raises(lambda: T["le"](2.0, x), TypeError,
+           "le() received an invalid combination of arguments - got (float, Tensor), but expected one of:\n"
+           " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+           " * (Tensor input, Number other, *, Tensor out = None)\n")
+
+
+def test_in_place_comparisons_are_recorded_with_zero_gradients() -> None:
+    x, other = T["ones"](3, requires_grad=True), T["zeros"](3, requires_grad=True)
+    h = x * 1
+    h.gt_(0)
+    assert type(h.grad_fn).__name__ == "GtBackward0" and edges(h) == ["MulBackward0"]
+    k = x * 1
+    k.lt_(other)
+    assert type(k.grad_fn).__name__ == "LtBackward1" and edges(k) == ["MulBackward0", "AccumulateGrad"]
+    (h + k).sum().backward()
+    assert x.grad.tolist() == [0.0] * 3 and other.grad.tolist() == [0.0] * 3
+    assert (x > 0).grad_fn is None
+
+
+def test_integer_pow_and_round() -> None:
+    assert T["pow"](T["tensor"]([2, -1, 0, 1, -1]), T["tensor"]([-1, -3, -1, -5, -2])).tolist() == [0, -1, 0, 1, 1]
+    raises(lambda: T["tensor"]([2]) ** -1, RuntimeError, "Integers to negative integer powers are not allowed.")
+    assert T["tensor"]([3]).round().tolist() == [3]
+    raises(lambda: T["tensor"]([3]).round(decimals=1), NotImplementedError, "\"round_cpu\" not implemented for 'Long'")
+    raises(lambda: T["tensor"]([3]).round(decimals=0), NotImplementedError,
+           "\"round_vml_cpu\" not implemented for 'Long'")

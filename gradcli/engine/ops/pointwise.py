@@ -168,8 +168,10 @@ FUNCTIONS_ALIASES = {"negative": "neg", "absolute": "abs", "arcsin": "asin", "ar
 
 def _round_forward(b: dict) -> Any:
     a = b["self"]._data
-    if a.dtype == np.bool_:
-        raise no_kernel("round_vml_cpu", dtypes.bool_)
+    if a.dtype.kind != "f" and ("decimals" in b or a.dtype == np.bool_):
+        # integers round to themselves, but not through an explicit decimals= (nor bool at all)
+        kernel = "round_cpu" if b.get("decimals") else "round_vml_cpu"
+        raise no_kernel(kernel, b["self"]._dtype)
     decimals = b.get("decimals", 0)
     if not decimals:
         return np.round(a) if a.dtype.kind == "f" else a.copy()
@@ -352,11 +354,17 @@ defop("fmod", "fmod(Tensor input, Tensor other, *, Tensor? out=None)", _fmod_for
 def _pow_forward(b: dict) -> Any:
     base, exp = b["self"], b["other"]
     x, y, rt = binary_arrays(base, exp)
-    if rt.category == dtypes.INTEGRAL and np.any(y < 0):
-        raise TorchRuntimeError("Integers to negative integer powers are not allowed.")
+    if rt.category == dtypes.INTEGRAL and exp._wrapped and np.any(y < 0):
+        raise TorchRuntimeError("Integers to negative integer powers are not allowed.")  # the Scalar overload only
     if rt is dtypes.bool_:
         x, y = x.astype(np.int64), y.astype(np.int64)
         return np.power(x, y).astype(np.bool_)
+    if rt.category == dtypes.INTEGRAL and np.any(y < 0):
+        # PyTorch's powi: a negative power is 1 for base 1, +-1 for base -1, else 0
+        x, y = np.broadcast_arrays(x, y)
+        odd = (np.abs(y) % 2) == 1
+        negative = np.where(x == 1, 1, np.where(x == -1, np.where(odd, -1, 1), 0)).astype(x.dtype)
+        return np.where(y < 0, negative, np.power(x, np.maximum(y, 0)))
     return np.power(x, y)
 
 
@@ -617,9 +625,17 @@ _CMP_DUNDER = {"eq": "__eq__", "ne": "__ne__", "lt": "__lt__", "le": "__le__", "
                "ge": "__ge__"}
 COMPARE_OPS = {}
 for _name, _fn in _CMP.items():
-    COMPARE_OPS[_name] = defop(_name, f"{_name}(Tensor input, Tensor other, *, Tensor? out=None)",
-                               _compare(_fn), inputs=("self", "other"), numbers_as_tensors=True,
-                               inplace=True)
+    # A Tensor and a Scalar overload; numbers only for `other` (torch.lt(2, x) is refused).  The
+    # in-place forms are differentiable (zero gradients): x.lt_(0) is LtBackward0 in PyTorch.
+    COMPARE_OPS[_name] = defop(_name, [f"{_name}(Tensor input, Tensor other, *, Tensor? out=None)",
+                                       f"{_name}(Tensor input, Scalar other, *, Tensor? out=None)"],
+                               _compare(_fn), inputs=("self", "other"), numbers_as_tensors="other",
+                               inplace=True, scalar_inputs=("other",),
+                               node=lambda b, n=_name.capitalize(): None if "_inplace" not in b else
+                               f"{n}Backward{0 if b['other']._wrapped else 1}",
+                               derivs={"self": d()(lambda g, s: zeros_like(g)),
+                                       "other": d()(lambda g, s: Tensor._make(
+                                           np.zeros(s.other_sym_sizes, s.other_dtype.np), s.other_dtype))})
 _ALIASES_CMP = {"greater": "gt", "greater_equal": "ge", "less": "lt", "less_equal": "le",
                 "not_equal": "ne"}
 

@@ -53,7 +53,7 @@ class Op:
     function: bool = True
     method: bool = True
     inplace: bool = False
-    numbers_as_tensors: bool = False
+    numbers_as_tensors: bool | str = False  # "other": not for the first parameter
     # The outputs are views of the first input (share memory and version counter).
     view: bool = False
     # A named return type (torch.return_types.max) for tuple results.
@@ -178,6 +178,8 @@ def _attach(op: Op, bound: dict, outputs: tuple[Tensor, ...], inplace_self: Any 
             multi: bool = False) -> Any:
     """Create the backward node for ``outputs`` and link it into the graph."""
     node_name = op.node(bound) if callable(op.node) else op.node
+    if node_name is None:
+        return None  # a form without a node (comparisons record only in place)
     # One entry per graph input; a list argument (cat's tensors) gives one per element.
     entries: list[tuple[str, int | None, Any]] = []
     scalar_overload = op.joint_scalars and all(
@@ -340,6 +342,7 @@ def _write_out(op: Op, bound: dict, result: Any, out: Any) -> Any:
 def run_inplace(op: Op, bound: dict) -> Tensor:
     """Run ``op`` writing into ``bound['self']``, with PyTorch's checks and graph rewiring."""
     _wrap_numbers(op, bound)
+    bound["_inplace"] = True  # for ops whose node depends on the form
     target: Tensor = bound["self"]
     needs_grad = grad_mode._enabled and op.node is not None and _any_requires_grad(op, bound)
     if needs_grad:

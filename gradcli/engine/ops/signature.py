@@ -124,7 +124,7 @@ class Signature:
             parts.append(p.display())
         return "(" + ", ".join(parts) + ")"
 
-    def bind(self, args: Sequence, kwargs: dict, numbers_as_tensors: bool, offset: int) -> dict:
+    def bind(self, args: Sequence, kwargs: dict, numbers_as_tensors: bool | str, offset: int) -> dict:
         """Bind or raise _Mismatch with PyTorch's wording (offset: 1 for methods' hidden self)."""
         params = self.params
         positional = [p for p in params if not p.kwonly]
@@ -153,14 +153,14 @@ class Signature:
                 f"{given} {'were' if given != 1 else 'was'} given")
         for i, value in enumerate(args):
             p = positional[i]
-            out[p.name] = self._convert(p, value, i + 1 - offset, numbers_as_tensors)
+            out[p.name] = self._convert(p, value, i + 1 - offset, _numbers_for(p, params, numbers_as_tensors))
         for key, value in kwargs.items():
             p = next((q for q in params if q.name == key), None)
             if p is None:
                 raise _Mismatch(f"{self.name}() got an unexpected keyword argument '{key}'")
             if p.name in out:
                 raise _Mismatch(f"{self.name}() got multiple values for argument '{key}'")
-            out[p.name] = self._convert(p, value, None, numbers_as_tensors)
+            out[p.name] = self._convert(p, value, None, _numbers_for(p, params, numbers_as_tensors))
         missing = [p.name for p in params if p.name not in out and p.default is REQUIRED]
         if missing:
             names = ", ".join(f'"{m}"' for m in missing)
@@ -181,6 +181,14 @@ class Signature:
         expected = _DISPLAY[p.base]
         raise _Mismatch(
             f"{self.name}(): argument '{p.name}'{where} must be {expected}, not {py_type_name(value)}")
+
+
+def _numbers_for(p: "Param", params: Sequence["Param"], numbers_as_tensors: bool | str) -> bool:
+    """Whether ``p`` takes a Python number for a Tensor: ``"other"`` means every Tensor but the
+    first (``torch.le(x, 2)`` but not ``torch.le(2, x)``: a Scalar overload, not a conversion)."""
+    if numbers_as_tensors == "other":
+        return p is not params[0]
+    return bool(numbers_as_tensors)
 
 
 def _split_params(body: str) -> list[str]:
@@ -279,7 +287,7 @@ class ArgParser:
 
     __slots__ = ("name", "signatures", "numbers_as_tensors", "method")
 
-    def __init__(self, signatures: Sequence[str | Signature], numbers_as_tensors: bool = False,
+    def __init__(self, signatures: Sequence[str | Signature], numbers_as_tensors: bool | str = False,
                  method: bool = False) -> None:
         self.signatures = [s if isinstance(s, Signature) else Signature(s) for s in signatures]
         self.name = self.signatures[0].name
