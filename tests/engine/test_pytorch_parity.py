@@ -376,3 +376,90 @@ def test_integer_pow_and_round() -> None:
     raises(lambda: T["tensor"]([3]).round(decimals=1), NotImplementedError, "\"round_cpu\" not implemented for 'Long'")
     raises(lambda: T["tensor"]([3]).round(decimals=0), NotImplementedError,
            "\"round_vml_cpu\" not implemented for 'Long'")
+
+
+# -- gradient formulas as PyTorch writes them; what nodes save -----------------------------------------
+
+def test_clamp_and_maximum_gradients_use_where() -> None:
+    x = T["tensor"]([1.0, -2.0, 3.0], requires_grad=True)
+    lo = T["tensor"]([2.0, 5.0, 0.0], requires_grad=True)
+    hi = T["tensor"]([4.0, 1.0, 1.0], requires_grad=True)
+    T["clamp"](x, min=lo, max=hi).mul(T["tensor"]([-1.0, -2.0, -3.0])).sum().backward()
+    # min > max gives max (and its gradient); blocked gradients are +0, not -0
+    assert [str(v) for v in x.grad.tolist()] == ["0.0", "0.0", "0.0"]
+    assert (lo.grad.tolist(), hi.grad.tolist()) == ([-1.0, 0.0, 0.0], [0.0, -2.0, -3.0])
+    a = T["tensor"]([float("nan"), 1.0, 2.0], requires_grad=True)
+    b = T["tensor"]([1.0, 1.0, 3.0], requires_grad=True)
+    T["maximum"](a, b).mul(T["tensor"]([-1.0, -1.0, -1.0])).sum().backward()
+    assert [str(v) for v in a.grad.tolist()] == ["-1.0", "-0.5", "0.0"]  # NaN passes the gradient to both
+    assert b.grad.tolist() == [-1.0, -0.5, -1.0]
+
+
+def test_remainder_of_a_number_by_a_tensor_has_no_derivative() -> None:
+    y = T["ones"](2, requires_grad=True)
+    z = 2 % y
+    assert type(z.grad_fn).__name__ == "NotImplemented" and edges(z) == ["AccumulateGrad"]
+    raises(lambda: z.sum().backward(), RuntimeError, "derivative for aten::remainder is not implemented")
+
+
+def test_nodes_save_what_pytorch_saves() -> None:
+    y = T["ones"](2, requires_grad=True)
+    p = (y * 1) ** 2  # PowBackward0 keeps no result: changing it is fine
+    p.add_(1)
+    p.sum().backward()
+    m = (y * 1).max(0)  # MaxBackward0 keeps the indices only
+    m.values.add_(1)
+    m.values.sum().backward()
+    q = (y * 1).prod()  # ProdBackward0 keeps its result
+    q.add_(1)
+    raises(lambda: q.backward(), RuntimeError,
+           "one of the variables needed for gradient computation has been modified by an inplace operation: "
+           "[torch.FloatTensor []], which is output 0 of Prod, is at version 1; expected version 0 instead. Hint: "
+           "enable anomaly detection to find the operation that failed to compute its gradient, with "
+           "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+    u = (y * 1).clamp(max=1.0)
+    v = u.sin()
+    with T["no_grad"]():
+        u.add_(1)
+    with pytest.raises(RuntimeError, match=r"\[torch.FloatTensor \[2\]\], which is output 0 of Clamp1, is at"):
+        v.sum().backward()  # the node is named as PyTorch's messages name it: Clamp1, not Clamp
+
+
+def test_an_in_place_op_reads_its_inputs_before_writing() -> None:
+    x = T["tensor"]([1.0, 2.0, 3.0, 4.0], dtype=T["float64"], requires_grad=True)
+    v = x.cumprod(-1)
+    v.clamp_(min=T["tensor"](0.5), max=v)  # `max` is v itself: saved at version 0, then written
+    with pytest.raises(RuntimeError, match=r"^one of the variables .* which is output 0 of Clamp, is at version 1"):
+        v.sum().backward()
+    w = T["ones"](1, requires_grad=True).cumsum(0, dtype=T["float64"])
+    with T["no_grad"]():
+        s = w.squeeze(0)
+    w.fill_(s)  # s is a view of w made under no_grad: its edge is taken before the write
+    assert type(w.grad_fn).__name__ == "FillBackward3"
+
+
+def test_overlapping_memory_in_place() -> None:
+    h = T["ones"](2, 2, requires_grad=True) * 1
+    raises(lambda: h.add_(h.t()), RuntimeError,
+           "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
+           "memory location. Please clone() the tensor before performing the operation.")
+    e = T["ones"](2, 1).expand(2, 3)
+    assert e.zero_().tolist() == [[0.0] * 3] * 2  # fill_ may write shared memory
+    with pytest.raises(RuntimeError, match="^unsupported operation: more than one element"):
+        e.add_(1)
+    assert T["ones"](1).expand(1).add_(1).tolist() == [2.0]  # nothing repeated: writable
+
+
+def test_more_messages_word_for_word() -> None:
+    raises(lambda: T["tensor"](2.0)[-1], IndexError, "index -1 is out of bounds for dimension 0 with size 0")
+    raises(lambda: T["tensor"]([[1.0], [2.0]]).softmax(2), IndexError,
+           "Dimension out of range (expected to be in range of [-2, 1], but got 2)")
+    raises(lambda: T["ones"](1, dtype=T["int32"]).clamp_(min=0.5), RuntimeError,
+           "result type Float can't be cast to the desired output type int")
+    leaf = T["ones"](2, 2, requires_grad=True)
+    raises(lambda: leaf.__setitem__((T["tensor"]([False, False]), T["tensor"]([1, 1, 0])), 1.0), RuntimeError,
+           "a leaf Variable that requires grad is being used in an in-place operation.")
+    raises(lambda: leaf.cumsum_(0, dtype=T["float64"]), RuntimeError,
+           "a leaf Variable that requires grad is being used in an in-place operation.")
+    x = T["ones"](3, 2, requires_grad=True)
+    assert edges(x[-3:, 0]) == ["SliceBackward0"] and edges(x[0:, 0]) == ["AccumulateGrad"]

@@ -152,13 +152,21 @@ class SavedTensor:
         return t
 
 
+def short_name(node_name: str) -> str:
+    """How PyTorch's messages name a node: ``ExpBackward0`` is "Exp", ``ClampBackward1`` "Clamp1"."""
+    i = node_name.rfind("Backward")
+    if i <= 0:
+        return node_name
+    number = node_name[i + len("Backward"):]
+    return node_name[:i] + ("" if number in ("", "0") else number)
+
+
 def modified_message(t: "Tensor", output_of: str | None, expected: int) -> str:
     from ..ops.shape_rules import type_string
     shape = ", ".join(str(n) for n in t.shape)
     where = f"[{type_string(t.dtype)} [{shape}]]"
     if output_of is None and t._grad_fn is not None:
-        name = type(t._grad_fn).__name__
-        output_of = f"{t._output_nr} of {name[:name.find('Backward')] if 'Backward' in name else name}"
+        output_of = f"{t._output_nr} of {short_name(type(t._grad_fn).__name__)}"
     if output_of is not None:
         where += f", which is output {output_of},"  # the comma only closes this clause
     return ("one of the variables needed for gradient computation has been modified by an inplace "

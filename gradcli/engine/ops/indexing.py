@@ -82,11 +82,13 @@ def apply_indexing(self: Tensor, index: Any, setting: bool = False) -> tuple[Ten
     ndim = self.ndim
     used = sum(_consumed(i) for i in items)
     if single and ndim == 0 and (isinstance(index, slice) or isinstance(index, int) and not isinstance(index, bool)):
-        # the one-item fast paths of PyTorch's indexing say it their own way
+        # the one-item fast paths of PyTorch's indexing say it their own way (a 0-dim size is 0)
         if isinstance(index, slice):
             raise TorchIndexError("slice() cannot be applied to a 0-dim tensor.")
-        raise TorchIndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
-                              "in C++ to convert a 0-dim tensor to a number")
+        if index == 0:
+            raise TorchIndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                                  "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        raise TorchIndexError(f"index {index} is out of bounds for dimension 0 with size 0")
     if used > ndim:
         raise TorchIndexError(f"too many indices for tensor of dimension {ndim}")
     result = self
@@ -134,10 +136,9 @@ def apply_indexing(self: Tensor, index: Any, setting: bool = False) -> tuple[Ten
 
 
 def _whole(size: int, s: slice) -> bool:
+    # PyTorch's test on the slice as written: start 0 (not -size), stop at or past the end, step 1
     step = _step(s)
-    start, stop, _ = slice(None if s.start is None else int(s.start),
-                           None if s.stop is None else int(s.stop), step).indices(size)
-    return start == 0 and stop == size and step == 1
+    return step == 1 and (s.start is None or int(s.start) == 0) and (s.stop is None or int(s.stop) >= size)
 
 
 def _step(s: slice) -> int:
@@ -237,6 +238,7 @@ INDEX = defop("index", "index(Tensor input, any indices)", _index_forward, node=
 def _index_put_forward(b: dict) -> Any:
     # PyTorch's order of checks: the value's shape, then its dtype, then the index bounds.
     t, values, indices = b["self"], b["values"], b["indices"]
+    _check_broadcastable(indices)
     out = t._data.copy()
     target = out[_numpy_index(t.shape, indices, bounds=False)].shape
     if not is_expandable_to(values.shape, target):
@@ -305,7 +307,6 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
     view, advanced = apply_indexing(self, index, setting=True)
     if not advanced:
         return _copy_to(view, src)
-    _check_broadcastable(advanced)
     stripped = _strip_leading_ones(src.shape)
     if stripped != tuple(src.shape):
         src = src.view(stripped)

@@ -328,11 +328,14 @@ def _remainder_forward(b: dict) -> Any:
     return np.where((mod != 0) & ((y < 0) != (mod < 0)), mod + y, mod)
 
 
+# `2 % x` is remainder(Scalar, Tensor), which has no derivative in PyTorch: a NotImplemented node.
 defop("remainder", "remainder(Tensor input, Tensor other, *, Tensor? out=None)", _remainder_forward,
-      node=lambda b: "RemainderBackward0" if b["other"]._wrapped else "RemainderBackward1",
-      inputs=("self", "other"), scalar_inputs=("other",), numbers_as_tensors=True, inplace=True,
+      node=lambda b: "NotImplemented" if b["self"]._wrapped else
+      "RemainderBackward0" if b["other"]._wrapped else "RemainderBackward1",
+      inputs=("self", "other"), scalar_inputs=("self", "other"), numbers_as_tensors=True, inplace=True,
       derivs={"self": d()(lambda g, s: g),
-              "other": d("self", "other")(lambda g, s: -g * (s.self / s.other).floor())})
+              "other": d("self", "other")(lambda g, s: _not_implemented("remainder")(g, s) if s.self._wrapped
+                                          else -g * (s.self / s.other).floor())})
 
 
 def _fmod_forward(b: dict) -> Any:
@@ -376,6 +379,11 @@ def _pow_node(b: dict) -> str:
     return "PowBackward1"
 
 
+def _pow_saves(b: dict) -> set:
+    # PowBackward0 (a number exponent) keeps no result; PowBackward1 and 2 do.
+    return {"self", "exponent"} if b["exponent"]._wrapped else {"self", "exponent", "result"}
+
+
 def _pow_self_grad(g: Tensor, s: Any) -> Tensor:
     # PyTorch's pow_backward / pow_backward_self, op for op (their Scalar arithmetic is the
     # C++ Scalar overloads: MulBackward1, SubBackward1), so create_graph gradients match.
@@ -412,7 +420,7 @@ POW = defop("pow", "pow(Tensor input, Tensor exponent, *, Tensor? out=None)",
             lambda b: _pow_forward({"self": b["self"], "other": b["exponent"]}),
             node=lambda b: _pow_node({"self": b["self"], "other": b["exponent"]}),
             inputs=("self", "exponent"), scalar_inputs=("self", "exponent"), numbers_as_tensors=True,
-            inplace=True,
+            inplace=True, saves=_pow_saves,
             derivs={"self": d("self", "exponent")(
                         lambda g, s: _pow_self_grad(g, _PowView(s))),
                     "exponent": d("self", "exponent", "result")(
@@ -494,11 +502,12 @@ def _minmax(fn: Callable) -> Callable[[dict], Any]:
 
 
 def _tie_split(first: bool, greater: bool) -> Callable:
-    # Ties share the gradient equally, as PyTorch's maximum/minimum backward does.
+    # PyTorch's formula: where(self == other, grad / 2, grad).masked_fill_(<the other won>, 0), so
+    # ties share the gradient, a NaN passes it to both sides, and a loser gets +0 (not -0 or nan).
     def formula(g: Tensor, s: Any) -> Tensor:
         a, b = (s.self, s.other) if first else (s.other, s.self)
-        wins = (a > b) if greater else (a < b)
-        return g * (wins.to(g.dtype) + (a == b).to(g.dtype) * 0.5)
+        lost = (a < b) if greater else (a > b)
+        return WHERE_FN(a == b, g / 2, g).masked_fill(lost, 0)
     return formula
 
 
@@ -560,6 +569,9 @@ def _clamp_forward(b: dict) -> Any:
     return np.asarray(a)
 
 
+# PyTorch's clamp_backward / clamp_backward_min_max: `where`, never a product with a mask (so a
+# blocked gradient is +0 even where it was nan or negative); with both tensor bounds and
+# min > max the result is max, so the gradient goes to max.
 def _clamp_self_grad(g: Tensor, s: Any) -> Tensor:
     x = s.self
     mask = None
@@ -567,8 +579,22 @@ def _clamp_self_grad(g: Tensor, s: Any) -> Tensor:
         mask = x >= s.min
     if s.max is not None:
         upper = x <= s.max
-        mask = upper if mask is None else mask & upper
-    return g * mask
+        mask = upper if mask is None else mask.logical_and(upper)
+    return WHERE_FN(mask, g, _zero_like(g))
+
+
+def _clamp_min_grad(g: Tensor, s: Any) -> Tensor:
+    mask = s.self < s.min
+    if s.max is not None:
+        mask = mask.logical_and(s.min < s.max)
+    return WHERE_FN(mask, g, _zero_like(g))
+
+
+def _clamp_max_grad(g: Tensor, s: Any) -> Tensor:
+    mask = s.self > s.max
+    if s.min is not None:
+        mask = mask.logical_or(s.max < s.min)
+    return WHERE_FN(mask, g, _zero_like(g))
 
 
 _CLAMP_SIGS = ["clamp(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None)"]
@@ -578,8 +604,8 @@ CLAMP = defop("clamp", _CLAMP_SIGS, _clamp_forward,
               inputs=("self", "min", "max"), numbers_as_tensors=True, inplace=True,
               scalar_inputs=("min", "max"), joint_scalars=True,
               derivs={"self": d("self", "min", "max")(_clamp_self_grad),
-                      "min": d("self", "min")(lambda g, s: g * (s.self < s.min)),
-                      "max": d("self", "max")(lambda g, s: g * (s.self > s.max))})
+                      "min": d("self", "min", "max")(_clamp_min_grad),
+                      "max": d("self", "min", "max")(_clamp_max_grad)})
 defop("clip", [s.replace("clamp(", "clip(") for s in _CLAMP_SIGS], _clamp_forward,
       node=CLAMP.node, inputs=CLAMP.inputs, numbers_as_tensors=True, inplace=True, derivs=CLAMP.derivs,
       scalar_inputs=CLAMP.scalar_inputs, joint_scalars=True)

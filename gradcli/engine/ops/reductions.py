@@ -138,7 +138,7 @@ def _prod_of_others(x: Tensor, dim: int) -> Tensor:
 defop("prod", ["prod(Tensor input, *, dtype? dtype=None)",
                "prod(Tensor input, int dim, bool keepdim=False, *, dtype? dtype=None, Tensor? out=None)"],
       _prod_forward, node=lambda b: "ProdBackward1" if "dim" in b else "ProdBackward0",
-      derivs={"self": d("self")(_prod_backward)})
+      derivs={"self": d("self", "result")(_prod_backward)})  # PyTorch's node also keeps the result
 
 
 # -- max / min / amax / amin / argmax / argmin -------------------------------------------------------
@@ -214,6 +214,14 @@ def _select_by_index(g: list, s: Any) -> Tensor:
     return zeros.scatter(dim, idx, values_grad)
 
 
+def _max_min_saves(b: dict) -> set:
+    # each overload's node: MaxBackward0 (dim) keeps the indices only, MaxBackward1 self and
+    # the result, MaximumBackward0 both inputs
+    if "other" in b:
+        return {"self", "other"}
+    return {"result1"} if "dim" in b else {"self", "result"}
+
+
 def _max_min(name: str, result_type: Any, pair: str) -> None:
     np_fn = np.max if name == "max" else np.min
     arg_fn = np.argmax if name == "max" else np.argmin
@@ -235,7 +243,7 @@ def _max_min(name: str, result_type: Any, pair: str) -> None:
           node=lambda b: (f"{pair}Backward0" if "other" in b
                           else f"{name.capitalize()}Backward0" if "dim" in b
                           else f"{name.capitalize()}Backward1"),
-          inputs=("self", "other"), returns=result_type,
+          inputs=("self", "other"), returns=result_type, saves=_max_min_saves,
           derivs={"self": d("self", "result", "result1", "other")(self_grad),
                   "other": d("self", "other")(_tie_split(False, greater))})
 
@@ -315,7 +323,7 @@ def _var_forward(take_sqrt: bool) -> Any:
         a = t._data
         n = math.prod(a.shape[i] for i in axes) if axes else 1
         ddof = _correction(b)
-        if n - ddof <= 0:
+        if (n if a.size else 0) - ddof <= 0:  # an empty input has no degrees of freedom at all
             from ..warnings import warn
             warn(f"{'std' if take_sqrt else 'var'}(): degrees of freedom is <= 0. Correction should be strictly "
                  "less than the reduction factor (input numel divided by output numel). (Triggered internally at "
@@ -513,9 +521,10 @@ def _softmax_forward(log: bool) -> Any:
     def forward(b: dict) -> Any:
         t = b["self"]
         dt = b.get("dtype") or t._dtype
+        dim = wrap_dim(b["dim"], t.ndim)  # checked before the kernel is chosen
         if not dt.is_floating_point:
             # PyTorch has no integer softmax kernel (a dtype= argument converts first)
-            last = t.ndim == 0 or wrap_dim(b["dim"], t.ndim) == t.ndim - 1
+            last = t.ndim == 0 or dim == t.ndim - 1
             kernel = ("log_softmax" if log else "softmax") + ("_lastdim" if last else "") + "_kernel_impl"
             raise TorchNotImplementedError(f"\"{kernel}\" not implemented for '{dt.legacy_name}'")
         a = arr(t, dt)
@@ -617,7 +626,7 @@ defop("cumsum", "cumsum(Tensor input, int dim, *, dtype? dtype=None, Tensor? out
       derivs={"self": d()(_cumsum_backward)})
 defop("cumprod", "cumprod(Tensor input, int dim, *, dtype? dtype=None, Tensor? out=None)",
       _cum_forward(np.cumprod), node="CumprodBackward0", inplace=True,
-      derivs={"self": d("self")(_cumprod_backward)})
+      derivs={"self": d("self", "result")(_cumprod_backward)})  # ... as cumprod's does
 
 
 def _cum_inplace(name: str) -> Any:
@@ -630,7 +639,11 @@ def _cum_inplace(name: str) -> Any:
         _, bound = op.parser("inplace").parse((self,) + args, kwargs)
         bound["self"] = bound.pop("input", self)
         dt = bound.get("dtype")
-        wrap_dim(bound["dim"], self.ndim)  # the dim is checked first
+        wrap_dim(bound["dim"], self.ndim)  # the dim is checked first, then in-place on a leaf
+        from ..autograd import grad_mode
+        from .registry import check_inplace_allowed
+        if grad_mode._enabled and self.requires_grad:
+            check_inplace_allowed(self)
         if dt is not None and dt is not self._dtype:
             raise TorchRuntimeError(f"Bad in-place call: input tensor dtype {_C[self._dtype.name]} and output tensor "
                                     f"dtype {_C[dt.name]} should match")

@@ -71,6 +71,9 @@ class Op:
     joint_scalars: bool = False
     # Only the inputs that require grad get an edge (PyTorch's NotImplemented nodes).
     required_edges_only: bool = False
+    # What an overload's node saves, when the op has several (max's dim overload keeps only the
+    # indices); outputs named in any formula are otherwise saved whatever needs a gradient.
+    saves: Callable[[dict], set] | None = None
     fn_parser: ArgParser | None = None
     method_parser: ArgParser | None = None
     inplace_parser: ArgParser | None = None
@@ -170,13 +173,16 @@ def _mark_views(op: Op, bound: dict, outputs: tuple[Tensor, ...], many: bool) ->
 
 
 def _short(node_name: str) -> str:
-    i = node_name.find("Backward")
-    return node_name[:i] if i > 0 else node_name
+    from ..autograd.node import short_name
+    return short_name(node_name)
 
 
 def _attach(op: Op, bound: dict, outputs: tuple[Tensor, ...], inplace_self: Any = None,
-            multi: bool = False) -> Any:
-    """Create the backward node for ``outputs`` and link it into the graph."""
+            multi: bool = False, before: dict | None = None) -> Any:
+    """Create the backward node for ``outputs`` and link it into the graph.
+
+    ``before`` holds the edges and versions of an in-place op's inputs from before its
+    write (PyTorch collects them before the kernel runs)."""
     node_name = op.node(bound) if callable(op.node) else op.node
     if node_name is None:
         return None  # a form without a node (comparisons record only in place)
@@ -201,7 +207,7 @@ def _attach(op: Op, bound: dict, outputs: tuple[Tensor, ...], inplace_self: Any 
     meta = []
     requires = []
     for n, _, t in entries:
-        edge = None if t is None else gradient_edge(t)
+        edge = None if t is None else (before[id(t)][0] if before and id(t) in before else gradient_edge(t))
         edges.append(edge if edge is not None else (None, 0))
         meta.append(None if t is None else (t._data.shape, t._dtype))
         requires.append(edge is not None)
@@ -218,7 +224,7 @@ def _attach(op: Op, bound: dict, outputs: tuple[Tensor, ...], inplace_self: Any 
                 saved[n + "_dtype"] = m[1]
         else:
             saved.setdefault(n + "_sym_sizes", []).append(None if m is None else m[0])
-    needs = formulas.needs
+    needs = formulas.needs if op.saves is None else formulas.needs & op.saves(bound)
     for key in needs:
         if key.startswith("result"):
             continue
@@ -230,9 +236,9 @@ def _attach(op: Op, bound: dict, outputs: tuple[Tensor, ...], inplace_self: Any 
             continue  # an input of another overload (max's `other`)
         t = bound[key]
         if isinstance(t, list):
-            saved[key] = [_save(x) for x in t]
+            saved[key] = [_save(x, before) for x in t]
         else:
-            saved[key] = _save(t)
+            saved[key] = _save(t, before)
     if multi:
         saved["_out_meta"] = [(o._data.shape, o._dtype) for o in outputs]
     cls = _node_class(op, node_name, needs)
@@ -265,8 +271,13 @@ def _node_class(op: Op, node_name: str, needs: frozenset) -> type:
     return cls
 
 
-def _save(t: Any) -> Any:
-    return SavedTensor(t, None) if isinstance(t, Tensor) else t
+def _save(t: Any, before: dict | None = None) -> Any:
+    if not isinstance(t, Tensor):
+        return t
+    saved = SavedTensor(t, None)
+    if before and id(t) in before:
+        saved.version = before[id(t)][1]  # saved before an in-place write into it
+    return saved
 
 
 class Formulas:
@@ -282,7 +293,9 @@ class Formulas:
         self.keys = keys
         self.derivs = [op.derivs.get(n) if r else None for (n, _), r in zip(keys, requires)]
         self.multi = multi
-        self.needs = frozenset(k for dv in self.derivs if dv is not None for k in dv.needs)
+        # PyTorch saves an input only for the gradients it computes, but an output always.
+        self.needs = frozenset(k for dv in self.derivs if dv is not None for k in dv.needs) | frozenset(
+            k for dv in op.derivs.values() for k in dv.needs if k.startswith("result"))
 
     def __call__(self, saved: Any, grads: list) -> list:
         if self.multi:
@@ -347,29 +360,72 @@ def run_inplace(op: Op, bound: dict) -> Tensor:
     needs_grad = grad_mode._enabled and op.node is not None and _any_requires_grad(op, bound)
     if needs_grad:
         check_inplace_allowed(target)  # before the kernel's own checks, as in PyTorch
+    if op.name not in _READS_VALUE:
+        _check_no_partial_overlap(op, bound, target)
     result = np.asarray(op.forward(bound))
     src = dtypes.from_numpy(result.dtype)
     if not dtypes.can_cast(src, target._dtype):
-        raise TorchRuntimeError(
-            f"result type {src.legacy_name} can't be cast to the desired output type "
-            f"{target._dtype.legacy_name}")
+        names = (src.legacy_name, target._dtype.legacy_name)
+        if op.joint_scalars and all(bound.get(m) is None or bound[m]._wrapped for m in op.scalar_inputs):
+            from .shape_rules import C_TYPE_NAMES  # clamp_'s Scalar overload words it the C++ way
+            names = (src.legacy_name, C_TYPE_NAMES[target._dtype.name])
+        raise TorchRuntimeError(f"result type {names[0]} can't be cast to the desired output type {names[1]}")
     if result.shape != target._data.shape:
         raise TorchRuntimeError(
             f"output with shape {list_str(target.shape)} doesn't match the broadcast shape "
             f"{list_str(result.shape)}")
     original = None
+    before = None
     if needs_grad:
         deriv_needs = {k for n, dv in op.derivs.items() for k in dv.needs}
         if "self" in deriv_needs:
             original = target.clone()
         self_edge_holder = _EdgeHolder(target)
-    write_into(target, result)
+        before = _before_write(op, bound, target)
+    write_into(target, result, allow_overlap=op.name in _READS_VALUE)
     if needs_grad:
-        node = _attach(op, bound, (), inplace_self=(self_edge_holder, original))
+        node = _attach(op, bound, (), inplace_self=(self_edge_holder, original), before=before)
+        if node is None:
+            return target
         rebase_history(target, node)
-        if "result" in {k for dv in op.derivs.values() for k in dv.needs}:
+        saves = {"result"} if op.saves is None else op.saves(bound)
+        if "result" in {k for dv in op.derivs.values() for k in dv.needs} & saves:
             node._saved["result"] = SavedTensor(target, f"0 of {_short(type(node).__name__)}")
     return target
+
+
+# In-place ops that take their value as a number (value.item()): no overlap check, and
+# like PyTorch's fill_ they may write into memory that several elements share.
+_READS_VALUE = frozenset({"fill", "zero", "masked_fill"})
+
+
+def _inputs_of(op: Op, bound: dict) -> list:
+    out = []
+    for n in op.inputs:
+        if n == "self":
+            continue
+        v = bound.get(n)
+        out.extend(x for x in (v if isinstance(v, list) else [v]) if isinstance(x, Tensor))
+    return out
+
+
+def _before_write(op: Op, bound: dict, target: Tensor) -> dict:
+    """The gradient edges and versions of the other inputs, before the write changes them."""
+    return {id(t): (gradient_edge(t), t._vc.value) for t in _inputs_of(op, bound) if t._vc is target._vc}
+
+
+def _check_no_partial_overlap(op: Op, bound: dict, target: Tensor) -> None:
+    a = target._data
+    for t in _inputs_of(op, bound):
+        b = t._data
+        if not np.may_share_memory(a, b):
+            continue
+        same = (a.__array_interface__["data"][0] == b.__array_interface__["data"][0] and a.shape == b.shape
+                and a.strides == b.strides)
+        if not same and np.shares_memory(a, b):
+            raise TorchRuntimeError(
+                "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+                "single memory location. Please clone() the tensor before performing the operation.")
 
 
 class _EdgeHolder:
@@ -405,15 +461,28 @@ def check_inplace_allowed(target: Tensor) -> None:
         raise TorchRuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
 
-def write_into(target: Tensor, array: np.ndarray) -> None:
+def write_into(target: Tensor, array: np.ndarray, allow_overlap: bool = False) -> None:
     """Write ``array`` into ``target``'s memory and bump its version."""
     data = target._data
-    if not data.flags.writeable:
+    if not data.flags.writeable and allow_overlap:
+        data = _writable_alias(data)
+    if data is None or not data.flags.writeable:
         raise TorchRuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a single "
             "memory location. Please clone() the tensor before performing the operation.")
     np.copyto(data, array, casting="unsafe")
     target._vc.value += 1
+
+
+def _writable_alias(a: np.ndarray) -> np.ndarray | None:
+    """A writable array on the same memory as the read-only ``a`` (an expanded tensor)."""
+    root = a
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if not root.flags.writeable or not root.flags.c_contiguous:
+        return None
+    offset = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    return np.ndarray(a.shape, a.dtype, buffer=root, offset=offset, strides=a.strides)
 
 
 def rebase_history(target: Tensor, node: Any) -> None:

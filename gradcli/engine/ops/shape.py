@@ -280,7 +280,11 @@ def _expand_forward(b: dict) -> Any:
             raise TorchRuntimeError(
                 f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at non-singleton "
                 f"dimension {i}.  Target sizes: {list_str(sizes)}.  Tensor sizes: {list_str(a.shape)}")
-    return np.broadcast_to(a, tuple(target))
+    out = np.broadcast_to(a, tuple(target))
+    if a.flags.writeable and not any(st == 0 and n > 1 for st, n in zip(out.strides, out.shape)):
+        # no element repeated: as writable as a view in PyTorch (NumPy makes every broadcast read-only)
+        out = np.lib.stride_tricks.as_strided(a, out.shape, out.strides)
+    return out
 
 
 EXPAND = defop("expand", "expand(Tensor input, int[] size, *, bool implicit=False)", _expand_forward,

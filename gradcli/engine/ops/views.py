@@ -48,9 +48,8 @@ def mark_view(src: Tensor, out: Tensor, replay: Replay, multi: bool = False) -> 
 
 
 def _short(node: Any) -> str:
-    name = type(node).__name__
-    i = name.find("Backward")
-    return name[:i] if i > 0 else name
+    from ..autograd.node import short_name
+    return short_name(type(node).__name__)
 
 
 def check_view_rebase(view: Tensor, indirect: bool) -> None:
