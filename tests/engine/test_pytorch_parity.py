@@ -463,3 +463,86 @@ def test_more_messages_word_for_word() -> None:
            "a leaf Variable that requires grad is being used in an in-place operation.")
     x = T["ones"](3, 2, requires_grad=True)
     assert edges(x[-3:, 0]) == ["SliceBackward0"] and edges(x[0:, 0]) == ["AccumulateGrad"]
+
+
+# -- saved index tensors, where, and more of the same ---------------------------------------------------
+
+def test_index_tensors_are_saved_tensors() -> None:
+    x = T["ones"](3, requires_grad=True)
+    y = (x * 1)[T["tensor"]([0, 2])].sum()
+    y.backward()
+    with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second time"):
+        y.backward()
+    idx = T["tensor"]([0, 1])
+    z = (x * 1)[idx]
+    idx.add_(0)
+    with pytest.raises(RuntimeError, match=r"\[torch.LongTensor \[2\]\] is at version 1; expected version 0"):
+        z.sum().backward()
+
+
+def test_hand_written_nodes_keep_their_namespace_in_messages() -> None:
+    h = T["ones"](3, requires_grad=True) * 1
+    h[0] = 5.0
+    v = h.sin()
+    with T["no_grad"]():
+        h.add_(1)
+    with pytest.raises(RuntimeError, match="which is output 0 of torch::autograd::CopySlices, is at version 2;"):
+        v.sum().backward()
+
+
+def test_where_gradient_is_a_where() -> None:
+    w = T["tensor"]([float("inf"), -1.0], requires_grad=True)
+    (T["where"](T["tensor"]([False, True]), w, 0.0) * -1).sum().backward()
+    assert [str(v) for v in w.grad.tolist()] == ["0.0", "-1.0"]  # not inf * 0 = nan, not -0
+    raises(lambda: T["ones"](2, 3).where(T["ones"](2, 2, 1, dtype=T["bool"]), T["ones"](2)), RuntimeError,
+           "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 2")
+
+
+def test_small_node_and_kernel_details() -> None:
+    x = T["ones"](2, requires_grad=True)
+    assert type(x.div(2, rounding_mode=None).grad_fn).__name__ == "DivBackward2"
+    f = x * 1
+    f.floor_divide_(2)
+    raises(lambda: f.sum().backward(), RuntimeError, "derivative for aten::floor_divide_ is not implemented")
+    raises(lambda: T["pow"](T["tensor"]([True]), T["tensor"]([True])), NotImplementedError,
+           "\"pow\" not implemented for 'Bool'")
+    assert (T["tensor"]([True]) ** True).tolist() == [True]
+    parts = T["ones"](0).chunk(2)
+    assert len(parts) == 2 and all(tuple(p.shape) == (0,) for p in parts)
+    a = T["ones"](1, 2, requires_grad=True)
+    hi = T["ones"](1, requires_grad=True)  # PyTorch combines the masks in place, and so fails here
+    raises(lambda: T["clamp"](a * 1, min=T["zeros"](3, 1, 2), max=hi).sum().backward(), RuntimeError,
+           "output with shape [1, 2] doesn't match the broadcast shape [3, 1, 2]")
+    leaf = T["tensor"]([1.0, 2.0], requires_grad=True)
+    product = leaf * 1
+    leaf.detach_()
+    product.sum().backward()
+    assert leaf.grad is None
+
+
+def test_index_put_dtype_overlap_and_expanded_targets() -> None:
+    t = T["ones"](3)
+    raises(lambda: t.__setitem__(T["tensor"](False), T["tensor"]([1.75], dtype=T["float64"])), RuntimeError,
+           "Index put requires the source and destination dtypes match, got Float for the destination and Double "
+           "for the source.")
+    raises(lambda: t.__setitem__(T["tensor"]([0, 1, 2]), t), RuntimeError,
+           "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
+           "memory location. Please clone() the tensor before performing the operation.")
+    e = T["ones"](1).expand(3)
+    seen = caught_warnings(lambda: e.__setitem__(T["tensor"]([True, False, True]), 2.0))
+    assert [m.split(" on ")[0] for m in seen] == ["Use of index_put_", "Use of masked_fill_"]
+    assert e.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_inf_norm_of_nothing_and_matmul_dtype_messages() -> None:
+    raises(lambda: T["ones"](0, 2).norm(float("inf"), 0), RuntimeError,
+           "linalg.vector_norm cannot compute the inf norm on the dimension 0because this dimension is empty and the "
+           "operation does not have an identity")
+    raises(lambda: T["ones"](0).norm(float("inf")), RuntimeError,
+           "linalg.vector_norm cannot compute the inf norm on an empty tensor because the operation does not have an "
+           "identity")
+    raises(lambda: T["mv"](T["ones"](2, 2, dtype=T["float64"]), T["ones"](2)), RuntimeError,
+           "addmv input tensors must have the same dtype, but got Float, Double, and Float")
+    raises(lambda: T["ones"](2, 2, 2) @ T["ones"](2, 2, 1, dtype=T["int64"]), RuntimeError,
+           "expected scalar type Float but found Long")
+    assert (T["ones"](1, 0, dtype=T["bool"]) @ T["ones"](0, 2, dtype=T["bool"])).tolist() == [[False, False]]

@@ -9,8 +9,8 @@ if TYPE_CHECKING:
 
 
 def accumulate_into_leaf(variable: "Tensor", grad: "Tensor | None", create_graph: bool) -> None:
-    if grad is None:
-        return
+    if grad is None or not variable.requires_grad:
+        return  # a leaf detach_()ed after the graph was built gets nothing, as in PyTorch
     from ..ops.registry import record_identity
     old = variable._grad
     if old is None:

@@ -155,10 +155,10 @@ class SavedTensor:
 def short_name(node_name: str) -> str:
     """How PyTorch's messages name a node: ``ExpBackward0`` is "Exp", ``ClampBackward1`` "Clamp1"."""
     i = node_name.rfind("Backward")
-    if i <= 0:
-        return node_name
-    number = node_name[i + len("Backward"):]
-    return node_name[:i] + ("" if number in ("", "0") else number)
+    number = node_name[i + len("Backward"):] if i > 0 else "x"
+    if not number.isdigit():
+        return "torch::autograd::" + node_name  # the hand-written nodes: CopySlices, CopyBackwards, ...
+    return node_name[:i] + ("" if number == "0" else number)
 
 
 def modified_message(t: "Tensor", output_of: str | None, expected: int) -> str:
@@ -230,14 +230,16 @@ class OpNode(Node):
 def _unpack(value: Any) -> Any:
     if isinstance(value, SavedTensor):
         return value.unpack()
-    if isinstance(value, list) and value and isinstance(value[0], SavedTensor):
-        return [v.unpack() for v in value]
+    if isinstance(value, (list, tuple)) and _holds_tensor(value):
+        return type(value)(_unpack(v) for v in value)
     return value
 
 
 def _holds_tensor(value: Any) -> bool:
-    return isinstance(value, SavedTensor) or (
-        isinstance(value, list) and bool(value) and isinstance(value[0], SavedTensor))
+    """A saved tensor, or a list or tuple with one inside (index's indices: [(dim, tensor)])."""
+    if isinstance(value, SavedTensor):
+        return True
+    return isinstance(value, (list, tuple)) and any(_holds_tensor(v) for v in value)
 
 
 _classes: dict[str, type] = {}

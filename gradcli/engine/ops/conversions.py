@@ -138,6 +138,10 @@ def _masked_fill_forward(b: dict) -> Any:
             f"{value._data.ndim} dimension(s).")
     from .shape_rules import broadcast_shapes
     broadcast_shapes(t._data.shape, mask._data.shape)
+    from .indexing import EXPANDED_WARNING, repeats_memory
+    if b.get("_inplace") and repeats_memory(t._data):
+        from ..warnings import warn
+        warn(EXPANDED_WARNING.format("masked_fill_", "mask] = scalar", 2450))
     return np.where(mask._data, value._data.astype(t._dtype.np), t._data)
 
 

@@ -94,20 +94,20 @@ def apply_indexing(self: Tensor, index: Any, setting: bool = False) -> tuple[Ten
     result = self
     applied = False
     dim = 0  # the dim of `result` the next item applies to
-    real = 0  # the dim of `self` it applies to (what error messages name)
     advanced: list[tuple[int, Tensor]] = []
-    for item in items:
+    for position, item in enumerate(items):
+        real = position  # PyTorch's messages name the index's position, not a dim
         if item is Ellipsis:
             dim += ndim - used
-            real += ndim - used
             used = ndim  # a second Ellipsis expands to nothing
         elif item is None:
             result = result.unsqueeze(dim)
             applied = True
             dim += 1
         elif _is_bool_scalar(item):
+            # PyTorch's boolToIndexingTensor: an index [0] for True, an empty one for False
             result = result.unsqueeze(dim)
-            advanced.append((dim, Tensor._make(np.array([bool(item)]))))
+            advanced.append((dim, Tensor._make(np.zeros(1 if bool(item) else 0, dtype=np.int64))))
             applied = True
             dim += 1
         elif isinstance(item, int) or (isinstance(item, Tensor) and not _is_advanced(item)):
@@ -117,19 +117,16 @@ def apply_indexing(self: Tensor, index: Any, setting: bool = False) -> tuple[Ten
                 raise TorchIndexError(f"index {i} is out of bounds for dimension {real} with size {size}")
             result = result.select(dim, i)
             applied = True
-            real += 1
         elif isinstance(item, slice):
             if (single and not setting) or not _whole(result.shape[dim], item):
                 result = _slice(result, dim, item)
                 applied = True
             dim += 1
-            real += 1
         else:
             t = _as_index_tensor(item)
             advanced.append((dim, t))
             step = t.ndim if t._dtype is dtypes.bool_ else 1
             dim += step
-            real += step
     if not applied and not advanced and not setting:
         result = run(OPS["alias"], {"self": result})
     return result, advanced
@@ -251,6 +248,15 @@ def _index_put_forward(b: dict) -> Any:
         raise TorchRuntimeError(
             f"Index put requires the source and destination dtypes match, got {t._dtype.legacy_name} for the "
             f"destination and {values._dtype.legacy_name} for the source.")
+    if not masked_fill and np.shares_memory(t._data, values._data):
+        raise TorchRuntimeError(  # index_put_ refuses any overlap (masked_fill_ reads a number)
+            "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+            "single memory location. Please clone() the tensor before performing the operation.")
+    if repeats_memory(t._data):
+        from ..warnings import warn
+        warn(EXPANDED_WARNING.format("index_put_", "indices] = tensor", 976))
+        if masked_fill:
+            warn(EXPANDED_WARNING.format("masked_fill_", "mask] = scalar", 2450))
     where = _numpy_index(t.shape, indices)
     v = values._data.astype(t._dtype.np, copy=False)
     if b["accumulate"]:
@@ -258,6 +264,16 @@ def _index_put_forward(b: dict) -> Any:
     else:
         out[where] = v
     return out
+
+
+EXPANDED_WARNING = ("Use of {0} on expanded tensors is deprecated. Please clone() the tensor before performing this "
+                    "operation. This also applies to advanced indexing e.g. tensor[{1} (Triggered internally at "
+                    "/__w/pytorch/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:{2}.)")
+
+
+def repeats_memory(a: np.ndarray) -> bool:
+    """An expanded array: some elements share one memory location."""
+    return any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape))
 
 
 def _index_put_values_grad(g: Tensor, s: Any) -> Tensor:

@@ -18,9 +18,9 @@ from .registry import FUNCTIONS, NAMESPACES, OPS, d, defop, run
 _C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "bool": "bool"}
 
 
-def _no_bool(t: Tensor, kernel: str) -> None:
-    # the BLAS-backed kernels are built for numbers only
-    if t._dtype.name == "bool":
+def _no_bool(t: Tensor, kernel: str, work: bool = True) -> None:
+    # the BLAS-backed kernels are built for numbers only (mm/mv/bmm skip them when there is no work)
+    if t._dtype.name == "bool" and work:
         from .pointwise import no_kernel
         raise no_kernel(kernel, t._dtype)
 
@@ -58,8 +58,10 @@ def _mv_forward(b: dict) -> Any:
     if m.shape[1] != v.shape[0]:
         raise TorchRuntimeError(
             f"size mismatch, got input ({m.shape[0]}), mat ({m.shape[0]}x{m.shape[1]}), vec ({v.shape[0]})")
-    _same_dtype(m, v, "expected m1 and m2 to have the same dtype, but got: {ca} != {cb}")
-    _no_bool(m, "addmv_impl_cpu")
+    if m._dtype is not v._dtype:  # mv is addmv into a result of vec's dtype
+        names = (v._dtype.legacy_name, m._dtype.legacy_name, v._dtype.legacy_name)
+        raise TorchRuntimeError("addmv input tensors must have the same dtype, but got {}, {}, and {}".format(*names))
+    _no_bool(m, "addmv_impl_cpu", m._data.size > 0)
     return m._data @ v._data
 
 
@@ -79,7 +81,7 @@ def _mm_forward(b: dict) -> Any:
         raise TorchRuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and {m.shape[0]}x{m.shape[1]})")
     _same_dtype(a, m, "expected m1 and m2 to have the same dtype, but got: {ca} != {cb}")
-    _no_bool(a, "addmm_impl_cpu_")
+    _no_bool(a, "addmm_impl_cpu_", a._data.size > 0 and m._data.size > 0)
     # Saved with the node (as PyTorch's _saved_*_sym_strides): the layouts choose the formulas.
     b["self_sym_strides"], b["mat2_sym_strides"] = a.stride(), m.stride()
     return a._data @ m._data
@@ -118,8 +120,9 @@ def _bmm_forward(b: dict) -> Any:
         raise TorchRuntimeError(
             f"Expected size for first two dimensions of batch2 tensor to be: [{a.shape[0]}, {a.shape[2]}] but "
             f"got: [{m.shape[0]}, {m.shape[1]}].")
-    _same_dtype(a, m, "expected m1 and m2 to have the same dtype, but got: {ca} != {cb}")
-    _no_bool(a, "bmm")
+    if a._dtype is not m._dtype:
+        raise TorchRuntimeError(f"expected scalar type {a._dtype.legacy_name} but found {m._dtype.legacy_name}")
+    _no_bool(a, "bmm", a._data.size > 0 and m._data.size > 0)
     return np.matmul(a._data, m._data)
 
 

@@ -277,7 +277,8 @@ def _div_forward(b: dict) -> Any:
 
 defop("div", ["div(Tensor input, Tensor other, *, Tensor? out=None)",
               "div(Tensor input, Tensor other, *, str? rounding_mode, Tensor? out=None)"], _div_forward,
-      node=lambda b: "DivBackward0" if b.get("rounding_mode") is None else "DivBackward2",
+      # an explicit rounding_mode=None is still the Tensor_mode overload
+      node=lambda b: "DivBackward2" if "rounding_mode" in b else "DivBackward0",
       inputs=("self", "other"), numbers_as_tensors=True, inplace=True,
       derivs={"self": d("other")(lambda g, s: zeros_like(g) if s.__dict__.get("rounding_mode") else g / s.other),
               "other": d("self", "other")(
@@ -305,7 +306,8 @@ def _floor_divide_forward(b: dict) -> Any:
 
 def _not_implemented(name: str) -> Callable:
     def formula(g: Tensor, s: Any) -> Tensor:
-        raise TorchRuntimeError(f"derivative for aten::{name} is not implemented")
+        suffix = "_" if getattr(s, "_inplace", False) else ""  # aten::floor_divide_ for the in-place form
+        raise TorchRuntimeError(f"derivative for aten::{name}{suffix} is not implemented")
     return formula
 
 
@@ -360,6 +362,8 @@ def _pow_forward(b: dict) -> Any:
     if rt.category == dtypes.INTEGRAL and exp._wrapped and np.any(y < 0):
         raise TorchRuntimeError("Integers to negative integer powers are not allowed.")  # the Scalar overload only
     if rt is dtypes.bool_:
+        if not exp._wrapped:
+            raise no_kernel("pow", rt)  # bool ** True is fine, two bool tensors are not
         x, y = x.astype(np.int64), y.astype(np.int64)
         return np.power(x, y).astype(np.bool_)
     if rt.category == dtypes.INTEGRAL and np.any(y < 0):
@@ -572,6 +576,8 @@ def _clamp_forward(b: dict) -> Any:
 # PyTorch's clamp_backward / clamp_backward_min_max: `where`, never a product with a mask (so a
 # blocked gradient is +0 even where it was nan or negative); with both tensor bounds and
 # min > max the result is max, so the gradient goes to max.
+# The masks are combined in place, as PyTorch does: so a bound that broadcasts beyond self's
+# comparison fails in backward with PyTorch's in-place shape error.
 def _clamp_self_grad(g: Tensor, s: Any) -> Tensor:
     x = s.self
     mask = None
@@ -579,21 +585,21 @@ def _clamp_self_grad(g: Tensor, s: Any) -> Tensor:
         mask = x >= s.min
     if s.max is not None:
         upper = x <= s.max
-        mask = upper if mask is None else mask.logical_and(upper)
+        mask = upper if mask is None else mask.logical_and_(upper)
     return WHERE_FN(mask, g, _zero_like(g))
 
 
 def _clamp_min_grad(g: Tensor, s: Any) -> Tensor:
     mask = s.self < s.min
     if s.max is not None:
-        mask = mask.logical_and(s.min < s.max)
+        mask = mask.logical_and_(s.min < s.max)
     return WHERE_FN(mask, g, _zero_like(g))
 
 
 def _clamp_max_grad(g: Tensor, s: Any) -> Tensor:
     mask = s.self > s.max
     if s.min is not None:
-        mask = mask.logical_or(s.max < s.min)
+        mask = mask.logical_or_(s.max < s.min)
     return WHERE_FN(mask, g, _zero_like(g))
 
 
@@ -619,17 +625,17 @@ def _where_forward(b: dict) -> Any:
         raise TorchRuntimeError(
             f"where expected condition to be a boolean tensor, but got a tensor with dtype "
             f"{cond._dtype.legacy_name}")
-    a1, a2, _ = binary_arrays(x, y)
     from .shape_rules import broadcast_all
-    broadcast_all([cond._data.shape, a1.shape, a2.shape])
+    broadcast_all([cond._data.shape, x._data.shape, y._data.shape])  # in PyTorch's operand order
+    a1, a2, _ = binary_arrays(x, y)
     return np.where(cond._data, a1, a2)
 
 
 WHERE = defop("where", "where(Tensor condition, Tensor input, Tensor other, *, Tensor? out=None)",
               lambda b: _where_forward(b), node="WhereBackward0", inputs=("self", "other"),
               numbers_as_tensors=True, method=False,
-              derivs={"self": d("condition")(lambda g, s: g * s.condition),
-                      "other": d("condition")(lambda g, s: g * s.condition.logical_not())})
+              derivs={"self": d("condition")(lambda g, s: WHERE_FN(s.condition, g, _zero_like(g))),
+                      "other": d("condition")(lambda g, s: WHERE_FN(s.condition, _zero_like(g), g))})
 
 
 def _where_method(self: Tensor, condition: Any, y: Any) -> Tensor:

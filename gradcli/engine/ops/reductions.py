@@ -389,6 +389,16 @@ def _norm_forward(b: dict) -> Any:
     a = arr(t, dt)
     axes = reduce_axes(b.get("dim"), t.ndim)
     keep = b.get("keepdim", False)
+    if p in (math.inf, -math.inf) and a.size == 0:
+        # max and min of nothing have no identity (the missing space is PyTorch's)
+        name = "inf" if p > 0 else "-inf"
+        empty = next((i for i in axes if a.shape[i] == 0), None)
+        if b.get("dim") is None:
+            raise TorchRuntimeError(f"linalg.vector_norm cannot compute the {name} norm on an empty tensor because "
+                                    "the operation does not have an identity")
+        if empty is not None:
+            raise TorchRuntimeError(f"linalg.vector_norm cannot compute the {name} norm on the dimension {empty}"
+                                    "because this dimension is empty and the operation does not have an identity")
     absa = np.abs(a)
     if p == math.inf:
         r = np.max(absa, axis=axes, keepdims=keep, initial=dt.np.type(0))

@@ -216,7 +216,7 @@ def _attach(op: Op, bound: dict, outputs: tuple[Tensor, ...], inplace_self: Any 
     saved: dict[str, Any] = {}
     for key, value in bound.items():
         if not isinstance(value, Tensor) and key not in op.inputs:
-            saved[key] = value
+            saved[key] = _save_nested(value)
     for (n, i, _), m in zip(entries, meta):
         if i is None:
             if m is not None:
@@ -269,6 +269,13 @@ def _node_class(op: Op, node_name: str, needs: frozenset) -> type:
     if cls is None:
         cls = _CLASSES[key] = node_class(node_name, saved_names=tuple(sorted(needs)))
     return cls
+
+
+def _save_nested(value: Any) -> Any:
+    """Tensors inside a list argument are saved tensors too (version-checked, freed after backward)."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(_save_nested(v) for v in value)
+    return SavedTensor(value, None) if isinstance(value, Tensor) else value
 
 
 def _save(t: Any, before: dict | None = None) -> Any:
@@ -360,7 +367,7 @@ def run_inplace(op: Op, bound: dict) -> Tensor:
     needs_grad = grad_mode._enabled and op.node is not None and _any_requires_grad(op, bound)
     if needs_grad:
         check_inplace_allowed(target)  # before the kernel's own checks, as in PyTorch
-    if op.name not in _READS_VALUE:
+    if op.name not in _MAY_REPEAT:  # index_put checks overlap its own way
         _check_no_partial_overlap(op, bound, target)
     result = np.asarray(op.forward(bound))
     src = dtypes.from_numpy(result.dtype)
@@ -382,7 +389,7 @@ def run_inplace(op: Op, bound: dict) -> Tensor:
             original = target.clone()
         self_edge_holder = _EdgeHolder(target)
         before = _before_write(op, bound, target)
-    write_into(target, result, allow_overlap=op.name in _READS_VALUE)
+    write_into(target, result, allow_overlap=op.name in _MAY_REPEAT)
     if needs_grad:
         node = _attach(op, bound, (), inplace_self=(self_edge_holder, original), before=before)
         if node is None:
@@ -397,6 +404,8 @@ def run_inplace(op: Op, bound: dict) -> Tensor:
 # In-place ops that take their value as a number (value.item()): no overlap check, and
 # like PyTorch's fill_ they may write into memory that several elements share.
 _READS_VALUE = frozenset({"fill", "zero", "masked_fill"})
+# In-place ops that may write expanded memory (PyTorch warns for index_put_ and masked_fill_).
+_MAY_REPEAT = _READS_VALUE | {"index_put"}
 
 
 def _inputs_of(op: Op, bound: dict) -> list:

@@ -453,7 +453,7 @@ def _chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple:
     size = self.shape[wrap_dim(dim, self.ndim)]
     split_size = (size + chunks - 1) // chunks
     if split_size == 0 and size == 0:
-        return tuple(self.split(0, dim) for _ in range(chunks))
+        return self.split([0] * chunks, dim)  # PyTorch's split_with_sizes of zeros
     return self.split(split_size, dim)
 
 
