@@ -26,7 +26,8 @@ from .signature import LazyParser
 
 
 def _picked(b: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per target: the class (0 where ignored), whether it counts, and its weight; shapes of the target."""
+    """Per target entry: its class (0 where ignored), whether it counts, its weight (0 where ignored),
+    and the targets as int64."""
     x, t, w = b["self"], b["target"], b["weight"]
     target = t._data.astype(np.int64)
     n_classes = x.shape[1] if x.ndim >= 2 else x.shape[0]
