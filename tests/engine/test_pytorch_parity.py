@@ -6,6 +6,8 @@ these tests run without it.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from gradcli.engine import api
@@ -546,3 +548,126 @@ def test_inf_norm_of_nothing_and_matmul_dtype_messages() -> None:
     raises(lambda: T["ones"](2, 2, 2) @ T["ones"](2, 2, 1, dtype=T["int64"]), RuntimeError,
            "expected scalar type Float but found Long")
     assert (T["ones"](1, 0, dtype=T["bool"]) @ T["ones"](0, 2, dtype=T["bool"])).tolist() == [[False, False]]
+
+
+# -- a batch of smaller ones, checked against PyTorch's outcomes ----------------------------------------
+
+def _scenarios(T: Any) -> list[str]:
+    """Each line's outcome, as PyTorch 2.13 gives it (listed in EXPECTED)."""
+    out: list[str] = []
+
+    def t(f: Any) -> None:
+        try:
+            r = f()
+            out.append(repr(r.tolist() if hasattr(r, "tolist") else r))
+        except Exception as e:  # noqa: BLE001 - the error is the outcome
+            out.append(type(e).__name__ + ": " + str(e).split("\n")[0][:160])
+    # AsStridedBackward0 of an expanded view adds up the repeats
+    x = T.tensor([0.0, 0.5, 3.0], requires_grad=True)
+    c = x.cumsum(0)
+    e = c.expand(2, 3)
+    with T.no_grad():
+        c.mul_(2)
+    (e * T.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])).sum().backward()
+    t(lambda: x.grad)
+    t(lambda: T.ones(3, 1, 2)[T.tensor([[3, -3], [1, 0]]), 1:1])
+    t(lambda: T.ones(2, 3, 2)[..., T.tensor([[0, 0], [1, -3]])])
+    t(lambda: T.ones(4, 1, 2).permute(2, 1, 0).index_select(1, T.tensor([1])))
+    t(lambda: T.cat([T.ones(0), T.ones(0, dtype=T.bool)], -2))
+    t(lambda: T.ones(1, 4, 2).expand(2, 1, 3))
+    h = T.ones(2, 3, requires_grad=True) * 1
+    parts = h.split(1)
+    with T.no_grad():
+        parts[0].fill_(2.0)
+    t(lambda: T.lerp(T.ones(1, 3, dtype=T.float64), parts[0], 0.5))
+    t(lambda: T.tensor(False).remainder_(T.tensor([3.25, -2.25])))
+    t(lambda: T.clamp(-T.zeros(2), max=0.0))
+    t(lambda: (-T.zeros(2)).clamp_(min=0.0, max=0.0))
+    t(lambda: T.clamp(T.tensor([True]), min=T.tensor([True]), max=T.tensor([True])))
+    t(lambda: T.clamp(T.tensor([True]), min=True))
+    t(lambda: T.ones(0, 2, dtype=T.bool).softmax(0))
+    v = T.tensor(-1.25, requires_grad=True)
+    v.var(correction=2).backward()
+    t(lambda: v.grad)
+    w = T.ones(2, requires_grad=True)
+    t(lambda: T.ones(2, dtype=T.int64).copy_(w).requires_grad)
+    ex = T.tensor(False).expand(3, 3)
+    t(lambda: ex.copy_(ex))
+    y = T.lerp(w, T.ones(2), 0.5).sum()
+    y.backward()
+    t(lambda: y.backward())
+    r = w * 1
+    r.retain_grad()
+    r.mul_(3)
+    (r * 2).sum().backward()
+    t(lambda: r.grad)
+    g0 = w * 1
+    gg = g0.gather(0, T.tensor([1]))
+    with T.no_grad():
+        g0.add_(1)
+    t(lambda: gg.sum().backward())
+    t(lambda: (-T.zeros(2)).cumsum(0))
+    t(lambda: T.ones(0, dtype=T.bool).cumsum_(0))
+    t(lambda: T.ones(2, 2, requires_grad=True).cumsum_(2))
+    e2 = T.ones(1, 0, requires_grad=True)
+    e2.prod().backward()
+    t(lambda: e2.grad)
+    m = (w * 1).max(0)
+    m.indices.fill_(0)
+    t(lambda: m.values.sum().backward())
+    a = T.tensor(-2.5, requires_grad=True)
+    b = T.tensor(-0.25, requires_grad=True)
+    t(lambda: ((a * 1).sum() + (b * 1).sum() + b.floor_divide(b).sum()).backward())
+    t(lambda: a.grad)
+    n = T.tensor([1.0, float("nan"), 2.0], requires_grad=True)
+    n.min().backward()
+    t(lambda: n.grad)
+    t(lambda: T.tensor([True]) @ T.tensor([1.0, 2.0], dtype=T.float64))
+    return out
+
+
+
+EXPECTED = [
+    '[21.0, 16.0, 9.0]',
+    '[[[], []], [[], []]]',
+    'IndexError: index -3 is out of bounds for dimension 0 with size 2',
+    'RuntimeError: INDICES element is out of DATA bounds, id=1 axis_dim=1',
+    '[]',
+    'RuntimeError: The expanded size of the tensor (3) must match the existing size (2) at non-singleton dimension 2.  Target sizes: [2, 1, 3].  Tensor sizes: [1, 4, 2]',
+    'RuntimeError: Output 0 of Split is a view and its base or another view of its base has been modified inplace. This view is the output of a function that returns multiple view',
+    "RuntimeError: output with shape [] doesn't match the broadcast shape [2]",
+    '[-0.0, -0.0]',
+    '[-0.0, -0.0]',
+    'NotImplementedError: "clamp_cpu" not implemented for \'Bool\'',
+    'NotImplementedError: "clamp_min_scalar_cpu" not implemented for \'Bool\'',
+    '[]',
+    'nan',
+    'False',
+    '[[False, False, False], [False, False, False], [False, False, False]]',
+    'None',
+    '[2.0, 2.0]',
+    'RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor [2]], which is output 0 of Mul, is at version',
+    '[0.0, 0.0]',
+    '[]',
+    'RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.',
+    '[[]]',
+    'RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: [torch.LongTensor []] is at version 1; expected version 0 instea',
+    'RuntimeError: derivative for aten::floor_divide is not implemented',
+    'None',
+    '[0.0, 1.0, 0.0]',
+    'RuntimeError: dot : expected both vectors to have same dtype, but found Bool and Double',
+]
+
+
+def test_small_cases_have_pytorchs_outcomes() -> None:
+    from types import SimpleNamespace
+    seen: list[str] = []
+    from gradcli.engine import warnings as engine_warnings
+    engine_warnings.set_warning_handler(lambda category, message: seen.append(message))
+    try:
+        outcomes = _scenarios(SimpleNamespace(**T))
+    finally:
+        engine_warnings.set_warning_handler(None)
+    for i, (got, want) in enumerate(zip(outcomes, EXPECTED)):
+        assert got == want, f"case {i}"
+    assert len(outcomes) == len(EXPECTED)

@@ -164,6 +164,7 @@ def _numpy_index(shape: tuple, advanced: list[tuple[int, Tensor]], bounds: bool 
     parts: list[Any] = []
     dim = 0
     pending = dict(advanced)
+    checks: list[tuple[int, np.ndarray, int]] = []  # (position in parts, index, size) to bounds-check
     while dim < len(shape) or dim in pending:
         if dim not in pending:
             parts.append(slice(None))
@@ -184,19 +185,67 @@ def _numpy_index(shape: tuple, advanced: list[tuple[int, Tensor]], bounds: bool 
         elif t._dtype.category == dtypes.INTEGRAL:
             idx = t._data
             size = shape[dim]
-            bad = (idx >= size) | (idx < -size)
-            if bad.any() and not bounds:
-                idx = np.zeros_like(idx) if size == 0 else np.mod(idx, size)
-            elif size == 0 and idx.size:
-                raise TorchIndexError("index is out of bounds for dimension with size 0")
-            elif bad.any():
-                raise TorchIndexError(
-                    f"index {int(idx[bad].reshape(-1)[0])} is out of bounds for dimension {dim} with size {size}")
-            parts.append(idx)
+            checks.append((len(parts), idx, size))
+            parts.append(np.zeros_like(idx) if size == 0 else np.mod(idx, size))
             dim += 1
         else:
             raise TorchIndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if bounds and _result_size(shape, parts):  # an empty result is never checked
+        _check_bounds(parts, checks)
+        for i, idx, _ in checks:
+            parts[i] = idx
     return tuple(parts)
+
+
+def _result_size(shape: tuple, parts: list) -> int:
+    """How many elements indexing with ``parts`` picks (without indexing anything)."""
+    rest, index_shapes, d = 1, [], 0
+    for p in parts:
+        if isinstance(p, slice):
+            rest *= shape[d]
+            d += 1
+        elif p.dtype == np.bool_:
+            index_shapes.append((int(np.count_nonzero(p)),))
+            d += p.ndim
+        else:
+            index_shapes.append(p.shape)
+            d += 1
+    try:
+        return rest * int(np.prod(np.broadcast_shapes(*index_shapes)))
+    except ValueError:
+        return 1
+
+
+def _check_bounds(parts: list, checks: list) -> None:
+    """PyTorch's index kernel: element by element of the broadcast indices, each indexer in turn
+    (a mask is one indexer per dim); "dimension" in the message counts indexers."""
+    if not checks:
+        return
+    indexers = []  # (number of the indexer, index array or None for a mask's)
+    for i, part in enumerate(parts):
+        if isinstance(part, np.ndarray) and part.dtype == np.bool_:
+            indexers.extend((None, None) for _ in range(max(part.ndim, 1)))
+        elif isinstance(part, np.ndarray):
+            indexers.append((i, None))
+    try:
+        target = np.broadcast_shapes(*[idx.shape for _, idx, _ in checks])
+    except ValueError:
+        return  # the broadcast check reports this
+    if int(np.prod(target)) == 0 or any(s == 0 for s in target):
+        return  # nothing is indexed, so nothing is checked
+    bad_at = []
+    for j, (i, _) in enumerate(indexers):
+        for pi, idx, size in checks:
+            if pi == i:
+                if size == 0:
+                    raise TorchIndexError("index is out of bounds for dimension with size 0")
+                full = np.broadcast_to(idx, target).reshape(-1)
+                bad = np.flatnonzero((full >= size) | (full < -size))
+                if bad.size:
+                    bad_at.append((int(bad[0]), j, int(full[bad[0]]), size))
+    if bad_at:
+        _, j, value, size = min(bad_at)
+        raise TorchIndexError(f"index {value} is out of bounds for dimension {j} with size {size}")
 
 
 def _check_broadcastable(advanced: list[tuple[int, Tensor]]) -> None:
@@ -252,7 +301,7 @@ def _index_put_forward(b: dict) -> Any:
         raise TorchRuntimeError(  # index_put_ refuses any overlap (masked_fill_ reads a number)
             "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
             "single memory location. Please clone() the tensor before performing the operation.")
-    if repeats_memory(t._data):
+    if b.get("_inplace") and repeats_memory(t._data):
         from ..warnings import warn
         warn(EXPANDED_WARNING.format("index_put_", "indices] = tensor", 976))
         if masked_fill:
@@ -273,7 +322,7 @@ EXPANDED_WARNING = ("Use of {0} on expanded tensors is deprecated. Please clone(
 
 def repeats_memory(a: np.ndarray) -> bool:
     """An expanded array: some elements share one memory location."""
-    return any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape))
+    return a.size > 0 and any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape))
 
 
 def _index_put_values_grad(g: Tensor, s: Any) -> Tensor:
@@ -373,7 +422,7 @@ def _index_select_forward(b: dict) -> Any:
         raise TorchRuntimeError("index_select(): self indexing axis dim should be positive")
     bad = (idx < 0) | (idx >= size)  # no negative indices here
     if bad.any():
-        if dim == 1 and t.ndim > 1 and t._data.flags.c_contiguous:
+        if t.ndim > 1 and (dim == 1 or t.numel() == 0):
             # PyTorch's dim-1 fast path checks with caffe2's wording
             raise TorchRuntimeError(
                 f"INDICES element is out of DATA bounds, id={int(idx[bad][0])} axis_dim={size}")
@@ -429,7 +478,8 @@ def _gather_backward(g: Tensor, s: Any) -> Tensor:
 
 
 defop("gather", "gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None)",
-      _gather_forward, node="GatherBackward0", derivs={"self": d("index")(_gather_backward)})
+      # PyTorch's node keeps self too (gather_backward takes it for its sizes)
+      _gather_forward, node="GatherBackward0", derivs={"self": d("self", "index")(_gather_backward)})
 
 
 def _scatter_positions(t: Tensor, dim: int, index: Tensor) -> tuple:

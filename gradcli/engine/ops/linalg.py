@@ -34,12 +34,12 @@ def _dot_forward(b: dict) -> Any:
     x, y = b["self"], b["tensor"]
     if x.ndim != 1 or y.ndim != 1:
         raise TorchRuntimeError(f"1D tensors expected, but got {x.ndim}D and {y.ndim}D tensors")
+    _same_dtype(x, y, "dot : expected both vectors to have same dtype, but found {a._dtype.legacy_name} and "
+                      "{b._dtype.legacy_name}")  # before the sizes, as PyTorch checks
     if x.shape[0] != y.shape[0]:
         raise TorchRuntimeError(
             f"inconsistent tensor size, expected tensor [{x.shape[0]}] and src [{y.shape[0]}] to have the same "
             f"number of elements, but got {x.shape[0]} and {y.shape[0]} elements respectively")
-    _same_dtype(x, y, "dot : expected both vectors to have same dtype, but found {a._dtype.legacy_name} and "
-                      "{b._dtype.legacy_name}")
     _no_bool(x, "dot")
     return np.asarray(np.dot(x._data, y._data), dtype=x._dtype.np)
 

@@ -564,12 +564,20 @@ def _clamp_forward(b: dict) -> Any:
     from .shape_rules import broadcast_all
     broadcast_all([t.shape for t in parts])
     rt = promote(*parts)
+    scalars = all(t is None or t._wrapped for t in (lo, hi))
+    if rt is dtypes.bool_ and (scalars or (lo is not None and hi is not None)):
+        kernel = "clamp_cpu" if not scalars else "clamp_scalar_cpu" if lo is not None and hi is not None \
+            else "clamp_min_scalar_cpu" if lo is not None else "clamp_max_scalar_cpu"
+        raise no_kernel(kernel, rt)
     a = arr(x, rt)
     if lo is not None:
-        a = np.maximum(a, arr(lo, rt)) if lo._data.ndim or not lo._wrapped else np.where(
-            np.isnan(a), a, np.maximum(a, arr(lo, rt)))
+        # std::max / std::min keep the input on a tie (clamp(-0., 0., 0.) is -0.), NumPy's do not
+        low = arr(lo, rt)
+        a = np.maximum(a, low) if lo._data.ndim or not lo._wrapped else np.where((a < low) | np.isnan(low), low, a)
     if hi is not None:
-        a = np.minimum(a, arr(hi, rt))
+        h = arr(hi, rt)
+        # std::min keeps the input on a tie (clamp(-0., max=0.) is -0.); np.minimum would not
+        a = np.minimum(a, h) if hi._data.ndim or not hi._wrapped else np.where((a > h) | np.isnan(h), h, a)
     return np.asarray(a)
 
 

@@ -112,6 +112,8 @@ def _prod_backward(g: Tensor, s: Any) -> Tensor:
     shape = s.self_sym_sizes
     dim = getattr(s, "dim", None)
     keepdim = getattr(s, "keepdim", False)
+    if x.numel() == 0:
+        return zeros_like(x)  # nothing to multiply: PyTorch's prod_backward gives zeros
     if dim is None:
         flat = x.reshape(-1)
         others = _prod_of_others(flat, 0).reshape(shape)
@@ -200,6 +202,14 @@ def _evenly_shared(g: Tensor, s: Any, result_name: str = "result") -> Tensor:
     return expand_back(g, shape, dims, keepdim) * mask / count
 
 
+def _evenly_distribute(g: Tensor, s: Any) -> Tensor:
+    # PyTorch's evenly_distribute_backward (max()/min() of everything): a NaN result sends the
+    # gradient to the NaNs, otherwise to the elements equal to it
+    x, value = s.self, s.result
+    mask = x.isnan() if value.isnan().item() else x == value
+    return zeros_like(x).masked_fill(mask, g / mask.sum())
+
+
 def _select_by_index(g: list, s: Any) -> Tensor:
     values_grad = g[0]
     shape = s.self_sym_sizes
@@ -234,7 +244,7 @@ def _max_min(name: str, result_type: Any, pair: str) -> None:
             return _tie_split(True, greater)(g, s)
         if hasattr(s, "dim"):
             return _select_by_index(g, s)
-        return _evenly_shared(g, s)
+        return _evenly_distribute(g, s)
 
     defop(name, [f"{name}(Tensor input)",
                  f"{name}(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None)",
@@ -343,6 +353,12 @@ def _var_backward(g: Tensor, s: Any) -> Tensor:
     keepdim = getattr(s, "keepdim", False)
     n = math.prod(shape[i] for i in dims) if dims else 1
     ddof = _correction(s.__dict__)
+    if getattr(s, "dim", None) is None or not shape:
+        # PyTorch's var_backward for a full reduction without degrees of freedom: nan where
+        # self is the mean, inf elsewhere
+        dof = math.prod(shape) - ddof
+        if dof <= 0:
+            return g * FUNCTIONS["where"](x == x.mean(), math.nan, math.inf)
     centered = x - x.mean(dims, keepdim=True) if dims else x - x
     # 2 / (N - correction) is C++ double arithmetic in PyTorch: inf, not an error, at N == correction
     scale = 2.0 / (n - ddof) if n != ddof else math.inf
@@ -532,6 +548,8 @@ def _softmax_forward(log: bool) -> Any:
         t = b["self"]
         dt = b.get("dtype") or t._dtype
         dim = wrap_dim(b["dim"], t.ndim)  # checked before the kernel is chosen
+        if t.numel() == 0 and b.get("dtype") is None:
+            return t._data.copy()  # nothing to compute: no kernel, so no dtype error either
         if not dt.is_floating_point:
             # PyTorch has no integer softmax kernel (a dtype= argument converts first)
             last = t.ndim == 0 or dim == t.ndim - 1
@@ -615,7 +633,7 @@ def _cumsum_backward(g: Tensor, s: Any) -> Tensor:
 def _cumprod_backward(g: Tensor, s: Any) -> Tensor:
     # Exact with zeros: d out_j / d x_i = prod_{k<=j, k!=i} x_k, summed over j >= i.
     x = s.self
-    if x.ndim == 0:
+    if x.ndim == 0 or x.numel() == 0:
         return g
     dim = wrap_dim(s.dim, x.ndim)
     n = x.shape[dim]
@@ -631,8 +649,13 @@ def _cumprod_backward(g: Tensor, s: Any) -> Tensor:
     return FUNCTIONS["cat"](pieces, dim)
 
 
+def _cumsum(a: np.ndarray, axis: int, dtype: Any) -> np.ndarray:
+    # PyTorch's accumulator starts at +0, so -0. never comes out (NumPy copies the first element)
+    return np.cumsum(a, axis=axis, dtype=dtype) + dtype.type(0)
+
+
 defop("cumsum", "cumsum(Tensor input, int dim, *, dtype? dtype=None, Tensor? out=None)",
-      _cum_forward(np.cumsum), node="CumsumBackward0", inplace=True,
+      _cum_forward(_cumsum), node="CumsumBackward0", inplace=True,
       derivs={"self": d()(_cumsum_backward)})
 defop("cumprod", "cumprod(Tensor input, int dim, *, dtype? dtype=None, Tensor? out=None)",
       _cum_forward(np.cumprod), node="CumprodBackward0", inplace=True,
@@ -649,16 +672,17 @@ def _cum_inplace(name: str) -> Any:
         _, bound = op.parser("inplace").parse((self,) + args, kwargs)
         bound["self"] = bound.pop("input", self)
         dt = bound.get("dtype")
-        wrap_dim(bound["dim"], self.ndim)  # the dim is checked first, then in-place on a leaf
         from ..autograd import grad_mode
         from .registry import check_inplace_allowed
         if grad_mode._enabled and self.requires_grad:
-            check_inplace_allowed(self)
+            check_inplace_allowed(self)  # first the leaf, then the dim, then the dtype
+        wrap_dim(bound["dim"], self.ndim)
         if dt is not None and dt is not self._dtype:
             raise TorchRuntimeError(f"Bad in-place call: input tensor dtype {_C[self._dtype.name]} and output tensor "
                                     f"dtype {_C[dt.name]} should match")
-        if self._dtype is dtypes.bool_:
+        if self._dtype is dtypes.bool_ and self.numel():
             raise TorchNotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+        bound["dtype"] = self._dtype  # computed in self's dtype
         return run_inplace(op, bound)
     inplace.__name__ = name + "_"
     return inplace

@@ -131,6 +131,9 @@ def run(op: Op, bound: dict) -> Any:
     """Run ``op`` out of place on bound arguments; record the graph if needed."""
     _wrap_numbers(op, bound)
     out = bound.pop("out", None)
+    if grad_mode._enabled and op.node is not None and _any_requires_grad(op, bound):
+        for t in _inputs_of(op, bound, with_self=True):
+            gradient_edge(t)  # PyTorch collects the edges before the kernel: a stale view fails first
     result = op.forward(bound)
     if out is not None:
         return _write_out(op, bound, result, out)
@@ -237,12 +240,16 @@ def _attach(op: Op, bound: dict, outputs: tuple[Tensor, ...], inplace_self: Any 
         t = bound[key]
         if isinstance(t, list):
             saved[key] = [_save(x, before) for x in t]
+        elif key in op.scalar_inputs and isinstance(t, Tensor) and t._wrapped:
+            saved[key] = t  # a Scalar overload keeps a number, which backward does not free
         else:
             saved[key] = _save(t, before)
     if multi:
         saved["_out_meta"] = [(o._data.shape, o._dtype) for o in outputs]
     cls = _node_class(op, node_name, needs)
     node = cls(tuple(edges), formulas, saved, meta, n_out=max(len(outputs), 1))
+    if node_name == "NotImplemented":
+        node._seq = float("inf")  # PyTorch's error nodes run first, as AccumulateGrad (sequence_nr max)
     for i, o in enumerate(outputs):
         if o._dtype.is_floating_point:  # integer and bool outputs never carry a gradient
             o._grad_fn = node
@@ -256,7 +263,9 @@ def _attach(op: Op, bound: dict, outputs: tuple[Tensor, ...], inplace_self: Any 
         if key.startswith("result"):
             i = int(key[6:] or 0)
             if i < len(outputs):
-                saved[key] = SavedTensor(outputs[i], f"{i} of {_short(node_name)}")
+                # an integer output (max's indices) has no node to name
+                of = f"{i} of {_short(node_name)}" if outputs[i]._dtype.is_floating_point else None
+                saved[key] = SavedTensor(outputs[i], of)
     return node
 
 
@@ -365,22 +374,24 @@ def run_inplace(op: Op, bound: dict) -> Tensor:
     bound["_inplace"] = True  # for ops whose node depends on the form
     target: Tensor = bound["self"]
     needs_grad = grad_mode._enabled and op.node is not None and _any_requires_grad(op, bound)
+    if op.name == "copy" and not target._dtype.is_floating_point:
+        needs_grad = False  # copy_ into an integer tensor records nothing
     if needs_grad:
         check_inplace_allowed(target)  # before the kernel's own checks, as in PyTorch
-    if op.name not in _MAY_REPEAT:  # index_put checks overlap its own way
-        _check_no_partial_overlap(op, bound, target)
     result = np.asarray(op.forward(bound))
     src = dtypes.from_numpy(result.dtype)
+    if result.shape != target._data.shape:  # the shape first, then overlap and dtype
+        raise TorchRuntimeError(
+            f"output with shape {list_str(target.shape)} doesn't match the broadcast shape "
+            f"{list_str(result.shape)}")
+    if op.name not in _MAY_REPEAT:  # index_put checks overlap its own way
+        _check_no_partial_overlap(op, bound, target)
     if not dtypes.can_cast(src, target._dtype):
         names = (src.legacy_name, target._dtype.legacy_name)
         if op.joint_scalars and all(bound.get(m) is None or bound[m]._wrapped for m in op.scalar_inputs):
             from .shape_rules import C_TYPE_NAMES  # clamp_'s Scalar overload words it the C++ way
             names = (src.legacy_name, C_TYPE_NAMES[target._dtype.name])
         raise TorchRuntimeError(f"result type {names[0]} can't be cast to the desired output type {names[1]}")
-    if result.shape != target._data.shape:
-        raise TorchRuntimeError(
-            f"output with shape {list_str(target.shape)} doesn't match the broadcast shape "
-            f"{list_str(result.shape)}")
     original = None
     before = None
     if needs_grad:
@@ -389,7 +400,10 @@ def run_inplace(op: Op, bound: dict) -> Tensor:
             original = target.clone()
         self_edge_holder = _EdgeHolder(target)
         before = _before_write(op, bound, target)
-    write_into(target, result, allow_overlap=op.name in _MAY_REPEAT)
+    if op.name == "copy" and _same_memory(target, bound["src"]):
+        target._vc.value += 1  # x.copy_(x) writes nothing (even into an expanded x), but counts
+    else:
+        write_into(target, result, allow_overlap=op.name in _MAY_REPEAT)
     if needs_grad:
         node = _attach(op, bound, (), inplace_self=(self_edge_holder, original), before=before)
         if node is None:
@@ -408,10 +422,18 @@ _READS_VALUE = frozenset({"fill", "zero", "masked_fill"})
 _MAY_REPEAT = _READS_VALUE | {"index_put"}
 
 
-def _inputs_of(op: Op, bound: dict) -> list:
+def _same_memory(a: Tensor, b: Any) -> bool:
+    if not isinstance(b, Tensor):
+        return False
+    x, y = a._data, b._data
+    return (x.__array_interface__["data"][0] == y.__array_interface__["data"][0] and x.shape == y.shape
+            and x.strides == y.strides)
+
+
+def _inputs_of(op: Op, bound: dict, with_self: bool = False) -> list:
     out = []
     for n in op.inputs:
-        if n == "self":
+        if n == "self" and not with_self:
             continue
         v = bound.get(n)
         out.extend(x for x in (v if isinstance(v, list) else [v]) if isinstance(x, Tensor))
@@ -500,8 +522,19 @@ def rebase_history(target: Tensor, node: Any) -> None:
         from .views import rebase_view
         rebase_view(target, node)
         return
+    old = target._grad_fn, target._output_nr
     target._grad_fn = node
     target._output_nr = 0
+    move_retain_hook(target, *old)
+
+
+def move_retain_hook(t: Tensor, old_fn: Any, old_nr: int) -> None:
+    """retain_grad() follows the tensor: after an in-place change its new node reports the grad."""
+    if not t._retains_grad or old_fn is None or not old_fn._retain_hooks or t._grad_fn is None:
+        return
+    hook = old_fn._retain_hooks.pop(old_nr, None)
+    if hook is not None:
+        t._grad_fn.set_retain_hook(t._output_nr, hook)
 
 
 def record_identity(t: Tensor, node_name: str, copy: bool = False) -> Tensor:

@@ -263,19 +263,20 @@ def _expand_forward(b: dict) -> Any:
             f"number of sizes provided ({len(sizes)}) must be greater or equal to the number of dimensions "
             f"in the tensor ({a.ndim})")
     lead = len(sizes) - a.ndim
-    target = []
-    for i, s in enumerate(sizes):
+    target: list[int] = []
+    for i in range(len(sizes) - 1, -1, -1):  # from the last dim, as PyTorch's infer_size
+        s = sizes[i]
         if i < lead:
             if s < 0:
                 raise TorchRuntimeError(
                     f"The expanded size of the tensor ({s}) isn't allowed in a leading, non-existing dimension {i}")
-            target.append(s)
+            target.insert(0, s)
             continue
         cur = a.shape[i - lead]
         if s == -1:
-            target.append(cur)
+            target.insert(0, cur)
         elif cur == s or cur == 1:
-            target.append(s)
+            target.insert(0, s)
         else:
             raise TorchRuntimeError(
                 f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at non-singleton "
@@ -328,7 +329,11 @@ def _cat_forward(b: dict) -> Any:
     if not tensors:
         raise TorchValueError("torch.cat(): expected a non-empty list of Tensors")
     # 1-d empty tensors are skipped, as in PyTorch's legacy behaviour.
-    ref = next((t for t in tensors if not (t.ndim == 1 and t.numel() == 0)), tensors[0])
+    ref = next((t for t in tensors if not (t.ndim == 1 and t.numel() == 0)), None)
+    if ref is None and all(t.ndim == 1 for t in tensors):
+        from .arith import promote
+        return np.zeros(0, dtype=promote(*tensors).np)  # all skipped: no dim to check
+    ref = ref if ref is not None else tensors[0]
     nd = ref.ndim
     if nd == 0:
         raise TorchRuntimeError(

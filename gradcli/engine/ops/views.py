@@ -87,6 +87,11 @@ def region_of(view_fn: Replay, array: np.ndarray) -> np.ndarray:
         grad_mode._set(prev)
 
 
+def positions_of(view_fn: Replay, shape: tuple) -> np.ndarray:
+    """For each element of the view, its flat position in the base (an expanded view repeats some)."""
+    return region_of(view_fn, np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)).reshape(-1)
+
+
 class CopySlicesNode(Node):
     __slots__ = ("_fn", "_view_fn", "_meta")
 
@@ -101,14 +106,14 @@ class CopySlicesNode(Node):
 
     def apply(self, grads: list, create_graph: bool) -> list:
         grad = grads[0]
-        result = grad._data.copy()
+        result = np.array(grad._data, copy=True, order="C")
+        flat = result.reshape(-1)
         region = region_of(self._view_fn, result)
+        positions = positions_of(self._view_fn, result.shape)
         inner = self._fn.apply([Tensor._make(region.copy(), grad._dtype)], create_graph)
         first = inner[0] if inner else None
-        if first is None:
-            region[...] = 0
-        else:
-            region[...] = np.broadcast_to(first._data, region.shape)
+        # written by flat positions: the view may be expanded (fill_ may write one)
+        flat[positions] = 0 if first is None else np.broadcast_to(first._data, region.shape).reshape(-1)
         return [Tensor._make(result, grad._dtype)] + list(inner[1:])
 
     def release(self) -> None:
@@ -130,8 +135,9 @@ class AsStridedNode(Node):
         grad = grads[0]
         shape, dtype = self._meta
         result = np.zeros(shape, dtype=dtype.np)
-        region = region_of(self._view_fn, result)
-        region += grad._data
+        # PyTorch's as_strided_backward: elements an expanded view repeats add up (index_add_)
+        np.add.at(result.reshape(-1), positions_of(self._view_fn, shape),
+                  np.broadcast_to(grad._data, grad._data.shape).reshape(-1))
         return [Tensor._make(result, dtype)]
 
 
@@ -141,10 +147,13 @@ AsStridedBackward0 = node_class("AsStridedBackward0", base=AsStridedNode)
 
 def rebase_view(view: Tensor, fn: Any) -> None:
     """After an in-place op (node ``fn``) on ``view``, rewrite its base's history."""
+    from .registry import move_retain_hook
     root = view._base
     edge = gradient_edge(root) or (None, 0)
+    old = root._grad_fn, root._output_nr
     root._grad_fn = CopySlices(edge, fn, view._view_fn, (root.shape, root._dtype))
     root._output_nr = 0
+    move_retain_hook(root, *old)
     _point_view_at_base(view)
 
 
@@ -160,11 +169,14 @@ def refresh_view_grad_fn(view: Tensor) -> None:
 
 
 def _point_view_at_base(view: Tensor) -> None:
+    from .registry import move_retain_hook
     root = view._base
     view._view_ver = view._vc.value
     edge = gradient_edge(root)
     if edge is None:
         view._grad_fn = None
         return
+    old = view._grad_fn, view._output_nr
     view._grad_fn = AsStridedBackward0(edge, view._view_fn, (root.shape, root._dtype))
     view._output_nr = 0
+    move_retain_hook(view, *old)
