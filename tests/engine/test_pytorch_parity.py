@@ -671,3 +671,124 @@ def test_small_cases_have_pytorchs_outcomes() -> None:
     for i, (got, want) in enumerate(zip(outcomes, EXPECTED)):
         assert got == want, f"case {i}"
     assert len(outcomes) == len(EXPECTED)
+
+
+def _scenarios_2(T: Any) -> list[str]:
+    """More cases; their outcomes under PyTorch 2.13 are EXPECTED_2."""
+    out: list[str] = []
+
+    def t(f: Any) -> None:
+        try:
+            r = f()
+            out.append(repr(r.tolist() if hasattr(r, "tolist") else r))
+        except Exception as e:  # noqa: BLE001 - the error is the outcome
+            out.append(type(e).__name__ + ": " + str(e).split("\n")[0][:160])
+    # a saved non-leaf detached in place
+    x = T.ones(3, requires_grad=True)
+    h = x * 2
+    y = h.gather(0, T.tensor([1]))
+    h.detach_()
+    t(lambda: y.sum().backward())
+    # 0-dim slicing reports a bad step first; an index into a size-0 dim
+    t(lambda: T.tensor(1.0)[::0])
+    t(lambda: T.ones(0, 3)[T.tensor([0]), 0:0])
+    t(lambda: T.ones(3, 2)[T.tensor([0]), T.tensor([], dtype=T.int64)])
+    # overlap as PyTorch classifies it
+    m = T.ones(3, 1)
+    t(lambda: m.copy_(m.squeeze(1)))
+    c = T.ones(3, 2)
+    t(lambda: c.copy_(c[:, 0:1]).tolist())
+    t(lambda: (lambda e: e.fill_(T.tensor(2.0)))(T.ones(3).expand(2, 3)))
+    t(lambda: (lambda e: e.fill_(2.0).tolist())(T.ones(3).expand(2, 3)))
+    t(lambda: T.tensor([1]).expand(1, 1).expand(1, 1).stride())
+    # kernels and signs
+    t(lambda: T.tensor([True]).div(T.tensor([True]), rounding_mode="floor"))
+    t(lambda: T.floor_divide(T.tensor([True]), T.tensor([True])))
+    t(lambda: T.maximum(T.tensor([0.0, -0.0]), T.tensor([-0.0, 0.0])).tolist())
+    t(lambda: T.clamp(-T.zeros(2), min=T.zeros(2)).tolist())
+    b = T.tensor([0.0, 2.0], requires_grad=True)
+    (b ** False).sum().backward()
+    t(lambda: b.grad)
+    t(lambda: T.lerp(T.tensor(1.0), T.tensor(2.0), T.tensor(0.5, dtype=T.float64)).dtype)
+    t(lambda: T.tensor(float("nan")).log_softmax(0))
+    t(lambda: T.ones(0, dtype=T.bool).cumsum_(0))
+    t(lambda: T.ones(0, 2).argmin(-2))
+    t(lambda: T.ones(0, 2).amax(-2))
+    n = T.tensor([2.0, 0.0], requires_grad=True)
+    T.norm(n, 0).backward()
+    t(lambda: n.grad)
+    t(lambda: T.norm(T.ones(2, 2, 2), "fro", (0, 1, 2)))
+    p = T.tensor([2.0, float("inf"), -1.0], requires_grad=True)
+    p.prod().backward()
+    t(lambda: p.grad)
+    q = T.tensor([2.0, float("-inf"), 3.0], requires_grad=True)
+    q.cumprod(0).sum().backward()
+    t(lambda: q.grad)
+    t(lambda: T.linalg.inv(T.eye(2).expand(2, 2, 2) + 1).stride())
+    t(lambda: T.ones(2, 2, dtype=T.bool).expand(1, 2, 2) @ T.ones(1, 2, 2))
+    t(lambda: T.cat([T.ones(1), T.tensor(2.0)]))
+    t(lambda: T.stack([T.tensor(1.0), T.ones(1)], 1))
+    e2 = (T.ones(2, requires_grad=True) * 1).expand(3, 2)
+    e2.fill_(1.0)
+    t(lambda: e2.sum().backward())
+    t(lambda: T.pow(T.tensor([1.0]), T.tensor([True])).sum().backward() or "fine")
+    g = T.ones(2, requires_grad=True) * 1
+    z = g.sum()
+    w = (g * 1)
+    with T.no_grad():
+        v = w.expand(2, 2)
+    t(lambda: (v.gather(0, T.tensor([[0, 1]])).sum() + z).backward())
+    t(lambda: (v.gather(0, T.tensor([[0, 1]])).sum()).backward(retain_graph=True) or "first")
+    f = T.ones(3) * 1
+    t(lambda: f.softmax(0).is_contiguous())
+    t(lambda: T.ones(2, 3).t().softmax(0).stride())
+    return out
+
+
+
+EXPECTED_2 = [
+    'RuntimeError: Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is not supported, please use out-of-place `.detach()` instead',
+    'ValueError: slice step cannot be zero',
+    'IndexError: index is out of bounds for dimension with size 0',
+    '[]',
+    'RuntimeError: unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performin',
+    '[[1.0, 1.0], [1.0, 1.0], [1.0, 1.0]]',
+    'RuntimeError: unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operat',
+    '[[2.0, 2.0, 2.0], [2.0, 2.0, 2.0]]',
+    '(1, 1)',
+    'NotImplementedError: "div_floor_cpu" not implemented for \'Bool\'',
+    'NotImplementedError: "div_floor_cpu" not implemented for \'Bool\'',
+    '[0.0, -0.0]',
+    '[-0.0, -0.0]',
+    '[nan, 0.0]',
+    'torch.float64',
+    'nan',
+    '[]',
+    'IndexError: argmin(): Expected reduction dim 0 to have non-zero size.',
+    'IndexError: amax(): Expected reduction dim -2 to have non-zero size.',
+    'None',
+    'RuntimeError: linalg.matrix_norm: dim must be a 2-tuple. Got 0 1 2',
+    '[-inf, nan, inf]',
+    '[-inf, nan, -inf]',
+    '(4, 1, 2)',
+    'NotImplementedError: "bmm" not implemented for \'Bool\'',
+    'RuntimeError: zero-dimensional tensor (at position 1) cannot be concatenated',
+    'IndexError: Dimension out of range (expected to be in range of [-1, 0], but got 1)',
+    'RuntimeError: unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operat',
+    'RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn',
+    'None',
+    "'first'",
+    'True',
+    '(2, 1)',
+]
+
+
+def test_more_small_cases_have_pytorchs_outcomes() -> None:
+    from types import SimpleNamespace
+    namespace = SimpleNamespace(**T)
+    namespace.linalg = SimpleNamespace(**api.SUBMODULES["linalg"])
+    outcomes: list[str] = []
+    caught_warnings(lambda: outcomes.extend(_scenarios_2(namespace)))
+    for i, (got, want) in enumerate(zip(outcomes, EXPECTED_2)):
+        assert got == want, f"case {i}"
+    assert len(outcomes) == len(EXPECTED_2)

@@ -136,17 +136,23 @@ class Node:
 class SavedTensor:
     """A tensor saved for backward, with its version at the time it was saved."""
 
-    __slots__ = ("tensor", "version", "output_of")
+    __slots__ = ("tensor", "version", "output_of", "was_leaf", "is_output")
 
-    def __init__(self, tensor: "Tensor", output_of: str | None) -> None:
+    def __init__(self, tensor: "Tensor", output_of: str | None, is_output: bool = False) -> None:
         self.tensor = tensor
         self.version = tensor._vc.value
         # For the error message, "which is output 0 of Exp": fixed when a node saves
         # its own output; otherwise the tensor's history at the time of the error.
         self.output_of = output_of
+        self.was_leaf = tensor._grad_fn is None
+        self.is_output = is_output
 
     def unpack(self) -> "Tensor":
         t = self.tensor
+        if not self.was_leaf and not self.is_output and t._grad_fn is None:
+            raise TorchRuntimeError(
+                "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is not "
+                "supported, please use out-of-place `.detach()` instead")
         if t._vc.value != self.version:
             raise TorchRuntimeError(modified_message(t, self.output_of, self.version))
         return t

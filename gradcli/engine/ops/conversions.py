@@ -14,6 +14,11 @@ from ..tensor import Tensor
 from .registry import FUNCTIONS, OPS, d, defop, run, run_inplace
 
 
+def _zeros(g: Tensor) -> Tensor:
+    # PyTorch's zeros_like(grad): +0 everywhere (g * 0 would give -0 for a negative gradient)
+    return Tensor._make(np.zeros_like(g._data), g._dtype)
+
+
 def _to_copy_forward(b: dict) -> Any:
     return b["self"]._data.astype(b["dtype"].np, copy=True)
 
@@ -107,7 +112,7 @@ def _copy_forward(b: dict) -> Any:
 defop("copy", "copy(Tensor input, Tensor src, bool non_blocking=False)", _copy_forward,
       node="CopyBackwards", inputs=("self", "src"), numbers_as_tensors=True, function=False,
       method=False, inplace=True,
-      derivs={"self": d()(lambda g, s: g * 0), "src": d()(lambda g, s: g.to(s.src_dtype))})
+      derivs={"self": d()(lambda g, s: _zeros(g)), "src": d()(lambda g, s: g.to(s.src_dtype))})
 
 
 def _fill_forward(b: dict) -> Any:
@@ -121,10 +126,10 @@ def _fill_forward(b: dict) -> Any:
 defop("fill", "fill(Tensor input, Tensor value)", _fill_forward,
       node=lambda b: "FillBackward2" if b["value"]._wrapped else "FillBackward3",
       inputs=("self", "value"), numbers_as_tensors=True, method=False, inplace=True, scalar_inputs=("value",),
-      derivs={"self": d()(lambda g, s: g * 0), "value": d()(lambda g, s: g.sum())})
+      derivs={"self": d()(lambda g, s: _zeros(g)), "value": d()(lambda g, s: g.sum())})
 
 defop("zero", "zero(Tensor input)", lambda b: np.zeros_like(b["self"]._data), node="ZeroBackward0",
-      function=False, method=False, inplace=True, derivs={"self": d()(lambda g, s: g * 0)})
+      function=False, method=False, inplace=True, derivs={"self": d()(lambda g, s: _zeros(g))})
 
 
 def _masked_fill_forward(b: dict) -> Any:

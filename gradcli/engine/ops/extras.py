@@ -152,7 +152,15 @@ ADD_SCALAR = defop("_add_scalar", "_add_scalar(Tensor input, Scalar other)", _sc
                    node="AddBackward1", function=False, method=False, derivs={"self": d()(lambda g, s: g)})
 
 
-SUB_SCALAR = defop("_sub_scalar", "_sub_scalar(Tensor input, Scalar other)", _scalar_forward(np.subtract),
+def _no_bool_subtract(a: np.ndarray, b: Any) -> np.ndarray:
+    if a.dtype == np.bool_:  # pow's gradient at a bool exponent: exponent - 1 fails as in PyTorch
+        raise TorchRuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
+            "mask, use the `~` or `logical_not()` operator instead.")
+    return np.subtract(a, b)
+
+
+SUB_SCALAR = defop("_sub_scalar", "_sub_scalar(Tensor input, Scalar other)", _scalar_forward(_no_bool_subtract),
                    node="SubBackward1", function=False, method=False, derivs={"self": d()(lambda g, s: g)})
 
 

@@ -84,6 +84,7 @@ def apply_indexing(self: Tensor, index: Any, setting: bool = False) -> tuple[Ten
     if single and ndim == 0 and (isinstance(index, slice) or isinstance(index, int) and not isinstance(index, bool)):
         # the one-item fast paths of PyTorch's indexing say it their own way (a 0-dim size is 0)
         if isinstance(index, slice):
+            _step(index)  # a bad step is reported first
             raise TorchIndexError("slice() cannot be applied to a 0-dim tensor.")
         if index == 0:
             raise TorchIndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
@@ -190,19 +191,24 @@ def _numpy_index(shape: tuple, advanced: list[tuple[int, Tensor]], bounds: bool 
             dim += 1
         else:
             raise TorchIndexError("tensors used as indices must be long, int, byte or bool tensors")
-    if bounds and _result_size(shape, parts):  # an empty result is never checked
-        _check_bounds(parts, checks)
-        for i, idx, _ in checks:
-            parts[i] = idx
+    if bounds and checks and _result_size(shape, parts, indices_only=True):
+        # indices that broadcast to something are checked against a dim of size 0 even when slices
+        # leave nothing to pick; their bounds only when something is picked
+        if any(size == 0 and idx.size for _, idx, size in checks):
+            raise TorchIndexError("index is out of bounds for dimension with size 0")
+        if _result_size(shape, parts):
+            _check_bounds(parts, checks)
+            for i, idx, _ in checks:
+                parts[i] = idx
     return tuple(parts)
 
 
-def _result_size(shape: tuple, parts: list) -> int:
+def _result_size(shape: tuple, parts: list, indices_only: bool = False) -> int:
     """How many elements indexing with ``parts`` picks (without indexing anything)."""
     rest, index_shapes, d = 1, [], 0
     for p in parts:
         if isinstance(p, slice):
-            rest *= shape[d]
+            rest *= 1 if indices_only else shape[d]
             d += 1
         elif p.dtype == np.bool_:
             index_shapes.append((int(np.count_nonzero(p)),))
@@ -268,6 +274,7 @@ def _check_broadcastable(advanced: list[tuple[int, Tensor]]) -> None:
 
 def _index_forward(b: dict) -> Any:
     t = b["self"]
+    _numpy_index(t.shape, b["indices"], bounds=False)  # the masks' shapes are checked first
     _check_broadcastable(b["indices"])
     return t._data[_numpy_index(t.shape, b["indices"])]
 
@@ -284,15 +291,24 @@ INDEX = defop("index", "index(Tensor input, any indices)", _index_forward, node=
 def _index_put_forward(b: dict) -> Any:
     # PyTorch's order of checks: the value's shape, then its dtype, then the index bounds.
     t, values, indices = b["self"], b["values"], b["indices"]
+    _numpy_index(t.shape, indices, bounds=False)  # the masks' shapes are checked first
     _check_broadcastable(indices)
     out = t._data.copy()
-    target = out[_numpy_index(t.shape, indices, bounds=False)].shape
+    try:
+        target = out[_numpy_index(t.shape, indices, bounds=False)].shape
+    except IndexError:  # an index into a dim of size 0: PyTorch's bounds message
+        _numpy_index(t.shape, indices)
+        raise
     if not is_expandable_to(values.shape, target):
         raise TorchRuntimeError(
             f"shape mismatch: value tensor of shape {list_str(values.shape)} cannot be broadcast to "
             f"indexing result of shape {list_str(target)}")
     # One mask and a one-element value go to masked_fill_, which takes any dtype.
     masked_fill = values.numel() == 1 and len(indices) == 1 and indices[0][1]._dtype is dtypes.bool_
+    if b.get("_inplace") and not masked_fill and any(np.shares_memory(t._data, i._data) for _, i in indices):
+        raise TorchRuntimeError(  # an index that is (part of) the written tensor
+            "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+            "single memory location. Please clone() the tensor before performing the operation.")
     if values._dtype is not t._dtype and not values._wrapped and not masked_fill:
         raise TorchRuntimeError(
             f"Index put requires the source and destination dtypes match, got {t._dtype.legacy_name} for the "

@@ -120,9 +120,9 @@ def _bmm_forward(b: dict) -> Any:
         raise TorchRuntimeError(
             f"Expected size for first two dimensions of batch2 tensor to be: [{a.shape[0]}, {a.shape[2]}] but "
             f"got: [{m.shape[0]}, {m.shape[1]}].")
+    _no_bool(a, "bmm", a._data.size > 0 and m._data.size > 0)  # the kernel's dtype first
     if a._dtype is not m._dtype:
         raise TorchRuntimeError(f"expected scalar type {a._dtype.legacy_name} but found {m._dtype.legacy_name}")
-    _no_bool(a, "bmm", a._data.size > 0 and m._data.size > 0)
     return np.matmul(a._data, m._data)
 
 
@@ -347,7 +347,9 @@ def _inv_forward(b: dict) -> Any:
     _square_check(a, "inv")
     data = a._data
     try:
-        return np.linalg.inv(data).astype(a._dtype.np)
+        result = np.linalg.inv(data).astype(a._dtype.np)
+        # LAPACK's layout, as PyTorch returns it: each matrix column-major (strides (9, 1, 3))
+        return np.swapaxes(np.swapaxes(result, -1, -2).copy(order="C"), -1, -2)
     except np.linalg.LinAlgError:
         pass
     from ..errors import TorchLinAlgError

@@ -263,6 +263,8 @@ def _div_forward(b: dict) -> Any:
     a1, a2, _ = binary_arrays(x, y, rt if mode is None else None)
     if mode is None:
         return a1 / a2
+    if mode in ("floor", "trunc") and a1.dtype == np.bool_:
+        raise no_kernel(f"div_{mode}_cpu", dtypes.bool_)
     if mode == "floor":
         return _floor_divide(a1, a2)
     if mode == "trunc":
@@ -300,7 +302,7 @@ def _floor_divide(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 def _floor_divide_forward(b: dict) -> Any:
     x, y, rt = binary_arrays(b["self"], b["other"])
     if rt is dtypes.bool_:
-        raise TorchRuntimeError("\"div_floor_cpu\" not implemented for 'Bool'")
+        raise no_kernel("div_floor_cpu", rt)
     return _floor_divide(x, y)
 
 
@@ -335,8 +337,9 @@ defop("remainder", "remainder(Tensor input, Tensor other, *, Tensor? out=None)",
       node=lambda b: "NotImplemented" if b["self"]._wrapped else
       "RemainderBackward0" if b["other"]._wrapped else "RemainderBackward1",
       inputs=("self", "other"), scalar_inputs=("self", "other"), numbers_as_tensors=True, inplace=True,
+      saves=lambda b: set() if b["self"]._wrapped else {"self", "other"},  # NotImplemented keeps nothing
       derivs={"self": d()(lambda g, s: g),
-              "other": d("self", "other")(lambda g, s: _not_implemented("remainder")(g, s) if s.self._wrapped
+              "other": d("self", "other")(lambda g, s: _not_implemented("remainder")(g, s) if not hasattr(s, "self")
                                           else -g * (s.self / s.other).floor())})
 
 
@@ -395,7 +398,7 @@ def _pow_self_grad(g: Tensor, s: Any) -> Tensor:
     e = s.other
     if e._wrapped:
         value = e.item()
-        if value == 0:
+        if value == 0 and not isinstance(value, bool):  # a bool Scalar is no 0.0 to pow_backward
             return zeros_like(g)
         return g * mul_scalar(s.self.pow(value - 1), value)
     return WHERE_FN(e == 0.0, _zero_like(g), g * (e * s.self.pow(sub_scalar(e, 1))))
@@ -498,10 +501,19 @@ defop("hypot", "hypot(Tensor input, Tensor other, *, Tensor? out=None)", _hypot_
               "other": d("other", "result")(lambda g, s: g * s.other / s.result)})
 
 
+def _keep_first_on_ties(out: np.ndarray, a1: np.ndarray, a2: np.ndarray) -> np.ndarray:
+    """PyTorch's scalar kernels (std::max/min) keep the first operand on a tie of +0 and -0, NumPy's
+    the second.  (PyTorch's vector kernels, from 16 float32 or 8 float64 elements, do as NumPy.)"""
+    if out.dtype.kind != "f":
+        return out
+    tie = (a1 == a2) & ~np.isnan(a1)
+    return np.where(tie, np.broadcast_to(a1, out.shape), out)
+
+
 def _minmax(fn: Callable) -> Callable[[dict], Any]:
     def forward(b: dict) -> Any:
         a1, a2, _ = binary_arrays(b["self"], b["other"])
-        return fn(a1, a2)
+        return _keep_first_on_ties(fn(a1, a2), a1, a2)
     return forward
 
 
@@ -539,7 +551,7 @@ def _lerp_forward(b: dict) -> Any:
     broadcast_all([start.shape, end.shape, weight.shape])
     if not start._dtype.is_floating_point:
         raise no_kernel("lerp_kernel_scalar" if weight._wrapped else "lerp_kernel_tensor", start._dtype)
-    rt = promote(start, end)
+    rt = promote(start, end, weight)  # a 0-dim double weight of 0-dim floats makes a double
     s_, e_ = arr(start, rt), arr(end, rt)
     w = arr(weight, rt)
     # PyTorch's formula, which is exact at both ends.
@@ -573,11 +585,17 @@ def _clamp_forward(b: dict) -> Any:
     if lo is not None:
         # std::max / std::min keep the input on a tie (clamp(-0., 0., 0.) is -0.), NumPy's do not
         low = arr(lo, rt)
-        a = np.maximum(a, low) if lo._data.ndim or not lo._wrapped else np.where((a < low) | np.isnan(low), low, a)
+        if lo._data.ndim or not lo._wrapped:
+            a = _keep_first_on_ties(np.maximum(a, low), a, low)
+        else:
+            a = np.where((a < low) | np.isnan(low), low, a)
     if hi is not None:
         h = arr(hi, rt)
         # std::min keeps the input on a tie (clamp(-0., max=0.) is -0.); np.minimum would not
-        a = np.minimum(a, h) if hi._data.ndim or not hi._wrapped else np.where((a > h) | np.isnan(h), h, a)
+        if hi._data.ndim or not hi._wrapped:
+            a = _keep_first_on_ties(np.minimum(a, h), a, h)
+        else:
+            a = np.where((a > h) | np.isnan(h), h, a)
     return np.asarray(a)
 
 

@@ -17,7 +17,7 @@ from ..errors import TorchIndexError, TorchNotImplementedError, TorchRuntimeErro
 from ..tensor import Tensor
 from .arith import arr, float_dtype
 from .pointwise import zeros_like
-from .registry import FUNCTIONS, NAMESPACES, d, defop, run
+from .registry import FUNCTIONS, NAMESPACES, OPS, d, defop, run
 from .return_types import return_type
 from .shape_rules import wrap_dim, wrap_dims
 
@@ -114,12 +114,24 @@ def _prod_backward(g: Tensor, s: Any) -> Tensor:
     keepdim = getattr(s, "keepdim", False)
     if x.numel() == 0:
         return zeros_like(x)  # nothing to multiply: PyTorch's prod_backward gives zeros
+    if x.ndim == 0:
+        return g
+    from ..autograd import grad_mode
+    zeros = int((x == 0).sum().item())
     if dim is None:
-        flat = x.reshape(-1)
-        others = _prod_of_others(flat, 0).reshape(shape)
-        return g * others
-    axis = wrap_dim(dim, len(shape)) if shape else 0
-    return expand_back(g, shape, (axis,) if shape else (), keepdim) * _prod_of_others(x, axis)
+        # PyTorch's prod_backward: grad * result / input without zeros (inf and nan as that
+        # gives them), zeros when two or more (outside create_graph), else the exact products
+        if zeros == 0:
+            return g * (s.result / x)
+        if zeros > 1 and not grad_mode._enabled:
+            return zeros_like(x)
+        return g * _prod_of_others(x.reshape(-1), 0).reshape(shape)
+    axis = wrap_dim(dim, len(shape))
+    gx = expand_back(g, shape, (axis,), keepdim)
+    if zeros == 0:
+        result = s.result if keepdim else s.result.unsqueeze(axis)
+        return gx * (result / x)
+    return gx * _prod_of_others(x, axis)
 
 
 def _prod_of_others(x: Tensor, dim: int) -> Tensor:
@@ -277,9 +289,10 @@ def _check_nonempty(name: str, t: Tensor, axes: tuple, dim: Any) -> None:
         raise TorchRuntimeError(
             f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim "
             "with the 'dim' argument.")
-    for axis in axes:
-        if t.shape[axis] == 0:
-            raise TorchIndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
+    given = [dim] if isinstance(dim, int) else list(dim or [])
+    for axis, d in zip(axes, given):
+        if t.shape[axis] == 0:  # named as given (-1 stays -1)
+            raise TorchIndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
 defop("amax", "amax(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None)",
@@ -444,7 +457,7 @@ def _norm_backward(g: Tensor, s: Any) -> Tensor:
         for axis in sorted(dims):
             g, norm = g.unsqueeze(axis), norm.unsqueeze(axis)
     if p == 0:
-        return zeros_like(x)
+        return None  # PyTorch's norm_backward gives no gradient at all for ord 0
     if p == 1:
         return x.sgn() * g
     if p == 2:
@@ -472,6 +485,9 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
     if isinstance(p, str) and p != "fro":
         from ..errors import TorchNotImplementedError
         raise TorchNotImplementedError(f"gradcli does not support torch.norm with p='{p}' yet")
+    if p == "fro" and isinstance(dim, (tuple, list)) and len(dim) > 2:
+        # three or more dims make it a matrix norm in PyTorch, which wants exactly two
+        raise TorchRuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
     return run(NORM, {"self": input, "p": p, "dim": dim, "keepdim": keepdim, "dtype": dtype})
 
 
@@ -558,7 +574,7 @@ def _softmax_forward(log: bool) -> Any:
         a = arr(t, dt)
         dim = wrap_dim(b["dim"], a.ndim)
         if a.ndim == 0:
-            return np.zeros_like(a) if log else np.ones_like(a)
+            return a - a if log else np.exp(a - a)  # 0 and 1, but NaN stays NaN
         m = np.max(a, axis=dim, keepdims=True) if a.size else a
         shifted = a - m
         e = np.exp(shifted)
@@ -633,10 +649,15 @@ def _cumsum_backward(g: Tensor, s: Any) -> Tensor:
 def _cumprod_backward(g: Tensor, s: Any) -> Tensor:
     # Exact with zeros: d out_j / d x_i = prod_{k<=j, k!=i} x_k, summed over j >= i.
     x = s.self
-    if x.ndim == 0 or x.numel() == 0:
+    if x.ndim == 0 or x.numel() <= 1:
         return g
     dim = wrap_dim(s.dim, x.ndim)
     n = x.shape[dim]
+    if n == 1:
+        return g
+    if not (x == 0).any().item():
+        # PyTorch's fast path without zeros: reversed cumsum of result * grad, over the input
+        return (s.result * g).flip((dim,)).cumsum(dim).flip((dim,)) / x
     pieces = []
     for i in range(n):
         left = x.narrow(dim, 0, i).prod(dim, keepdim=True) if i > 0 else None
@@ -680,7 +701,7 @@ def _cum_inplace(name: str) -> Any:
         if dt is not None and dt is not self._dtype:
             raise TorchRuntimeError(f"Bad in-place call: input tensor dtype {_C[self._dtype.name]} and output tensor "
                                     f"dtype {_C[dt.name]} should match")
-        if self._dtype is dtypes.bool_ and self.numel():
+        if self._dtype is dtypes.bool_ and self.ndim and self.numel():
             raise TorchNotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
         bound["dtype"] = self._dtype  # computed in self's dtype
         return run_inplace(op, bound)
@@ -733,3 +754,10 @@ def sum_to_size(self: Tensor, *size: Any) -> Tensor:
 
 Tensor.sum_to_size = sum_to_size
 Tensor.__script_attrs__ = Tensor.__script_attrs__ | {"sum_to_size"}
+
+
+# Like PyTorch's, these results are freshly allocated contiguous tensors (NumPy would keep a
+# transposed input's layout), which decides what a later view or reshape of them does.
+for _name in ("sum", "mean", "prod", "amax", "amin", "var", "std", "_norm", "logsumexp", "softmax", "log_softmax",
+              "cumsum", "cumprod"):
+    OPS[_name].contiguous = True

@@ -71,6 +71,8 @@ class Op:
     joint_scalars: bool = False
     # Only the inputs that require grad get an edge (PyTorch's NotImplemented nodes).
     required_edges_only: bool = False
+    # The result is a fresh C-contiguous array whatever the input's layout.
+    contiguous: bool = False
     # What an overload's node saves, when the op has several (max's dim overload keeps only the
     # indices); outputs named in any formula are otherwise saved whatever needs a gradient.
     saves: Callable[[dict], set] | None = None
@@ -131,10 +133,13 @@ def run(op: Op, bound: dict) -> Any:
     """Run ``op`` out of place on bound arguments; record the graph if needed."""
     _wrap_numbers(op, bound)
     out = bound.pop("out", None)
-    if grad_mode._enabled and op.node is not None and _any_requires_grad(op, bound):
+    if grad_mode._enabled and op.node is not None and _any_requires_grad(op, bound) and (
+            not callable(op.node) or op.node(bound) is not None):
         for t in _inputs_of(op, bound, with_self=True):
             gradient_edge(t)  # PyTorch collects the edges before the kernel: a stale view fails first
     result = op.forward(bound)
+    if op.contiguous:  # (np.ascontiguousarray would make a 0-dim result 1-dim)
+        result = tuple(_c_order(r) for r in result) if isinstance(result, tuple) else _c_order(result)
     if out is not None:
         return _write_out(op, bound, result, out)
     if isinstance(result, tuple):
@@ -148,6 +153,17 @@ def run(op: Op, bound: dict) -> Any:
     if isinstance(result, tuple):
         return op.returns(*outputs) if op.returns is not None else outputs
     return outputs[0]
+
+
+def _requires(t: Any) -> bool:
+    """requires_grad, also for the stand-in of an in-place op's self (a view made under
+    no_grad requires grad without having an edge)."""
+    return t._requires_grad or t._grad_fn is not None or (t._view_fn is not None and t._base.requires_grad)
+
+
+def _c_order(a: Any) -> Any:
+    a = np.asarray(a)
+    return a if a.flags.c_contiguous else a.copy(order="C")
 
 
 def _any_requires_grad(op: Op, bound: dict) -> bool:
@@ -205,7 +221,7 @@ def _attach(op: Op, bound: dict, outputs: tuple[Tensor, ...], inplace_self: Any 
         else:
             entries.append((n, None, value))
     if op.required_edges_only:
-        entries = [e for e in entries if e[2] is not None and gradient_edge(e[2]) is not None]
+        entries = [e for e in entries if e[2] is not None and _requires(e[2])]
     edges = []
     meta = []
     requires = []
@@ -265,7 +281,7 @@ def _attach(op: Op, bound: dict, outputs: tuple[Tensor, ...], inplace_self: Any 
             if i < len(outputs):
                 # an integer output (max's indices) has no node to name
                 of = f"{i} of {_short(node_name)}" if outputs[i]._dtype.is_floating_point else None
-                saved[key] = SavedTensor(outputs[i], of)
+                saved[key] = SavedTensor(outputs[i], of, is_output=True)
     return node
 
 
@@ -309,8 +325,12 @@ class Formulas:
         self.keys = keys
         self.derivs = [op.derivs.get(n) if r else None for (n, _), r in zip(keys, requires)]
         self.multi = multi
-        # PyTorch saves an input only for the gradients it computes, but an output always.
-        self.needs = frozenset(k for dv in self.derivs if dv is not None for k in dv.needs) | frozenset(
+        # PyTorch saves an output always, and an input that every input's formula reads (gather's
+        # self); one only some formulas read (mul's other), just when one of those will run.
+        all_derivs = [op.derivs.get(n) for n, _ in keys]
+        every = frozenset.intersection(*[frozenset(dv.needs) for dv in all_derivs]) \
+            if all_derivs and all(dv is not None for dv in all_derivs) else frozenset()
+        self.needs = frozenset(k for dv in self.derivs if dv is not None for k in dv.needs) | every | frozenset(
             k for dv in op.derivs.values() for k in dv.needs if k.startswith("result"))
 
     def __call__(self, saved: Any, grads: list) -> list:
@@ -378,14 +398,22 @@ def run_inplace(op: Op, bound: dict) -> Tensor:
         needs_grad = False  # copy_ into an integer tensor records nothing
     if needs_grad:
         check_inplace_allowed(target)  # before the kernel's own checks, as in PyTorch
+    same_copy = op.name == "copy" and _same_memory(target, bound["src"])  # x.copy_(x) returns at once
+    # fill_ with a number may write memory that elements share; fill_ with a tensor may not
+    tensor_fill = op.name == "fill" and not bound["value"]._wrapped
+    if (op.name not in _MAY_REPEAT or tensor_fill) and not same_copy:  # memory first (index_put: its own way)
+        if _repeats(target._data):
+            raise TorchRuntimeError(
+                "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+                "location. Please clone() the tensor before performing the operation.")
+        if not tensor_fill:  # (fill_ copies a value that aliases self from a clone)
+            _check_no_partial_overlap(op, bound, target)
     result = np.asarray(op.forward(bound))
     src = dtypes.from_numpy(result.dtype)
-    if result.shape != target._data.shape:  # the shape first, then overlap and dtype
+    if result.shape != target._data.shape:  # then the shape, then the dtype
         raise TorchRuntimeError(
             f"output with shape {list_str(target.shape)} doesn't match the broadcast shape "
             f"{list_str(result.shape)}")
-    if op.name not in _MAY_REPEAT:  # index_put checks overlap its own way
-        _check_no_partial_overlap(op, bound, target)
     if not dtypes.can_cast(src, target._dtype):
         names = (src.legacy_name, target._dtype.legacy_name)
         if op.joint_scalars and all(bound.get(m) is None or bound[m]._wrapped for m in op.scalar_inputs):
@@ -400,7 +428,7 @@ def run_inplace(op: Op, bound: dict) -> Tensor:
             original = target.clone()
         self_edge_holder = _EdgeHolder(target)
         before = _before_write(op, bound, target)
-    if op.name == "copy" and _same_memory(target, bound["src"]):
+    if same_copy:
         target._vc.value += 1  # x.copy_(x) writes nothing (even into an expanded x), but counts
     else:
         write_into(target, result, allow_overlap=op.name in _MAY_REPEAT)
@@ -411,7 +439,7 @@ def run_inplace(op: Op, bound: dict) -> Tensor:
         rebase_history(target, node)
         saves = {"result"} if op.saves is None else op.saves(bound)
         if "result" in {k for dv in op.derivs.values() for k in dv.needs} & saves:
-            node._saved["result"] = SavedTensor(target, f"0 of {_short(type(node).__name__)}")
+            node._saved["result"] = SavedTensor(target, f"0 of {_short(type(node).__name__)}", is_output=True)
     return target
 
 
@@ -445,15 +473,38 @@ def _before_write(op: Op, bound: dict, target: Tensor) -> dict:
     return {id(t): (gradient_edge(t), t._vc.value) for t in _inputs_of(op, bound) if t._vc is target._vc}
 
 
+def _repeats(a: np.ndarray) -> bool:
+    return a.size > 0 and any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape))
+
+
+def _dense(a: np.ndarray) -> bool:
+    """PyTorch's is_non_overlapping_and_dense: the strides are a permutation of contiguous ones."""
+    dims = sorted((st, n) for st, n in zip(a.strides, a.shape) if n != 1)
+    expected = a.itemsize
+    for st, n in dims:
+        if st != expected:
+            return False
+        expected *= n
+    return True
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> str:
+    """PyTorch's get_overlap_status: "full", "partial", "no", or "too hard" (not dense)."""
+    if a.size == 0 or b.size == 0 or not np.may_share_memory(a, b):
+        return "no"
+    if not _dense(a) or not _dense(b):
+        return "too hard"
+    a0, b0 = a.__array_interface__["data"][0], b.__array_interface__["data"][0]
+    a1, b1 = a0 + a.size * a.itemsize, b0 + b.size * b.itemsize
+    if (a0, a1) == (b0, b1):
+        return "full" if a.strides == b.strides else "partial"
+    return "partial" if a0 < b1 and b0 < a1 else "no"
+
+
 def _check_no_partial_overlap(op: Op, bound: dict, target: Tensor) -> None:
     a = target._data
     for t in _inputs_of(op, bound):
-        b = t._data
-        if not np.may_share_memory(a, b):
-            continue
-        same = (a.__array_interface__["data"][0] == b.__array_interface__["data"][0] and a.shape == b.shape
-                and a.strides == b.strides)
-        if not same and np.shares_memory(a, b):
+        if t is not target and _overlap(a, t._data) == "partial":
             raise TorchRuntimeError(
                 "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
                 "single memory location. Please clone() the tensor before performing the operation.")
@@ -495,6 +546,9 @@ def check_inplace_allowed(target: Tensor) -> None:
 def write_into(target: Tensor, array: np.ndarray, allow_overlap: bool = False) -> None:
     """Write ``array`` into ``target``'s memory and bump its version."""
     data = target._data
+    if data.size == 0:
+        target._vc.value += 1  # nothing to write, not even into an expanded tensor
+        return
     if not data.flags.writeable and allow_overlap:
         data = _writable_alias(data)
     if data is None or not data.flags.writeable:
@@ -508,8 +562,13 @@ def write_into(target: Tensor, array: np.ndarray, allow_overlap: bool = False) -
 def _writable_alias(a: np.ndarray) -> np.ndarray | None:
     """A writable array on the same memory as the read-only ``a`` (an expanded tensor)."""
     root = a
-    while isinstance(root.base, np.ndarray):
-        root = root.base
+    while True:  # (as_strided's result hangs on its array through a helper object)
+        base = getattr(root, "base", None)
+        if not isinstance(base, np.ndarray):
+            base = getattr(base, "base", None)
+        if not isinstance(base, np.ndarray):
+            break
+        root = base
     if not root.flags.writeable or not root.flags.c_contiguous:
         return None
     offset = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]

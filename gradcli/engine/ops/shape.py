@@ -281,11 +281,18 @@ def _expand_forward(b: dict) -> Any:
             raise TorchRuntimeError(
                 f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at non-singleton "
                 f"dimension {i}.  Target sizes: {list_str(sizes)}.  Tensor sizes: {list_str(a.shape)}")
-    out = np.broadcast_to(a, tuple(target))
-    if a.flags.writeable and not any(st == 0 and n > 1 for st, n in zip(out.strides, out.shape)):
-        # no element repeated: as writable as a view in PyTorch (NumPy makes every broadcast read-only)
-        out = np.lib.stride_tricks.as_strided(a, out.shape, out.strides)
-    return out
+    # PyTorch's strides: 0 for new and stretched dims, the input's own where the size stays (NumPy's
+    # broadcast_to makes those 0 too when they are 1, which decides matmul folding and overlap checks)
+    strides: list[int] = []
+    for i in range(len(target) - 1, -1, -1):
+        if i >= lead:
+            st = a.strides[i - lead] if a.shape[i - lead] == target[i] else 0
+        else:  # a new dim: as if contiguous over the ones after it, 0 when it is stretched
+            st = target[i + 1] * strides[0] if i + 1 < len(target) and target[i] == 1 else 0
+        strides.insert(0, st)
+    strides = tuple(strides)
+    repeats = any(st == 0 and n > 1 for st, n in zip(strides, target))
+    return np.lib.stride_tricks.as_strided(a, tuple(target), strides, writeable=a.flags.writeable and not repeats)
 
 
 EXPAND = defop("expand", "expand(Tensor input, int[] size, *, bool implicit=False)", _expand_forward,
@@ -328,6 +335,9 @@ def _cat_forward(b: dict) -> Any:
     tensors = b["tensors"]
     if not tensors:
         raise TorchValueError("torch.cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if t.ndim == 0:  # checked for every tensor before anything else
+            raise TorchRuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     # 1-d empty tensors are skipped, as in PyTorch's legacy behaviour.
     ref = next((t for t in tensors if not (t.ndim == 1 and t.numel() == 0)), None)
     if ref is None and all(t.ndim == 1 for t in tensors):
@@ -380,6 +390,7 @@ def _stack_forward(b: dict) -> Any:
     if not tensors:
         raise TorchRuntimeError("stack expects a non-empty TensorList")
     first = tensors[0].shape
+    wrap_dim(b["dim"], len(first) + 1)  # the dim is checked before the sizes
     for i, t in enumerate(tensors):
         if t.shape != first:
             raise TorchRuntimeError(

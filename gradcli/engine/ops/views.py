@@ -112,7 +112,11 @@ class CopySlicesNode(Node):
         positions = positions_of(self._view_fn, result.shape)
         inner = self._fn.apply([Tensor._make(region.copy(), grad._dtype)], create_graph)
         first = inner[0] if inner else None
-        # written by flat positions: the view may be expanded (fill_ may write one)
+        if first is not None and len(np.unique(positions)) != positions.size:
+            # PyTorch copies the gradient into the view's memory: an expanded view refuses
+            raise TorchRuntimeError(
+                "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+                "location. Please clone() the tensor before performing the operation.")
         flat[positions] = 0 if first is None else np.broadcast_to(first._data, region.shape).reshape(-1)
         return [Tensor._make(result, grad._dtype)] + list(inner[1:])
 
