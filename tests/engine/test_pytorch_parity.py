@@ -792,3 +792,81 @@ def test_more_small_cases_have_pytorchs_outcomes() -> None:
     for i, (got, want) in enumerate(zip(outcomes, EXPECTED_2)):
         assert got == want, f"case {i}"
     assert len(outcomes) == len(EXPECTED_2)
+
+
+def _scenarios_3(T: Any) -> list[str]:
+    """And more; their outcomes under PyTorch 2.13 are EXPECTED_3 (errors named as Python prints them)."""
+    out: list[str] = []
+
+    def t(f: Any) -> None:
+        try:
+            r = f()
+            out.append(repr(r.tolist() if hasattr(r, "tolist") else r))
+        except Exception as e:  # noqa: BLE001 - the error is the outcome
+            cls = type(e)
+            plain = cls.__module__ in ("builtins", "gradcli.engine.errors")
+            name = cls.__name__ if plain else f"{cls.__module__}.{cls.__qualname__}"
+            out.append(name + ": " + str(e).split("\n")[0][:160])
+    # of two modified saved tensors, the one PyTorch names
+    x = T.ones(2, requires_grad=True)
+    a = x * 1
+    b = x.exp()
+    c = T.pow(a.round(), b)
+    with T.no_grad():
+        a.add_(1)
+        b.add_(1)
+    t(lambda: c.sum().backward())
+    t(lambda: T.linalg.inv(T.tensor([[[-3.5], [-2.75], [2.5]]]).index_select(-1, T.tensor([0, 0, 0]))))
+    t(lambda: T.ones(2, 3, dtype=T.bool).hypot_(T.ones(2, 3, dtype=T.int64)))
+    base = T.tensor([[0.75, -0.75], [-0.5, -1.75]])
+    view = base.expand(3, 2, 2)
+    view[[-3, -3, -3], -2:2:2] = 1.0
+    t(lambda: base)
+    leafy = T.ones(3)[1:]
+    leafy.requires_grad_()
+    t(lambda: leafy.exp_())
+    m = T.tensor([[False, True], [True, False]])
+    e = m.expand(2, 2, 2)
+    t(lambda: e.__setitem__((T.tensor([[1, 0]]), m), False))
+    v = T.tensor([True, False, True])
+    t(lambda: v.T.__setitem__(v, T.ones(3, 2)))
+    w = T.tensor([1.0, 2.0, 3.0]).isinf()
+    t(lambda: w.__setitem__((None, w), 0.0))
+    t(lambda: T.tensor(2.0).cumsum(1))
+    h = T.ones(2, 2, requires_grad=True) * 1
+    hv = h.view_as(h)
+    h.detach_()
+    with T.no_grad():
+        h[0:1] = 1.75
+    t(lambda: type(hv.grad_fn).__name__)
+    z = T.ones(0, requires_grad=True)
+    t(lambda: T.autograd.grad(T.cat([z, T.ones(0)], 2).sum(), [z]))
+    return out
+
+
+
+EXPECTED_3 = [
+    'RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor [2]], which is output 0 of Exp, is at version',
+    'torch._C._LinAlgError: linalg.inv: (Batch element 0): The diagonal element 3 is zero, the inversion could not be completed because the input matrix is singular.',
+    "RuntimeError: result type Long can't be cast to the desired output type Bool",
+    '[[1.0, 1.0], [-0.5, -1.75]]',
+    'RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.',
+    'None',
+    'RuntimeError: unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performin',
+    'RuntimeError: unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performin',
+    'IndexError: Dimension out of range (expected to be in range of [-1, 0], but got 1)',
+    "'AsStridedBackward0'",
+    '(tensor([]),)',
+]
+
+
+def test_third_batch_of_small_cases() -> None:
+    from types import SimpleNamespace
+    namespace = SimpleNamespace(**T)
+    namespace.linalg = SimpleNamespace(**api.SUBMODULES["linalg"])
+    namespace.autograd = SimpleNamespace(**api.SUBMODULES["autograd"])
+    outcomes: list[str] = []
+    caught_warnings(lambda: outcomes.extend(_scenarios_3(namespace)))
+    for i, (got, want) in enumerate(zip(outcomes, EXPECTED_3)):
+        assert got == want, f"case {i}"
+    assert len(outcomes) == len(EXPECTED_3)

@@ -212,7 +212,10 @@ class OpNode(Node):
     def _unpack(self) -> Saved:
         if self._freed:
             raise TorchRuntimeError(FREED_MESSAGE)
-        return Saved({key: _unpack(value) for key, value in self._saved.items()})
+        # inputs in name order, then outputs: so that of two modified saved tensors the one
+        # PyTorch reports is reported (mul's other before self, pow's self before its result)
+        order = sorted(self._saved, key=lambda k: (k.startswith("result"), k))
+        return Saved({key: _unpack(self._saved[key]) for key in order})
 
     def apply(self, grads: list, create_graph: bool) -> list:
         return list(self._backward(self._unpack(), grads))

@@ -289,9 +289,29 @@ INDEX = defop("index", "index(Tensor input, any indices)", _index_forward, node=
 
 
 def _index_put_forward(b: dict) -> Any:
-    # PyTorch's order of checks: the value's shape, then its dtype, then the index bounds.
+    """index_put_ with PyTorch's checks in its order: the expanded-target warning; one mask with a
+    one-element value goes to masked_fill_ (any dtype, no overlap checks); else no overlap with the
+    value or an index, the masks' shapes, the indices' broadcast, the value's shape, its dtype,
+    and last the bounds (checked by the kernel)."""
     t, values, indices = b["self"], b["values"], b["indices"]
-    _numpy_index(t.shape, indices, bounds=False)  # the masks' shapes are checked first
+    expanded = b.get("_inplace") and repeats_memory(t._data)
+    warn = _warn_expanded if expanded else (lambda *a: None)
+    warn("index_put_", "indices] = tensor", 976)
+    masked_fill = (not b["accumulate"] and values.numel() == 1 and len(indices) == 1
+                   and indices[0][1]._dtype is dtypes.bool_)
+    if masked_fill:
+        _numpy_index(t.shape, indices, bounds=False)  # the mask's shape
+        warn("masked_fill_", "mask] = scalar", 2450)
+        from .registry import overlap_status
+        if b.get("_inplace") and overlap_status(t._data, indices[0][1]._data) == "partial":
+            raise TorchRuntimeError(  # masked_fill_ refuses a mask that partly is the written tensor
+                "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+                "single memory location. Please clone() the tensor before performing the operation.")
+    elif b.get("_inplace") and any(_overlaps(t._data, x._data) for x in [values] + [i for _, i in indices]):
+        raise TorchRuntimeError(
+            "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+            "single memory location. Please clone() the tensor before performing the operation.")
+    _numpy_index(t.shape, indices, bounds=False)  # the masks' shapes
     _check_broadcastable(indices)
     out = t._data.copy()
     try:
@@ -303,25 +323,10 @@ def _index_put_forward(b: dict) -> Any:
         raise TorchRuntimeError(
             f"shape mismatch: value tensor of shape {list_str(values.shape)} cannot be broadcast to "
             f"indexing result of shape {list_str(target)}")
-    # One mask and a one-element value go to masked_fill_, which takes any dtype.
-    masked_fill = values.numel() == 1 and len(indices) == 1 and indices[0][1]._dtype is dtypes.bool_
-    if b.get("_inplace") and not masked_fill and any(np.shares_memory(t._data, i._data) for _, i in indices):
-        raise TorchRuntimeError(  # an index that is (part of) the written tensor
-            "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
-            "single memory location. Please clone() the tensor before performing the operation.")
     if values._dtype is not t._dtype and not values._wrapped and not masked_fill:
         raise TorchRuntimeError(
             f"Index put requires the source and destination dtypes match, got {t._dtype.legacy_name} for the "
             f"destination and {values._dtype.legacy_name} for the source.")
-    if not masked_fill and np.shares_memory(t._data, values._data):
-        raise TorchRuntimeError(  # index_put_ refuses any overlap (masked_fill_ reads a number)
-            "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
-            "single memory location. Please clone() the tensor before performing the operation.")
-    if b.get("_inplace") and repeats_memory(t._data):
-        from ..warnings import warn
-        warn(EXPANDED_WARNING.format("index_put_", "indices] = tensor", 976))
-        if masked_fill:
-            warn(EXPANDED_WARNING.format("masked_fill_", "mask] = scalar", 2450))
     where = _numpy_index(t.shape, indices)
     v = values._data.astype(t._dtype.np, copy=False)
     if b["accumulate"]:
@@ -329,6 +334,17 @@ def _index_put_forward(b: dict) -> Any:
     else:
         out[where] = v
     return out
+
+
+def _overlaps(a: np.ndarray, b: np.ndarray) -> bool:
+    """PyTorch's assert_no_overlap: partial or full overlap (an expanded tensor is "too hard")."""
+    from .registry import overlap_status
+    return overlap_status(a, b) in ("partial", "full")
+
+
+def _warn_expanded(op: str, example: str, line: int) -> None:
+    from ..warnings import warn
+    warn(EXPANDED_WARNING.format(op, example, line))
 
 
 EXPANDED_WARNING = ("Use of {0} on expanded tensors is deprecated. Please clone() the tensor before performing this "

@@ -366,16 +366,21 @@ def _inv_forward(b: dict) -> Any:
 
 
 def _singular_pivot(a: np.ndarray) -> int:
-    """The 1-based position of the first zero pivot of LU with partial pivoting (LAPACK's info)."""
-    m = np.array(a.reshape(-1, a.shape[-2], a.shape[-1])[0], dtype=np.float64)
+    """The 1-based position of the first zero pivot of LU with partial pivoting (LAPACK's info),
+    computed in the matrix's own dtype with getf2's steps (a float32 rounding can leave a pivot
+    that float64 would zero)."""
+    m = np.array(a, dtype=a.dtype, copy=True)
     n = m.shape[0]
+    first = 0
     for k in range(n):
         p = k + int(np.argmax(np.abs(m[k:, k])))
         if m[p, k] == 0:
-            return k + 1
+            first = first or k + 1  # LAPACK records it and goes on
+            continue
         m[[k, p]] = m[[p, k]]
-        m[k + 1:, k:] -= np.outer(m[k + 1:, k] / m[k, k], m[k, k:])
-    return n
+        m[k + 1:, k] *= a.dtype.type(1) / m[k, k]
+        m[k + 1:, k + 1:] -= np.outer(m[k + 1:, k], m[k, k + 1:])
+    return first or n
 
 
 defop("linalg.inv", "inv(Tensor A, *, Tensor? out=None)", _inv_forward, node="LinalgInvExBackward0",

@@ -351,7 +351,8 @@ def _var_forward(take_sqrt: bool) -> Any:
             warn(f"{'std' if take_sqrt else 'var'}(): degrees of freedom is <= 0. Correction should be strictly "
                  "less than the reduction factor (input numel divided by output numel). (Triggered internally at "
                  "/__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)")
-        mean = np.mean(a, axis=axes, keepdims=True, dtype=a.dtype)
+        # (np.mean of nothing would warn on stderr; 0/0 is a quiet nan here)
+        mean = np.sum(a, axis=axes, keepdims=True, dtype=a.dtype) / a.dtype.type(n)
         sq = np.sum((a - mean) ** 2, axis=axes, keepdims=b.get("keepdim", False), dtype=a.dtype)
         # n - correction <= 0 divides by zero: nan for 0/0, as in PyTorch.
         v = np.asarray(sq / a.dtype.type(max(n - ddof, 0)))
@@ -633,9 +634,10 @@ def _cum_forward(fn: Any) -> Any:
         t = b["self"]
         dt = b.get("dtype") or _sum_dtype(t, None)
         a = arr(t, dt)
+        axis = wrap_dim(b["dim"], a.ndim)  # a 0-dim tensor accepts only 0 and -1
         if a.ndim == 0:
             return a.copy()
-        return fn(a, axis=wrap_dim(b["dim"], a.ndim), dtype=dt.np)
+        return fn(a, axis=axis, dtype=dt.np)
     return forward
 
 

@@ -22,7 +22,7 @@ from .. import dtypes
 from ..autograd import grad_mode
 from ..autograd.engine import gradient_edge
 from ..autograd.node import SavedTensor, node_class
-from ..errors import TorchRuntimeError
+from ..errors import TorchNotImplementedError, TorchRuntimeError
 from ..tensor import Tensor, wrap_scalar
 from .signature import ArgParser
 from .shape_rules import list_str
@@ -408,7 +408,15 @@ def run_inplace(op: Op, bound: dict) -> Tensor:
                 "location. Please clone() the tensor before performing the operation.")
         if not tensor_fill:  # (fill_ copies a value that aliases self from a clone)
             _check_no_partial_overlap(op, bound, target)
-    result = np.asarray(op.forward(bound))
+    try:
+        result = np.asarray(op.forward(bound))
+    except TorchNotImplementedError:
+        # PyTorch finds the common dtype (and that it can't be written back) before the kernel
+        common = dtypes.result_type(_inputs_of(op, bound, with_self=True))
+        if not dtypes.can_cast(common, target._dtype):
+            raise TorchRuntimeError(f"result type {common.legacy_name} can't be cast to the desired output type "
+                                    f"{target._dtype.legacy_name}") from None
+        raise
     src = dtypes.from_numpy(result.dtype)
     if result.shape != target._data.shape:  # then the shape, then the dtype
         raise TorchRuntimeError(
@@ -488,7 +496,7 @@ def _dense(a: np.ndarray) -> bool:
     return True
 
 
-def _overlap(a: np.ndarray, b: np.ndarray) -> str:
+def overlap_status(a: np.ndarray, b: np.ndarray) -> str:
     """PyTorch's get_overlap_status: "full", "partial", "no", or "too hard" (not dense)."""
     if a.size == 0 or b.size == 0 or not np.may_share_memory(a, b):
         return "no"
@@ -504,7 +512,7 @@ def _overlap(a: np.ndarray, b: np.ndarray) -> str:
 def _check_no_partial_overlap(op: Op, bound: dict, target: Tensor) -> None:
     a = target._data
     for t in _inputs_of(op, bound):
-        if t is not target and _overlap(a, t._data) == "partial":
+        if t is not target and overlap_status(a, t._data) == "partial":
             raise TorchRuntimeError(
                 "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
                 "single memory location. Please clone() the tensor before performing the operation.")
@@ -536,7 +544,7 @@ def check_inplace_allowed(target: Tensor) -> None:
     if target._view_fn is not None:
         from .views import check_view_rebase
         check_view_rebase(target, indirect=False)
-        if base._grad_fn is None and base._requires_grad:
+        if base._grad_fn is None and target.requires_grad:  # (the view may require grad on its own)
             raise TorchRuntimeError(
                 "a view of a leaf Variable that requires grad is being used in an in-place operation.")
     if target._grad_fn is None and target._requires_grad:
@@ -550,8 +558,16 @@ def write_into(target: Tensor, array: np.ndarray, allow_overlap: bool = False) -
         target._vc.value += 1  # nothing to write, not even into an expanded tensor
         return
     if not data.flags.writeable and allow_overlap:
-        data = _writable_alias(data)
-    if data is None or not data.flags.writeable:
+        alias = _writable_alias(data)
+        if alias is not None:
+            # only the elements that change are written, as the kernel writes only what it
+            # indexes: writing all would let an untouched copy overwrite a shared element
+            changed = ~((alias == array) | (np.isnan(alias) & np.isnan(array)) if alias.dtype.kind == "f"
+                        else alias == array)
+            alias[changed] = np.broadcast_to(array, alias.shape)[changed]
+            target._vc.value += 1
+            return
+    if not data.flags.writeable:
         raise TorchRuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a single "
             "memory location. Please clone() the tensor before performing the operation.")

@@ -166,8 +166,7 @@ def refresh_view_grad_fn(view: Tensor) -> None:
     root = view._base
     if root is not None and (view._grad_fn is not None or root.requires_grad):
         check_view_rebase(view, indirect=True)
-    if root is not None and (root._requires_grad or root._grad_fn is not None):
-        _point_view_at_base(view)
+        _point_view_at_base(view)  # (a base detached since gives an AsStridedBackward0 to nowhere)
     else:
         view._view_ver = view._vc.value
 
@@ -176,10 +175,7 @@ def _point_view_at_base(view: Tensor) -> None:
     from .registry import move_retain_hook
     root = view._base
     view._view_ver = view._vc.value
-    edge = gradient_edge(root)
-    if edge is None:
-        view._grad_fn = None
-        return
+    edge = gradient_edge(root) or (None, 0)
     old = view._grad_fn, view._output_nr
     view._grad_fn = AsStridedBackward0(edge, view._view_fn, (root.shape, root._dtype))
     view._output_nr = 0
