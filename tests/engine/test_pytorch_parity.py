@@ -870,3 +870,143 @@ def test_third_batch_of_small_cases() -> None:
     for i, (got, want) in enumerate(zip(outcomes, EXPECTED_3)):
         assert got == want, f"case {i}"
     assert len(outcomes) == len(EXPECTED_3)
+
+
+def _scenarios_4(T: Any) -> list[str]:
+    """A fourth batch; their outcomes under PyTorch 2.13 are EXPECTED_4."""
+    out: list[str] = []
+
+    def t(f: Any) -> None:
+        try:
+            r = f()
+            out.append(repr(r.tolist() if hasattr(r, "tolist") else r))
+        except Exception as e:  # noqa: BLE001 - the error is the outcome
+            message = str(e).split("\n")[0]
+            if "modified by an inplace operation" in message:
+                message = message[message.index("[torch"):message.index(" is at")]
+            out.append(type(e).__name__ + ": " + message[:160])
+
+    def grads(f: Any, *shape_values: Any) -> Any:
+        x = T.tensor(*shape_values, requires_grad=True)
+        f(x).backward()
+        return x.grad
+
+    # lerp's `1 - weight` for a bool weight tensor is bool minus bool; a Scalar weight is a number
+    t(lambda: grads(lambda x: T.lerp(x, x * 2, T.tensor(False)).sum(), [1.0, 2.0]))
+    t(lambda: grads(lambda x: T.lerp(x, x * 2, True).sum(), [1.0, 2.0]))
+    # trace's gradient fills the diagonal of zeros
+    for scale in (-2.0, float("inf"), float("nan")):
+        t(lambda: grads(lambda x: T.trace(x) * scale, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
+    # CopySlices frees its function after a backward even when that saved nothing
+    a = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    c = a.clone()
+    c[0] = 5.0
+    y = c.sum()
+    y.backward()
+    t(lambda: y.backward())
+    # an in-place op's saved result that is a view is named by the view's node while it lives
+    x = T.tensor([1.0, 2.0, 3.0], requires_grad=True) * 1
+    v = x[1:]
+    v.exp_()
+    y = v.sum()
+    x.add_(1)
+    t(lambda: y.backward())
+    x = T.tensor([1.0, 2.0, 3.0], requires_grad=True) * 1
+    v = x[1:]
+    v.exp_()
+    x.add_(1)
+    t(lambda: type(v.grad_fn).__name__)  # a new AsStridedBackward0: the first is gone
+    y = v.sum()
+    t(lambda: y.backward())
+    # cumprod's gradient with zeros: nothing past a slice's first zero (no NaN spreads)
+    t(lambda: grads(lambda x: T.cumprod(x, 0).sum(), [0.0, 0.0, float("nan"), 0.0]))
+    t(lambda: grads(lambda x: (T.cumprod(x, 1) * T.tensor([[1.0, -1.0, 2.0], [3.0, 1.0, 1.0]])).sum(),
+                    [[2.0, 0.0, -3.0], [float("nan"), 1.5, 0.0]]))
+    z = T.tensor([2.0, 0.0, float("nan")], requires_grad=True)
+    t(lambda: T.autograd.grad(T.cumprod(z, 0).sum(), z, create_graph=True)[0])
+    # an integer tensor that requires grad (through eq_): ops that clone self fail first
+    w = T.tensor(-2.0, dtype=T.float64, requires_grad=True)
+    n = T.tensor(0).eq_(w)
+    t(lambda: n.clamp_(min=-0.5))
+    t(lambda: n.mul_(2.5))
+    t(lambda: n.clone().mul_(w))
+    # converting to integers reads no history: a stale view of split converts
+    s = (T.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True) * 1).split([1, 1], 0)[0]
+    with T.no_grad():
+        s[0].fill_(5.0)
+    t(lambda: s.int())
+    t(lambda: s.double())
+    # the in-place op's own edge does not keep a view's old node alive: only other users do
+    for keep in (False, True):
+        x = T.tensor([[1.0, 2.0, 3.0, 4.0]], requires_grad=True)
+        v = ((x * 1).expand(2, 4) * 1)[0:1]
+        v.tan_()
+        user = v * 2 if keep else None
+        v.add_(1)
+        t(lambda: T.autograd.grad([v.sum()], [x]))
+        del user
+    # cat's result is contiguous unless all inputs are channels last; stack is cat then a view
+    e = T.tensor([[1.0, 2.0, 3.0]], requires_grad=True)[0].expand(2, 3)
+    t(lambda: [T.stack([e, e, e], d).stride() for d in (-1, 0, 1)] + [T.cat([e, e], 1).stride()])
+    z = T.arange(24.0).reshape(1, 2, 3, 4).permute(0, 3, 1, 2)
+    t(lambda: [T.cat([z, z], 0).stride(), T.stack([z, z]).stride(), T.cat([z, z.contiguous()]).stride()])
+    t(lambda: type(T.stack([e, e], -1).reshape(-1).grad_fn).__name__)
+    # slicing a 0-dim view: slice's node takes its edge before the kernel refuses the 0-dim
+    o = T.unbind(T.tensor([-1.25], requires_grad=True), 0)[0]
+    with T.no_grad():
+        o._base[0:1] = 3.75
+    t(lambda: o[0:])
+    t(lambda: o[0:0:0])
+    # an in-place kernel's own error comes after self's shape is checked against the broadcast
+    t(lambda: T.tensor(True).hypot_(T.tensor([[False, True]])))
+    t(lambda: T.tensor([True, False]).hypot_(T.tensor([False, True])))
+    t(lambda: T.tensor([[4, 0]]).floor_divide_(T.tensor([[0], [1], [0]])))
+    # integer division by zero fails only where something is computed
+    t(lambda: T.ones(4, 0, dtype=T.int64) // 0)
+    t(lambda: T.ones(4, 1, dtype=T.int64).fmod(T.zeros(0, dtype=T.int64)))
+    t(lambda: T.ones(2, dtype=T.int64) % T.zeros(1, dtype=T.int64))
+    return out
+
+
+EXPECTED_4 = [
+    'RuntimeError: Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.',
+    '[2.0, 2.0]',
+    '[[-2.0, 0.0, 0.0], [0.0, -2.0, 0.0]]',
+    '[[inf, 0.0, 0.0], [0.0, inf, 0.0]]',
+    '[[nan, 0.0, 0.0], [0.0, nan, 0.0]]',
+    'RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph',
+    'RuntimeError: [torch.FloatTensor [2]], which is output 0 of AsStrided,',
+    "'AsStridedBackward0'",
+    'RuntimeError: [torch.FloatTensor [2]], which is output 0 of Exp,',
+    '[1.0, 0.0, 0.0, 0.0]',
+    '[[1.0, -14.0, 0.0], [nan, nan, nan]]',
+    '[nan, nan, 0.0]',
+    'RuntimeError: Autograd not support dtype: Long',
+    "RuntimeError: result type Float can't be cast to the desired output type Long",
+    'RuntimeError: Autograd not support dtype: Long',
+    '[[5, 5]]',
+    'RuntimeError: Output 0 of SplitWithSizes is a view and its base or another view of its base has been modified inplace. This view is the output of a function that returns mult',
+    'RuntimeError: [torch.FloatTensor [1, 4]], which is output 0 of Tan,',
+    'RuntimeError: [torch.FloatTensor [1, 4]], which is output 0 of AsStrided,',
+    '[(9, 3, 1), (6, 3, 1), (9, 3, 1), (6, 1)]',
+    '[(24, 1, 12, 4), (24, 4, 1, 12, 4), (24, 6, 3, 1)]',
+    "'ViewBackward0'",
+    'RuntimeError: Output 0 of Unbind is a view and its base or another view of its base has been modified inplace. This view is the output of a function that returns multiple vie',
+    'ValueError: slice step cannot be zero',
+    "RuntimeError: output with shape [] doesn't match the broadcast shape [1, 2]",
+    'NotImplementedError: "hypot_cpu" not implemented for \'Bool\'',
+    "RuntimeError: output with shape [1, 2] doesn't match the broadcast shape [3, 2]",
+    '[[], [], [], []]',
+    '[[], [], [], []]',
+    'RuntimeError: ZeroDivisionError',
+]
+
+
+def test_fourth_batch_of_small_cases() -> None:
+    from types import SimpleNamespace
+    namespace = SimpleNamespace(**T)
+    namespace.autograd = SimpleNamespace(**api.SUBMODULES["autograd"])
+    outcomes = _scenarios_4(namespace)
+    for i, (got, want) in enumerate(zip(outcomes, EXPECTED_4)):
+        assert got == want, f"case {i}"
+    assert len(outcomes) == len(EXPECTED_4)

@@ -59,7 +59,9 @@ class Gen:
 
     # -- random choices ---------------------------------------------------------------------
     def coin(self, p: float) -> bool:
-        return self.draw(st.integers(0, 999)) < p * 1000
+        # True for the top of the range: hypothesis favours small draws, and those should give
+        # the common case (no rare event), not the rare one
+        return self.draw(st.integers(0, 999)) >= round((1 - p) * 1000)
 
     def choice(self, options: list) -> Any:
         return self.draw(st.sampled_from(options))
@@ -88,6 +90,10 @@ class Gen:
         refs = self.refs(pred)
         if not refs:
             return None
+        if not self.coin(0.3):
+            # mostly values on a gradient path, so that most formulas get checked
+            graded = [r for r in refs if self.value(r).requires_grad]
+            refs = graded or refs
         # Recent values more often: graphs grow deep rather than wide.
         weights = list(range(1, len(refs) + 1))
         i = self.draw(st.integers(0, sum(weights) - 1))
@@ -233,6 +239,33 @@ class Gen:
             return arg.array
         return np.asarray(arg)
 
+    def grad_into_integers(self, step: Step) -> bool:
+        """An in-place step that would make an integer or bool tensor require grad.
+
+        PyTorch lets eq_, fill_, index_put_... on an integer tensor take a history from an
+        operand that requires grad (gradcli copies that), but a backward through it then
+        trips an internal assert in PyTorch's engine.  Such states are not generated.
+        """
+        if step.target is None or step.no_grad or step.name == "copy_":
+            return False
+        if self.value(step.target).is_floating_point():
+            return False
+        found = False
+
+        def visit(a: Any) -> None:
+            nonlocal found
+            if isinstance(a, Ref):
+                found = found or bool(self.value(a).requires_grad)
+            elif isinstance(a, (tuple, list)):
+                for x in a:
+                    visit(x)
+            elif isinstance(a, dict):
+                for x in a.values():
+                    visit(x)
+        visit(step.args)
+        visit(step.kwargs)
+        return found
+
     # -- recording a step ----------------------------------------------------------------------------
     def operands_exact(self, step: Step) -> bool:
         ok = True
@@ -269,7 +302,7 @@ Table = list[tuple[int, Callable[["Gen"], Step | None]]]
 DTYPES = ["float32"] * 6 + ["float64"] * 2 + ["int64", "int32", "bool"]
 
 
-def draw_inputs(g: Gen) -> list[Input]:
+def draw_inputs(g: Gen, graded: bool = False) -> list[Input]:
     nd = g.choice([0, 1, 1, 2, 2, 2, 3, 3])
     base = [g.integer(1, 4) for _ in range(nd)]
     if nd >= 2 and g.coin(0.3):
@@ -279,8 +312,8 @@ def draw_inputs(g: Gen) -> list[Input]:
     inputs = []
     for i in range(g.integer(1, 3)):
         shape = tuple(base) if i == 0 or g.coin(0.5) else g.broadcastable(tuple(base))
-        dtype = g.choice(DTYPES)
-        inputs.append(Input(g.array(shape, dtype), dtype.startswith("float") and g.coin(0.85)))
+        dtype = g.choice(["float32", "float32", "float64"] if graded else DTYPES)
+        inputs.append(Input(g.array(shape, dtype), dtype.startswith("float") and (graded or not g.coin(0.15))))
     return inputs
 
 
@@ -316,11 +349,12 @@ def _record(g: Gen, step: Step, value: Any) -> None:
         g.exact.append(True)
 
 
-def draw_finish(g: Gen) -> Finish | None:
+def draw_finish(g: Gen, always: bool = False) -> Finish | None:
     refs = g.refs(lambda t: t.is_floating_point() and t.requires_grad)
-    if not refs or g.coin(0.05):
+    if not refs or (g.coin(0.05) and not always):
         return None
-    chosen = [r for r in refs if g.coin(0.5)] or [refs[-1]]
+    # (nearly) everything that requires grad: a wrong formula anywhere then shows in some .grad
+    chosen = [r for r in refs if g.coin(0.9)] or [refs[-1]]
     weights = []
     for r in chosen:
         t = g.value(r)
@@ -340,9 +374,12 @@ def _too_big(value: Any) -> bool:
     return len(items) > 8 or any(isinstance(t, torch.Tensor) and t.numel() > MAX_NUMEL for t in items)
 
 
-def build_program(draw: Callable, table: Table, max_steps: int = 8, keep_error: float = 0.3) -> Program:
+def build_program(draw: Callable, table: Table, max_steps: int = 8, keep_error: float = 0.3,
+                  gradients: bool = False) -> Program:
+    """A program of up to ``max_steps`` steps drawn from ``table``.  With ``gradients``, a
+    gradient-focused one: float inputs that require grad, no no_grad, nothing in place."""
     g = Gen(draw)
-    g.program.inputs = draw_inputs(g)
+    g.program.inputs = draw_inputs(g, graded=gradients)
     g.runner = Runner(TORCH, g.program)
     g.exact = [True] * len(g.program.inputs)
     weights = [w for w, _ in table]
@@ -355,14 +392,18 @@ def build_program(draw: Callable, table: Table, max_steps: int = 8, keep_error: 
                     break
                 r -= w
             step = gen(g)
-            if step is None:
+            if step is None or gradients and (step.target is not None or step.kind == "call"):
                 continue
+            if g.grad_into_integers(step):
+                continue
+            if gradients:
+                step.no_grad = False
             value, _ = g.runner.step(step)
             if isinstance(value, Exception):
                 if g.coin(keep_error):
                     g.program.steps.append(step)
                     g.exact.append(False)
-                    g.program.finish = draw_finish(g)
+                    g.program.finish = draw_finish(g, gradients)
                     return g.program
                 g.runner.env.pop()
                 continue
@@ -371,5 +412,5 @@ def build_program(draw: Callable, table: Table, max_steps: int = 8, keep_error: 
                 continue
             _record(g, step, value)
             break
-    g.program.finish = draw_finish(g)
+    g.program.finish = draw_finish(g, gradients)
     return g.program

@@ -13,7 +13,7 @@ from graph_program import Const, DType, Ref, Step
 
 def _step(kind: str, name: str, args: tuple, kwargs: dict | None = None, target: Ref | None = None,
           g: Gen | None = None, exact: bool = True, no_grad: float | None = None) -> Step:
-    p = no_grad if no_grad is not None else (0.35 if target is not None else 0.08)
+    p = no_grad if no_grad is not None else (0.35 if target is not None else 0.04)
     return Step(kind, name, args, kwargs or {}, no_grad=g is not None and g.coin(p), target=target,
                 exact_op=exact)
 

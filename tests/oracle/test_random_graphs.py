@@ -36,23 +36,31 @@ MIXED = graph_ops_math.TABLE + graph_ops_shape.TABLE
 
 
 @st.composite
-def programs(draw: st.DrawFn, table: list = MIXED, max_steps: int = 8) -> Program:
-    return build_program(draw, table, max_steps=max_steps)
+def programs(draw: st.DrawFn, table: list = MIXED, max_steps: int = 8, gradients: bool = False) -> Program:
+    return build_program(draw, table, max_steps=max_steps, gradients=gradients)
 
 
-@settings(max_examples=1500, **SETTINGS)
+@settings(max_examples=1200, **SETTINGS)
 @given(programs())
 def test_mixed_graphs(program: Program) -> None:
     check(program)
 
 
-@settings(max_examples=750, **SETTINGS)
+@settings(max_examples=800, **SETTINGS)
+@given(programs(graph_ops_math.TABLE + graph_ops_shape.TABLE, max_steps=5, gradients=True))
+def test_gradient_chains(program: Program) -> None:
+    """Short chains of differentiable steps on inputs that require grad: every formula is on a
+    gradient path here, so a wrong one cannot hide behind no_grad or an integer."""
+    check(program)
+
+
+@settings(max_examples=500, **SETTINGS)
 @given(programs(graph_ops_math.TABLE))
 def test_math_graphs(program: Program) -> None:
     check(program)
 
 
-@settings(max_examples=750, **SETTINGS)
+@settings(max_examples=500, **SETTINGS)
 @given(programs(graph_ops_shape.TABLE + [(10, graph_ops_math.gen_binary)]))
 def test_views_and_inplace_graphs(program: Program) -> None:
     check(program)

@@ -136,7 +136,7 @@ class Node:
 class SavedTensor:
     """A tensor saved for backward, with its version at the time it was saved."""
 
-    __slots__ = ("tensor", "version", "output_of", "was_leaf", "is_output")
+    __slots__ = ("tensor", "version", "output_of", "was_leaf", "is_output", "view_node")
 
     def __init__(self, tensor: "Tensor", output_of: str | None, is_output: bool = False) -> None:
         self.tensor = tensor
@@ -146,6 +146,8 @@ class SavedTensor:
         self.output_of = output_of
         self.was_leaf = tensor._grad_fn is None
         self.is_output = is_output
+        # An in-place op's result that is a view: PyTorch names the view's node while it lives
+        self.view_node: Callable[[], Node | None] | None = None
 
     def unpack(self) -> "Tensor":
         t = self.tensor
@@ -154,7 +156,9 @@ class SavedTensor:
                 "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is not "
                 "supported, please use out-of-place `.detach()` instead")
         if t._vc.value != self.version:
-            raise TorchRuntimeError(modified_message(t, self.output_of, self.version))
+            node = self.view_node() if self.view_node is not None else None
+            output_of = self.output_of if node is None else f"0 of {short_name(type(node).__name__)}"
+            raise TorchRuntimeError(modified_message(t, output_of, self.version))
         return t
 
 

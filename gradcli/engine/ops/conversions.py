@@ -32,6 +32,12 @@ def convert(t: Tensor, dtype: DType, copy: bool = False) -> Tensor:
     """``t.to(dtype)``: the tensor itself when nothing changes, as in PyTorch."""
     if dtype is t._dtype and not copy:
         return t
+    if not dtype.is_floating_point:
+        # PyTorch records nothing for a copy to integers: the input's history is not even read
+        # (a stale view of a multi-output op converts without an error)
+        from ..autograd.grad_mode import no_grad
+        with no_grad():
+            return run(TO_COPY, {"self": t, "dtype": dtype})
     return run(TO_COPY, {"self": t, "dtype": dtype})
 
 

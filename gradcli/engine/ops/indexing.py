@@ -85,6 +85,10 @@ def apply_indexing(self: Tensor, index: Any, setting: bool = False) -> tuple[Ten
         # the one-item fast paths of PyTorch's indexing say it their own way (a 0-dim size is 0)
         if isinstance(index, slice):
             _step(index)  # a bad step is reported first
+            from ..autograd import grad_mode
+            from ..autograd.engine import gradient_edge
+            if grad_mode._enabled and self.requires_grad:
+                gradient_edge(self)  # then slice's node takes its edge (a stale view fails here)
             raise TorchIndexError("slice() cannot be applied to a 0-dim tensor.")
         if index == 0:
             raise TorchIndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import dtypes
 from ..errors import TorchRuntimeError
 from ..tensor import Tensor
 from .registry import FUNCTIONS, NAMESPACES, OPS, d, defop, run
@@ -266,8 +267,11 @@ def _trace_forward(b: dict) -> Any:
 
 def _trace_backward(g: Tensor, s: Any) -> Tensor:
     rows, cols = s.self_sym_sizes
-    eye = Tensor._make(np.eye(rows, cols, dtype=g._dtype.np), g._dtype)
-    return eye * g
+    # PyTorch index_fill_s the diagonal of zeros: off the diagonal stays +0 even for a negative,
+    # infinite or NaN gradient (eye * g would make -0 or NaN there)
+    diag = Tensor._make(np.eye(rows, cols, dtype=bool).reshape(-1), dtypes.bool_)
+    zero = Tensor._make(np.zeros(rows * cols, dtype=g._dtype.np), g._dtype)
+    return FUNCTIONS["where"](diag, g, zero).view(rows, cols)
 
 
 defop("trace", "trace(Tensor input)", _trace_forward, node="TraceBackward0",

@@ -269,7 +269,7 @@ def _div_forward(b: dict) -> Any:
         return _floor_divide(a1, a2)
     if mode == "trunc":
         if a1.dtype.kind in "iub":
-            _check_int_zero(a2)
+            _check_int_zero(a1, a2)
             q = np.abs(a1) // np.abs(a2)
             return np.where((a1 < 0) != (a2 < 0), -q, q).astype(a1.dtype)
         return np.trunc(a1 / a2)
@@ -288,14 +288,15 @@ defop("div", ["div(Tensor input, Tensor other, *, Tensor? out=None)",
                   else -g * ((s.self / s.other) / s.other))})
 
 
-def _check_int_zero(y: np.ndarray) -> None:
-    if y.dtype.kind in "iub" and not np.all(y):
+def _check_int_zero(x: np.ndarray, y: np.ndarray) -> None:
+    # PyTorch's integer kernels fail on the first zero divisor they meet: none in an empty result
+    if y.dtype.kind in "iub" and not np.all(y) and np.broadcast(x, y).size:
         raise TorchRuntimeError("ZeroDivisionError")
 
 
 def _floor_divide(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     if x.dtype.kind in "iub":
-        _check_int_zero(y)
+        _check_int_zero(x, y)
     return np.floor_divide(x, y)
 
 
@@ -325,7 +326,7 @@ def _remainder_forward(b: dict) -> Any:
     if rt is dtypes.bool_:
         raise no_kernel("remainder_cpu", rt)
     if x.dtype.kind in "iu":
-        _check_int_zero(y)
+        _check_int_zero(x, y)
     # PyTorch's kernel: fmod, moved into the divisor's sign unless it is 0 (so a zero keeps
     # the dividend's sign, where NumPy's remainder gives it the divisor's).
     mod = np.fmod(x, y)
@@ -346,7 +347,7 @@ defop("remainder", "remainder(Tensor input, Tensor other, *, Tensor? out=None)",
 def _fmod_forward(b: dict) -> Any:
     x, y, _ = binary_arrays(b["self"], b["other"])
     if x.dtype.kind in "iub":
-        _check_int_zero(y)
+        _check_int_zero(x, y)
     return np.fmod(x, y)
 
 
@@ -558,10 +559,19 @@ def _lerp_forward(b: dict) -> Any:
     return np.where(np.abs(w) < 0.5, s_ + w * (e_ - s_), e_ - (e_ - s_) * (1 - w))
 
 
+def _lerp_self_grad(g: Tensor, s: Any) -> Tensor:
+    w = s.weight
+    if w._wrapped:  # a Scalar weight: PyTorch computes 1 - weight.toDouble()
+        return g * (1.0 - float(w.item()))
+    # PyTorch's `1 - weight` on a tensor is ones_like(weight).sub_(weight): bool minus bool
+    _sub_check(w, w)
+    return g * (1 - w)
+
+
 defop("lerp", "lerp(Tensor input, Tensor end, Tensor weight, *, Tensor? out=None)", _lerp_forward,
       node=lambda b: "LerpBackward0" if b["weight"]._wrapped else "LerpBackward1",
       inputs=("self", "end", "weight"), scalar_inputs=("weight",), numbers_as_tensors=True, inplace=True,
-      derivs={"self": d("weight")(lambda g, s: g * (1 - s.weight)),
+      derivs={"self": d("weight")(_lerp_self_grad),
               "end": d("weight")(lambda g, s: g * s.weight),
               "weight": d("self", "end")(lambda g, s: g * (s.end - s.self))})
 

@@ -660,6 +660,10 @@ def _cumprod_backward(g: Tensor, s: Any) -> Tensor:
     if not (x == 0).any().item():
         # PyTorch's fast path without zeros: reversed cumsum of result * grad, over the input
         return (s.result * g).flip((dim,)).cumsum(dim).flip((dim,)) / x
+    from ..autograd import grad_mode
+    if not grad_mode._enabled:
+        return _cumprod_backward_masked(g, x, s.result, dim)
+    # (with create_graph, PyTorch's differentiable O(n^2) form: sums of omitted products)
     pieces = []
     for i in range(n):
         left = x.narrow(dim, 0, i).prod(dim, keepdim=True) if i > 0 else None
@@ -670,6 +674,33 @@ def _cumprod_backward(g: Tensor, s: Any) -> Tensor:
         partial = tail if left is None else tail * left
         pieces.append((g.narrow(dim, i, n - i) * partial).sum(dim, keepdim=True))
     return FUNCTIONS["cat"](pieces, dim)
+
+
+def _cumprod_backward_masked(g: Tensor, x: Tensor, out: Tensor, dim: int) -> Tensor:
+    """PyTorch's O(n) cumprod backward with zeros: only elements up to the first zero of a
+    slice get a gradient (nothing past it, so a NaN there does not spread)."""
+    gd, xd, od = g._data, x._data, out._data
+    zero = np.cumsum(xd == 0, axis=dim)
+    grad_in = np.zeros(xd.shape, dtype=gd.dtype)
+    before = zero == 0  # before the first zero: reversed cumsum of out * grad, over the input
+    w = np.where(before, od * gd, 0)
+    with np.errstate(all="ignore"):
+        rev = np.flip(_cumsum(np.flip(w, dim), dim, w.dtype), dim) / xd
+    grad_in[before] = rev[before]
+    # at the first zero: sum_j grad_j * prod(x[z1+1..j]) times out just before the zero
+    span = zero == 1
+    first = np.expand_dims(np.argmax(span, axis=dim), dim)
+    at_first = np.zeros_like(span)
+    np.put_along_axis(at_first, first, True, dim)
+    at_first &= span
+    after = span & ~at_first
+    with np.errstate(all="ignore"):
+        total = (np.cumprod(np.where(after, xd, 1), axis=dim, dtype=gd.dtype)
+                 * np.where(span, gd, 0)).sum(axis=dim, keepdims=True)
+        prev = np.take_along_axis(od, np.maximum(first - 1, 0), dim)
+        value = total * np.where(first == 0, 1, prev)
+    grad_in[at_first] = np.broadcast_to(value, xd.shape)[at_first]
+    return Tensor._make(grad_in, g._dtype)
 
 
 def _cumsum(a: np.ndarray, axis: int, dtype: Any) -> np.ndarray:

@@ -13,6 +13,7 @@ records a graph of its own (higher-order derivatives come for free).
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -164,6 +165,16 @@ def _requires(t: Any) -> bool:
 def _c_order(a: Any) -> Any:
     a = np.asarray(a)
     return a if a.flags.c_contiguous else a.copy(order="C")
+
+
+def _reads_self(op: Op, bound: dict) -> bool:
+    """Whether the gradient formula of some input that requires grad reads self."""
+    for name, dv in op.derivs.items():
+        value = bound.get(name)
+        values = value if isinstance(value, list) else [value]
+        if "self" in dv.needs and any(isinstance(t, Tensor) and _requires(t) for t in values):
+            return True
+    return False
 
 
 def _any_requires_grad(op: Op, bound: dict) -> bool:
@@ -396,8 +407,13 @@ def run_inplace(op: Op, bound: dict) -> Tensor:
     needs_grad = grad_mode._enabled and op.node is not None and _any_requires_grad(op, bound)
     if op.name == "copy" and not target._dtype.is_floating_point:
         needs_grad = False  # copy_ into an integer tensor records nothing
+    original = None
     if needs_grad:
         check_inplace_allowed(target)  # before the kernel's own checks, as in PyTorch
+        if _reads_self(op, bound):
+            # PyTorch saves self.clone() before the kernel runs: an integer self that requires
+            # grad fails here ("Autograd not support dtype") before any cast error
+            original = target.clone()
     same_copy = op.name == "copy" and _same_memory(target, bound["src"])  # x.copy_(x) returns at once
     # fill_ with a number may write memory that elements share; fill_ with a tensor may not
     tensor_fill = op.name == "fill" and not bound["value"]._wrapped
@@ -410,9 +426,20 @@ def run_inplace(op: Op, bound: dict) -> Tensor:
             _check_no_partial_overlap(op, bound, target)
     try:
         result = np.asarray(op.forward(bound))
-    except TorchNotImplementedError:
-        # PyTorch finds the common dtype (and that it can't be written back) before the kernel
-        common = dtypes.result_type(_inputs_of(op, bound, with_self=True))
+    except (TorchNotImplementedError, TorchRuntimeError) as e:
+        if isinstance(e, TorchRuntimeError) and str(e) != "ZeroDivisionError":
+            raise
+        # A kernel's error: PyTorch checks the broadcast shape against self, then finds the
+        # common dtype (and that it can't be written back), all before the kernel
+        inputs = _inputs_of(op, bound, with_self=True)
+        if op.name not in _NOT_POINTWISE:
+            from .shape_rules import broadcast_all
+            shape = broadcast_all([t.shape for t in inputs])
+            if tuple(shape) != target.shape:
+                raise TorchRuntimeError(
+                    f"output with shape {list_str(target.shape)} doesn't match the broadcast shape "
+                    f"{list_str(shape)}") from None
+        common = dtypes.result_type(inputs)
         if not dtypes.can_cast(common, target._dtype):
             raise TorchRuntimeError(f"result type {common.legacy_name} can't be cast to the desired output type "
                                     f"{target._dtype.legacy_name}") from None
@@ -428,12 +455,8 @@ def run_inplace(op: Op, bound: dict) -> Tensor:
             from .shape_rules import C_TYPE_NAMES  # clamp_'s Scalar overload words it the C++ way
             names = (src.legacy_name, C_TYPE_NAMES[target._dtype.name])
         raise TorchRuntimeError(f"result type {names[0]} can't be cast to the desired output type {names[1]}")
-    original = None
     before = None
     if needs_grad:
-        deriv_needs = {k for n, dv in op.derivs.items() for k in dv.needs}
-        if "self" in deriv_needs:
-            original = target.clone()
         self_edge_holder = _EdgeHolder(target)
         before = _before_write(op, bound, target)
     if same_copy:
@@ -447,10 +470,16 @@ def run_inplace(op: Op, bound: dict) -> Tensor:
         rebase_history(target, node)
         saves = {"result"} if op.saves is None else op.saves(bound)
         if "result" in {k for dv in op.derivs.values() for k in dv.needs} & saves:
-            node._saved["result"] = SavedTensor(target, f"0 of {_short(type(node).__name__)}", is_output=True)
+            saved = node._saved["result"] = SavedTensor(target, f"0 of {_short(type(node).__name__)}", is_output=True)
+            if target._base is not None:  # PyTorch keeps a weak pointer to the view's AsStridedBackward0
+                saved.view_node = weakref.ref(target._grad_fn)
     return target
 
 
+# In-place ops whose inputs do not broadcast together with self (TensorIterator's checks
+# are not theirs).
+_NOT_POINTWISE = frozenset({"addmm", "copy", "cumprod", "cumsum", "fill", "index_add", "index_put", "masked_fill",
+                            "scatter", "scatter_add", "tril", "triu", "zero"})
 # In-place ops that take their value as a number (value.item()): no overlap check, and
 # like PyTorch's fill_ they may write into memory that several elements share.
 _READS_VALUE = frozenset({"fill", "zero", "masked_fill"})

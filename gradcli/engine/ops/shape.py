@@ -363,7 +363,54 @@ def _cat_forward(b: dict) -> Any:
                     f"Sizes of tensors must match except in dimension {dim}. Expected size {ref.shape[k]} but "
                     f"got size {t.shape[k]} for tensor number {i} in the list.")
         parts.append(t._data.astype(rt.np, copy=False))
-    return np.concatenate(parts, axis=dim)
+    shape = list(ref.shape)
+    shape[dim] = sum(p.shape[dim] for p in parts)
+    out = _empty_in_format(tuple(shape), rt.np, _cat_memory_format(tensors))
+    return np.concatenate(parts, axis=dim, out=out)
+
+
+# PyTorch's suggest_memory_format looks for these stride orders (innermost first) in 4-d and
+# 5-d tensors; cat's result takes the format all its inputs share, else it is contiguous
+# (NumPy's concatenate would follow its inputs' layout instead).
+_LAST_ORDERS = {4: (1, 3, 2, 0), 5: (1, 4, 3, 2, 0)}
+
+
+def _memory_format(t: Tensor) -> int | None:
+    """4 or 5 for a channels-last (3d) layout, None for contiguous."""
+    order = _LAST_ORDERS.get(t.ndim)
+    if order is None:
+        return None
+    sizes = t.shape
+    strides = [st // t._data.itemsize for st in t._data.strides]
+    if strides[1] == 0:
+        return None
+    least = 0
+    for k in order:
+        if sizes[k] == 0 or strides[k] < least:
+            return None
+        if k == 0 and least == strides[1]:
+            return None  # ambiguous (N111 and the like): contiguous
+        least = strides[k] * (sizes[k] if sizes[k] > 1 else 1)
+    return t.ndim
+
+
+def _cat_memory_format(tensors: list) -> int | None:
+    found = None
+    for t in tensors:
+        f = _memory_format(t)
+        if f is None or (found is not None and f != found):
+            return None
+        found = f
+    return found
+
+
+def _empty_in_format(shape: tuple, dtype: Any, fmt: int | None) -> np.ndarray:
+    if fmt is None:
+        return np.empty(shape, dtype=dtype)
+    # channels last: C innermost, then the spatial dims, then N
+    perm = (0,) + tuple(range(2, len(shape))) + (1,)
+    back = tuple(int(i) for i in np.argsort(perm))
+    return np.empty(tuple(shape[i] for i in perm), dtype=dtype).transpose(back)
 
 
 def _cat_backward(g: Tensor, s: Any) -> list:
@@ -399,9 +446,20 @@ def _stack_forward(b: dict) -> Any:
                 f"stack expects each tensor to be equal size, but got {list_str(first)} at entry 0 and "
                 f"{list_str(t.shape)} at entry {i}")
     dim = wrap_dim(b["dim"], len(first) + 1)
-    from .arith import promote
-    rt = promote(*tensors)
-    return np.stack([t._data.astype(rt.np, copy=False) for t in tensors], axis=dim)
+    if dim < len(first):
+        # PyTorch's stack: cat along dim, then a view that splits it (so the layout is cat's)
+        flat = _cat_forward({"tensors": tensors, "dim": dim})
+        return flat.reshape(first[:dim] + (len(tensors),) + first[dim:])
+    return _cat_forward({"tensors": [_unsqueezed(t, dim) for t in tensors], "dim": dim})
+
+
+def _unsqueezed(t: Tensor, dim: int) -> Tensor:
+    """A graph-free t.unsqueeze(dim) with PyTorch's stride for the new dim."""
+    a = t._data
+    strides = list(a.strides)
+    strides.insert(dim, a.shape[dim] * a.strides[dim] if dim < a.ndim else a.itemsize)
+    shape = a.shape[:dim] + (1,) + a.shape[dim:]
+    return Tensor._make(np.lib.stride_tricks.as_strided(a, shape, strides, writeable=False), t._dtype)
 
 
 defop("stack", "stack(Tensor[] tensors, int dim=0, *, Tensor? out=None)", _stack_forward,

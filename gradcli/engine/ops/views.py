@@ -26,7 +26,7 @@ import numpy as np
 
 from ..autograd import grad_mode
 from ..autograd.engine import gradient_edge
-from ..autograd.node import Node, node_class
+from ..autograd.node import FREED_MESSAGE, Node, node_class
 from ..errors import TorchRuntimeError
 from ..tensor import Tensor
 
@@ -93,11 +93,16 @@ def positions_of(view_fn: Replay, shape: tuple) -> np.ndarray:
 
 
 class CopySlicesNode(Node):
-    __slots__ = ("_fn", "_view_fn", "_meta")
+    __slots__ = ("_fn", "_view_fn", "_meta", "_released")
 
     def __init__(self, base_edge: tuple, fn: Any, view_fn: Replay, base_meta: tuple) -> None:
         super().__init__((base_edge,) + tuple(fn.next_functions[1:]))
+        # fn's edge to the view's old node goes: PyTorch's CopySlices keeps no reference to it,
+        # so that node lives only while something else uses it (which a saved view result's
+        # error message shows)
+        fn.next_functions = ((None, 0),) + tuple(fn.next_functions[1:])
         self._fn = fn
+        self._released = False
         self._view_fn = view_fn
         self._meta = base_meta
 
@@ -105,6 +110,10 @@ class CopySlicesNode(Node):
         return self._meta if index == 0 else self._fn.input_metadata(index)
 
     def apply(self, grads: list, create_graph: bool) -> list:
+        if self._released:
+            # PyTorch's CopySlices drops its fn when released: a second backward fails even
+            # when that fn saved nothing
+            raise TorchRuntimeError(FREED_MESSAGE)
         grad = grads[0]
         result = np.array(grad._data, copy=True, order="C")
         flat = result.reshape(-1)
@@ -121,6 +130,7 @@ class CopySlicesNode(Node):
         return [Tensor._make(result, grad._dtype)] + list(inner[1:])
 
     def release(self) -> None:
+        self._released = True
         self._fn.release()
 
 
