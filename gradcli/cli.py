@@ -68,18 +68,35 @@ def build_app() -> Any:
     ) -> None:
         """A command-line gradient calculator: PyTorch-style scripts, PyTorch's exact output."""
 
+    # The options every command shares, made fresh for each (Typer keeps per-parameter state).
+    def no_color_option() -> Any:
+        return typer.Option(False, "--no-color", help=NO_COLOR_HELP)
+
+    def debug_option() -> Any:
+        return typer.Option(False, "--debug", help=DEBUG_HELP)
+
+    def no_hints_option() -> Any:
+        return typer.Option(False, "--no-hints", help=NO_HINTS_HELP)
+
+    def timeout_option(help: str = TIMEOUT_HELP) -> Any:
+        return typer.Option(None, "--timeout", metavar="SECONDS", min=0, help=help)
+
+    def max_elements_option() -> Any:
+        return typer.Option(None, "--max-elements", metavar="N", min=1, help=MAX_ELEMENTS_HELP)
+
+    def seed_option() -> Any:
+        return typer.Option(None, "--seed", metavar="N", help=SEED_HELP)
+
     @app.command()
     def run(
         file: str = typer.Argument(..., metavar="FILE", help="The .ag script to run ('-' reads stdin)."),
         echo: bool = typer.Option(False, "--echo", help=ECHO_HELP),
-        no_color: bool = typer.Option(False, "--no-color", help=NO_COLOR_HELP),
-        debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
-        no_hints: bool = typer.Option(False, "--no-hints", help=NO_HINTS_HELP),
-        timeout: Optional[float] = typer.Option(None, "--timeout", metavar="SECONDS", min=0,
-                                                help=TIMEOUT_HELP),
-        max_elements: Optional[int] = typer.Option(None, "--max-elements", metavar="N", min=1,
-                                                   help=MAX_ELEMENTS_HELP),
-        seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help=SEED_HELP),
+        no_color: bool = no_color_option(),
+        debug: bool = debug_option(),
+        no_hints: bool = no_hints_option(),
+        timeout: Optional[float] = timeout_option(),
+        max_elements: Optional[int] = max_elements_option(),
+        seed: Optional[int] = seed_option(),
     ) -> None:
         """Run a script and print what `python script.py` with PyTorch would print."""
         exit_with(run_file(file, echo=echo, no_color=no_color, debug=debug, no_hints=no_hints,
@@ -88,14 +105,12 @@ def build_app() -> Any:
     @app.command("eval")
     def eval_command(
         code: str = typer.Argument(..., metavar="CODE", help="Statements to run; ';' separates them."),
-        no_color: bool = typer.Option(False, "--no-color", help=NO_COLOR_HELP),
-        debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
-        no_hints: bool = typer.Option(False, "--no-hints", help=NO_HINTS_HELP),
-        timeout: Optional[float] = typer.Option(None, "--timeout", metavar="SECONDS", min=0,
-                                                help=TIMEOUT_HELP),
-        max_elements: Optional[int] = typer.Option(None, "--max-elements", metavar="N", min=1,
-                                                   help=MAX_ELEMENTS_HELP),
-        seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help=SEED_HELP),
+        no_color: bool = no_color_option(),
+        debug: bool = debug_option(),
+        no_hints: bool = no_hints_option(),
+        timeout: Optional[float] = timeout_option(),
+        max_elements: Optional[int] = max_elements_option(),
+        seed: Optional[int] = seed_option(),
     ) -> None:
         """Run CODE and show the value of its last expression, if it ends with one."""
         exit_with(eval_code(code, no_color=no_color, debug=debug, no_hints=no_hints, timeout=timeout,
@@ -103,14 +118,12 @@ def build_app() -> Any:
 
     @app.command()
     def repl(
-        no_color: bool = typer.Option(False, "--no-color", help=NO_COLOR_HELP),
-        debug: bool = typer.Option(False, "--debug", help=DEBUG_HELP),
-        no_hints: bool = typer.Option(False, "--no-hints", help=NO_HINTS_HELP),
-        timeout: Optional[float] = typer.Option(None, "--timeout", metavar="SECONDS", min=0,
-                                                help="Stop any one input after this many seconds."),
-        max_elements: Optional[int] = typer.Option(None, "--max-elements", metavar="N", min=1,
-                                                   help=MAX_ELEMENTS_HELP),
-        seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help=SEED_HELP),
+        no_color: bool = no_color_option(),
+        debug: bool = debug_option(),
+        no_hints: bool = no_hints_option(),
+        timeout: Optional[float] = timeout_option("Stop any one input after this many seconds."),
+        max_elements: Optional[int] = max_elements_option(),
+        seed: Optional[int] = seed_option(),
     ) -> None:
         """The interactive REPL (also `gradcli` alone); reads plain lines when stdin is not a terminal."""
         exit_with(start_repl(no_color=no_color, debug=debug, no_hints=no_hints, timeout=timeout,
