@@ -137,6 +137,8 @@ class Session:
         return OK
 
     def _report(self, error: Exception) -> Outcome:
+        if isinstance(error, MemoryError):
+            error = _allocation_failure(error)
         if is_script_error(error):
             self.reporter.error(error, span_of(error), self._statement_span)
             if self.debug:
@@ -156,6 +158,23 @@ class Session:
         self._warned.add(key)
         self.output.flush()
         self.reporter.warning(category, message, span)
+
+
+def _allocation_failure(error: MemoryError) -> Exception:
+    """NumPy's MemoryError as PyTorch's allocator reports it: the script asked for too much,
+    which is its mistake, not a bug in gradcli."""
+    from gradcli.engine.errors import TorchRuntimeError
+    shape, dtype = getattr(error, "shape", None), getattr(error, "dtype", None)
+    size = ""
+    if shape is not None and dtype is not None:
+        count = 1
+        for n in shape:
+            count *= int(n)
+        size = f": you tried to allocate {count * dtype.itemsize} bytes"
+    replacement = TorchRuntimeError(f"[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't "
+                                    f"allocate memory{size}. Error code 12 (Cannot allocate memory)")
+    replacement.__dict__.update(error.__dict__)  # keeps the span the failing expression marked
+    return replacement
 
 
 def is_script_error(error: BaseException) -> bool:
