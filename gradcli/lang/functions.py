@@ -41,13 +41,15 @@ class CallDepth:
 
 
 class Signature:
-    """A compiled parameter list: names, defaults, ``*args``, keyword-only names, ``**kwargs``."""
+    """A compiled parameter list: names (the first ``posonly`` of them before a ``/``),
+    ``*args``, keyword-only names, ``**kwargs``."""
 
-    __slots__ = ("names", "star", "kwonly", "double_star", "simple")
+    __slots__ = ("names", "star", "kwonly", "double_star", "simple", "posonly")
 
     def __init__(self, names: list[str], star: str | None, kwonly: list[str],
-                 double_star: str | None) -> None:
+                 double_star: str | None, posonly: int = 0) -> None:
         self.names = tuple(names)
+        self.posonly = posonly
         self.star = star
         self.kwonly = tuple(kwonly)
         self.double_star = double_star
@@ -101,17 +103,24 @@ class UserFunction:
         if signature.star is not None:
             variables[signature.star] = tuple(args[count:])
         extra: dict = {}
+        keyword_names = names[signature.posonly:]
         for key, value in kwargs.items():
-            if key in names or key in signature.kwonly:
+            if key in keyword_names or key in signature.kwonly:
                 if key in variables:
                     raise ScriptTypeError(f"{self.__qualname__}() got multiple values for argument '{key}'")
                 variables[key] = value
             elif signature.double_star is not None:
                 extra[key] = value
+            elif key in names:
+                # CPython lists every positional-only name that came as a keyword
+                passed = [name for name in names[:signature.posonly] if name in kwargs]
+                raise ScriptTypeError(f"{self.__qualname__}() got some positional-only arguments "
+                                      f"passed as keyword arguments: '{', '.join(passed)}'")
             else:
                 raise ScriptTypeError(f"{self.__qualname__}() got an unexpected keyword argument '{key}'")
         if given > count and signature.star is None:
-            raise ScriptTypeError(self._too_many_message(given))
+            kwonly_given = sum(1 for name in signature.kwonly if name in variables)
+            raise ScriptTypeError(self._too_many_message(given, kwonly_given))
         first_default = count - len(self.defaults)
         missing = [name for name in names[:first_default] if name not in variables]
         if missing:
@@ -133,13 +142,18 @@ class UserFunction:
             variables[signature.double_star] = extra
         return variables
 
-    def _too_many_message(self, given: int) -> str:
+    def _too_many_message(self, given: int, kwonly_given: int = 0) -> str:
+        # CPython's too_many_positional, including its keyword-only clause
         count = len(self.signature.names)
         low = count - len(self.defaults)
         if low == count:
             takes = f"{count} positional argument{'' if count == 1 else 's'}"
         else:
             takes = f"from {low} to {count} positional arguments"
+        if kwonly_given:
+            clause = (f" positional argument{'s' if given != 1 else ''} (and {kwonly_given} "
+                      f"keyword-only argument{'s' if kwonly_given != 1 else ''})")
+            return f"{self.__qualname__}() takes {takes} but {given}{clause} were given"
         return f"{self.__qualname__}() takes {takes} but {given} {'was' if given == 1 else 'were'} given"
 
 

@@ -773,7 +773,13 @@ def _general_call(callee: Evaluator, positional: list, starred: bool, keywords: 
             for name, evaluate in keyword_items:
                 if name is None:
                     mapping = evaluate(frame)
-                    for key in mapping:
+                    # CPython's DICT_MERGE: a mapping (has keys()) of str keys only
+                    if not hasattr(type(mapping), "keys"):
+                        raise ScriptTypeError(f"{_callee_name(function)} argument after ** must "
+                                              f"be a mapping, not {type(mapping).__name__}")
+                    for key in mapping.keys():
+                        if not isinstance(key, str):
+                            raise ScriptTypeError("keywords must be strings")
                         if key in kwargs:
                             raise ScriptTypeError(f"{_callee_name(function)} got multiple values "
                                                   f"for keyword argument '{key}'")
@@ -793,7 +799,10 @@ def _general_call(callee: Evaluator, positional: list, starred: bool, keywords: 
 
 
 def _callee_name(function: Any) -> str:
+    """How CPython's _PyObject_FunctionStr names a callee in call errors."""
     name = getattr(function, "__qualname__", None) or getattr(type(function), "__name__", "object")
+    if function.__class__ is UserFunction:
+        return f"__main__.{name}()"  # a script's functions live in module __main__
     return f"{name}()"
 
 

@@ -454,11 +454,21 @@ class StatementCompiler(CompilerBase):
         kwdefaults: list = []
         star = double_star = None
         seen_star = False
+        posonly: int | None = None     # names before a `/` are positional-only
         seen: set[str] = set()
         children = [] if node is None else [child for child in node.children if child is not None]
         for index, child in enumerate(children):
             if double_star is not None:
                 raise self.syntax_error(child, "arguments cannot follow var-keyword argument")
+            if child.data == "slash_param":
+                if posonly is not None:
+                    raise self.syntax_error(child, "/ may appear only once")
+                if seen_star:
+                    raise self.syntax_error(child, "/ must be ahead of *")
+                if not names:
+                    raise self.syntax_error(child, "at least one argument must precede /")
+                posonly = len(names)
+                continue
             if child.data == "star_param":
                 if seen_star:
                     raise self.syntax_error(child, "* argument may appear only once")
@@ -486,7 +496,7 @@ class StatementCompiler(CompilerBase):
                 defaults.append(default)
             elif defaults:
                 raise self.syntax_error(child, "non-default argument follows default argument")
-        return Signature(names, star, kwonly, double_star), defaults, kwdefaults
+        return Signature(names, star, kwonly, double_star, posonly or 0), defaults, kwdefaults
 
     def _unique(self, name: str, seen: set[str], node: Tree) -> None:
         if name in seen:
