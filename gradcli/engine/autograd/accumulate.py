@@ -21,10 +21,11 @@ def accumulate_into_leaf(variable: "Tensor", grad: "Tensor | None", create_graph
         else:
             variable._grad = grad.detach()._own_copy()
         return
-    if create_graph or old.requires_grad or grad.requires_grad:
-        # Out of place, so that the accumulated gradient stays differentiable.
+    if create_graph:
+        # Out of place (grad mode is on), so that the accumulated gradient stays differentiable.
         variable._grad = old + grad
     else:
-        # In place, as PyTorch does: a reference to the old .grad sees the sum.
+        # In place, as PyTorch does under no grad mode, even into a .grad that has a graph
+        # (it keeps its CopyBackwards): a reference to the old .grad sees the sum.
         old._data += grad._data.astype(old._data.dtype, copy=False)
         old._vc.value += 1

@@ -76,6 +76,14 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: Any = None,
     keep = create_graph if retain_graph is None else bool(retain_graph)
     roots = _root_edges(outputs)
     input_edges = None if input_list is None else [gradient_edge(t) for t in input_list]
+    if create_graph:
+        from ..warnings import warn_once  # the engine's TORCH_WARN_ONCE, for backward() only
+        warn_once("Using backward() with create_graph=True will create a reference cycle between the "
+                  "parameter and its gradient which can cause a memory leak. We recommend using "
+                  "autograd.grad when creating the graph to avoid this. If you have to use this function, "
+                  "make sure to reset the .grad fields of your parameters to None after use to break the "
+                  "cycle and avoid the leak. (Triggered internally at "
+                  "/__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)")
     captured = run_backward(roots, seeds, keep_graph=keep, create_graph=create_graph,
                             inputs=input_edges, accumulate=True)
     if input_list is not None:
