@@ -294,7 +294,10 @@ def _square_check(a: Tensor, name: str) -> None:
 def _det_forward(b: dict) -> Any:
     a = b["self"]
     _square_check(a, "det")
-    return lu_det(a._data)
+    # PyTorch factors A^T when A is contiguous (det(A^T) = det(A), and LAPACK wants column-major),
+    # which changes the pivots and so the rounding: det([[1, 2], [3, 4]]) is exactly -2 in float32.
+    data = a._data.swapaxes(-1, -2) if a._data.flags.c_contiguous else a._data
+    return lu_det(data)
 
 
 def lu_det(a: np.ndarray) -> np.ndarray:
@@ -317,8 +320,14 @@ def lu_det(a: np.ndarray) -> np.ndarray:
             sign = np.where(swap, -sign, sign)
         piv = m[:, k, k]
         ok = piv != 0
-        recip = np.where(ok, 1 / np.where(ok, piv, 1), 0).astype(a.dtype)
-        m[:, k + 1:, k] *= recip[:, None]
+        if n <= 4 and k == n - 2:
+            # PyTorch's LAPACK (MKL) divides the last single subdiagonal entry of a small matrix
+            # by the pivot instead of multiplying by its reciprocal (checked against lu_factor).
+            m[:, k + 1:, k] = np.where(ok[:, None], m[:, k + 1:, k] / np.where(ok, piv, 1)[:, None],
+                                       m[:, k + 1:, k])
+        else:
+            recip = np.where(ok, 1 / np.where(ok, piv, 1), 0).astype(a.dtype)
+            m[:, k + 1:, k] *= recip[:, None]
         m[:, k + 1:, k + 1:] -= m[:, k + 1:, k, None] * m[:, k, None, k + 1:]
     diag = np.diagonal(m, axis1=1, axis2=2)
     prod = diag[:, 0].copy() if n else np.ones(m.shape[0], dtype=a.dtype)
