@@ -656,6 +656,9 @@ defop("clip", [s.replace("clamp(", "clip(") for s in _CLAMP_SIGS], _clamp_forwar
 # -- where ---------------------------------------------------------------------------------------
 
 def _where_forward(b: dict) -> Any:
+    if "self" not in b:
+        # where(condition) is nonzero(condition, as_tuple=True): one int64 index tensor per dim
+        return tuple(np.asarray(i, dtype=np.int64) for i in np.nonzero(np.atleast_1d(b["condition"]._data)))
     cond, x, y = b["condition"], b["self"], b["other"]
     if cond._dtype is not dtypes.bool_:
         raise TorchRuntimeError(
@@ -667,15 +670,29 @@ def _where_forward(b: dict) -> Any:
     return np.where(cond._data, a1, a2)
 
 
-WHERE = defop("where", "where(Tensor condition, Tensor input, Tensor other, *, Tensor? out=None)",
-              lambda b: _where_forward(b), node="WhereBackward0", inputs=("self", "other"),
-              numbers_as_tensors=True, method=False,
+# PyTorch's overloads, in its order (they make its "invalid combination" messages).
+WHERE = defop("where", ["where(Tensor condition)",
+                        "where(Tensor condition, Tensor input, Tensor other, *, Tensor? out=None)",
+                        "where(Tensor condition, Scalar self, Tensor other)",
+                        "where(Tensor condition, Tensor input, Scalar other)",
+                        "where(Tensor condition, Scalar self, Scalar other)"],
+              lambda b: _where_forward(b), node="WhereBackward0", inputs=("self", "other"), method=False,
               derivs={"self": d("condition")(lambda g, s: WHERE_FN(s.condition, g, _zero_like(g))),
                       "other": d("condition")(lambda g, s: WHERE_FN(s.condition, _zero_like(g), g))})
 
 
-def _where_method(self: Tensor, condition: Any, y: Any) -> Tensor:
-    return WHERE_FN(condition, self, y)
+_WHERE_METHOD: Any = None
+
+
+def _where_method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """``x.where(condition, y)`` is ``torch.where(condition, x, y)``."""
+    global _WHERE_METHOD
+    if _WHERE_METHOD is None:
+        from .signature import ArgParser
+        _WHERE_METHOD = ArgParser(["where(Tensor input, Tensor condition, Tensor other)",
+                                   "where(Tensor input, Tensor condition, Scalar other)"], method=True)
+    _, b = _WHERE_METHOD.parse((self,) + args, kwargs)
+    return WHERE_FN(b["condition"], self, b["other"])
 
 
 # -- comparisons and logic (never differentiable) ----------------------------------------------
@@ -759,7 +776,7 @@ for _name, _fn in (("isnan", np.isnan), ("isinf", np.isinf), ("isfinite", np.isf
 # -- the operator protocol -----------------------------------------------------------------------
 
 def _install_dunders() -> None:
-    from .registry import FUNCTIONS, OPS
+    from .registry import FUNCTIONS, METHOD_NAMES, OPS
     global POW_FN, RSUB_FN, WHERE_FN
     POW_FN = FUNCTIONS["pow"]
     RSUB_FN = lambda a, b: FUNCTIONS["rsub"](a, b)  # noqa: E731
@@ -799,6 +816,8 @@ def _install_dunders() -> None:
     T.__ixor__ = inplace_dunder(OPS["bitwise_xor"])
     T.__pos__ = lambda self: self
     T.where = _where_method
+    METHOD_NAMES.add("where")
+    T.__script_attrs__ = T.__script_attrs__ | {"where"}
 
 
 def _pow_dunder(self: Tensor, other: Any, modulo: Any = None) -> Any:
