@@ -116,17 +116,49 @@ def set_attribute(obj: Any, name: str, value: Any) -> None:
         return
     if cls is Namespace:
         raise ScriptAttributeError(f"cannot set attributes of module '{obj.path}'")
-    if not is_dunder(name) and name in readable_attributes(cls):
-        raise ScriptAttributeError(f"'{cls.__name__}' object attribute '{name}' is read-only")
-    raise _missing(obj, name)
+    raise _not_writable(obj, name)
 
 
 def delete_attribute(obj: Any, name: str) -> None:
-    """``del obj.name``: allowed where assignment is (``del x.grad``)."""
-    if not is_dunder(name) and name in settable_attributes(type(obj)):
+    """``del obj.name``: allowed where assignment is (``del x.grad``).
+
+    PyTorch's Tensor attributes are C getsets whose setter gets NULL on ``del``:
+    ``del x.grad`` clears the gradient, ``del x.data`` refuses, and
+    ``del x.requires_grad`` fails as assigning a non-bool does.
+    """
+    cls = type(obj)
+    if not is_dunder(name) and name in settable_attributes(cls):
+        if cls.__name__ == "Tensor":
+            if name == "data":
+                from gradcli.engine.errors import TorchRuntimeError
+                raise TorchRuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
+            setattr(obj, name, None)
+            return
         delattr(obj, name)
         return
-    raise _missing(obj, name)
+    raise _not_writable(obj, name)
+
+
+def _not_writable(obj: Any, name: str) -> Exception:
+    """Python's error for assigning or deleting an attribute a script may only read."""
+    cls = type(obj)
+    if is_dunder(name) or name not in readable_attributes(cls):
+        return _missing(obj, name)
+    if cls.__name__ == "Tensor":
+        if not callable(getattr(cls, name, None)):   # a getset of torch._C.TensorBase
+            return ScriptAttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable")
+    elif not callable(getattr(obj, name, None)):     # a getset/member of a Python type (int.real)
+        return ScriptAttributeError(f"attribute '{name}' of '{type_name(cls)}' objects is not writable")
+    return ScriptAttributeError(f"'{type_name(cls)}' object attribute '{name}' is read-only")
+
+
+def type_name(cls: type) -> str:
+    """A class's name as Python's messages give it (its C ``tp_name``): ``torch.Size``,
+    ``torch.return_types.max``, but ``Tensor`` and ``MulBackward0``."""
+    module = getattr(cls, "__module__", None)
+    if module in ("torch", "torch.return_types") and cls.__name__ != "Tensor":  # a Python class
+        return f"{module}.{cls.__name__}"
+    return cls.__name__
 
 
 def _class_attribute(cls: type, name: str) -> Any:
@@ -134,11 +166,11 @@ def _class_attribute(cls: type, name: str) -> Any:
         if name == "format" and cls is str:
             return _unbound_format
         return getattr(cls, name)
-    return _raise(ScriptAttributeError(f"type object '{cls.__name__}' has no attribute '{name}'"))
+    return _raise(ScriptAttributeError(f"type object '{type_name(cls)}' has no attribute '{name}'"))
 
 
 def _missing(obj: Any, name: str) -> Exception:
-    cls_name = type(obj).__name__
+    cls_name = type_name(type(obj))
     if cls_name == "Tensor" and not is_dunder(name):
         # A real Tensor method gradcli lacks says so, rather than "no attribute".
         from gradcli.engine.pytorch_names import TENSOR

@@ -31,7 +31,8 @@ import pytest
     ("from os import path", "ModuleNotFoundError: No module named 'os'"),
     ("import torch\ntorch.__loader__", "AttributeError: module 'torch' has no attribute '__loader__'"),
     ("type('X', (), {})", "TypeError: type() takes 1 argument in gradcli scripts"),
-    ("t = tensor([1.])\nt.values = [2]", "AttributeError: 'Tensor' object attribute 'values' is read-only"),
+    ("t = tensor([1.])\nt.sum = [2]", "AttributeError: 'Tensor' object attribute 'sum' is read-only"),
+    ("t = tensor([1.])\nt.values = [2]", "AttributeError: attribute 'values' of 'torch._C.TensorBase' objects is not writable"),
     ("x = [1]\nx.foo = 1", "AttributeError: 'list' object has no attribute 'foo'"),
     ("import math\nmath.pi = 3", "AttributeError: cannot set attributes of module 'math'"),
 ])
