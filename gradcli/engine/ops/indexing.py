@@ -378,6 +378,31 @@ INDEX_PUT = defop("index_put", "index_put(Tensor input, any indices, Tensor valu
                   derivs={"self": d()(_index_put_self_grad), "values": d()(_index_put_values_grad)})
 
 
+_INDEX_PUT_ARGS = None
+
+
+def _index_put_method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """``x.index_put_(indices, values, accumulate=False)``: PyTorch's tuple of index tensors (a
+    mask for as many dims as it has) becomes the (dim, index) pairs used inside."""
+    global _INDEX_PUT_ARGS
+    if _INDEX_PUT_ARGS is None:
+        from .signature import ArgParser
+        _INDEX_PUT_ARGS = ArgParser(["index_put_(Tensor input, Tensor[] indices, Tensor values, "
+                                     "bool accumulate=False)"], method=True)
+    _, b = _INDEX_PUT_ARGS.parse((self,) + args, kwargs)
+    pairs, dim = [], 0
+    for t in b["indices"]:
+        pairs.append((dim, t))
+        dim += t.ndim if t._dtype is dtypes.bool_ else 1
+    if dim > self.ndim:
+        raise TorchIndexError(f"too many indices for tensor of dimension {self.ndim} (got {dim})")
+    return run_inplace(INDEX_PUT, {"self": self, "indices": pairs, "values": b["values"],
+                                   "accumulate": b["accumulate"]})
+
+
+Tensor.index_put_ = _index_put_method
+
+
 def getitem(self: Tensor, index: Any) -> Tensor:
     view, advanced = apply_indexing(self, index)
     if not advanced:
