@@ -39,15 +39,16 @@ def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1
         for i in diff:
             t = ins[i]
             numerical = np.zeros((t.numel(), o.numel()))
-            flat_in = t._data.reshape(-1)
-            for k in range(t.numel()):
-                orig = flat_in[k]
-                with grad_mode.no_grad():
-                    flat_in[k] = orig + eps
+            # PyTorch perturbs the input's .data and calls func with grad mode on (gradgradcheck's
+            # func takes a gradient itself); indices in place, also for a non-contiguous input.
+            for k, index in enumerate(np.ndindex(t._data.shape)):
+                orig = t._data[index]
+                with grad_mode.enable_grad():
+                    t._data[index] = orig + eps
                     plus = _as_tuple(func(*ins))[o_index]._data.reshape(-1).astype(np.float64)
-                    flat_in[k] = orig - eps
+                    t._data[index] = orig - eps
                     minus = _as_tuple(func(*ins))[o_index]._data.reshape(-1).astype(np.float64)
-                    flat_in[k] = orig
+                    t._data[index] = orig
                 numerical[k] = (plus - minus) / (2 * eps)
             analytical = np.zeros_like(numerical)
             with grad_mode.enable_grad():
