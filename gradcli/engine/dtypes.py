@@ -54,7 +54,10 @@ class DType:
 
 
 DType.__module__ = "torch"
-DType.__qualname__ = DType.__name__ = "dtype"
+DType.__qualname__ = "dtype"
+# Python's own messages use the C tp_name, which follows __name__: "'torch.dtype' object is
+# not callable"; the repr <class 'torch.dtype'> comes from __module__ and __qualname__.
+DType.__name__ = "torch.dtype"
 
 float32 = DType("float32", np.float32, FLOATING, "Float")
 float64 = DType("float64", np.float64, FLOATING, "Double")

@@ -155,10 +155,12 @@ def _not_writable(obj: Any, name: str) -> Exception:
 def type_name(cls: type) -> str:
     """A class's name as Python's messages give it (its C ``tp_name``): ``torch.Size``,
     ``torch.return_types.max``, but ``Tensor`` and ``MulBackward0``."""
+    name = cls.__name__
     module = getattr(cls, "__module__", None)
-    if module in ("torch", "torch.return_types") and cls.__name__ != "Tensor":  # a Python class
-        return f"{module}.{cls.__name__}"
-    return cls.__name__
+    # torch.Size and torch.dtype carry their tp_name as __name__ already; Tensor is a Python class
+    if module in ("torch", "torch.return_types") and "." not in name and name != "Tensor":
+        return f"{module}.{name}"
+    return name
 
 
 def _class_attribute(cls: type, name: str) -> Any:
