@@ -135,7 +135,7 @@ def _unexpected_token(error: UnexpectedToken, text: str) -> ScriptSyntaxError:
             column = len(token.value.rsplit("\n", 1)[-1]) + 1
         return ScriptSyntaxError(_expected_block(text, header_line), line, column,
                                  kind="IndentationError")
-    unsupported = _unsupported_statement(text, line)
+    unsupported = _unsupported_statement(text, line) or _unsupported_expression(error, text)
     if unsupported is not None:
         return unsupported
     if "COLON" in expected and token.type == "_NEWLINE":
@@ -157,6 +157,40 @@ def _unsupported_statement(text: str, line: int) -> ScriptSyntaxError | None:
     column = len(source_line) - len(stripped) + 1
     return ScriptSyntaxError(f"gradcli does not support {_UNSUPPORTED[word]}", line, column,
                              end_column=column + len(word))
+
+
+def _unsupported_expression(error: UnexpectedToken, text: str) -> ScriptSyntaxError | None:
+    """Python literals and operators outside the subset, which the lexer splits apart:
+    ``1j`` (a number, then the name j), ``b"x"`` (the name b, then a string), ``:=``."""
+    token = error.token
+    position = getattr(token, "start_pos", None)
+    if position is None or token.line is None:
+        return None
+    before = text[position - 1] if position > 0 else ""
+    line, column = token.line, token.column
+    if token.type == "NAME" and token.value[:1] in "jJ" and (before.isdigit() or before == "."):
+        start = position
+        while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "._"):
+            start -= 1      # back to the start of the number, for the caret
+        return ScriptSyntaxError("gradcli does not support complex numbers", line,
+                                 column - (position - start), end_column=token.end_column)
+    if token.type in ("STRING", "LONG_STRING") and before and before in "bBrR":
+        prefix = 2 if text[max(0, position - 2):position].lower() in ("rb", "br") else 1
+        if prefix == 1 and before in "rR":
+            return None
+        return ScriptSyntaxError("gradcli does not support bytes literals", line, column - prefix,
+                                 end_column=token.end_column)
+    if text.startswith(":=", position):
+        return ScriptSyntaxError("gradcli does not support assignment expressions (':=')", line, column,
+                                 end_column=column + 2)
+    source_line = text.split("\n")[line - 1] if 0 < line <= text.count("\n") + 1 else ""
+    stripped = source_line.strip()
+    word = stripped.split(None, 1)[0] if stripped else ""
+    if word in ("match", "case") and stripped.endswith(":"):
+        start = len(source_line) - len(source_line.lstrip()) + 1
+        return ScriptSyntaxError("gradcli does not support 'match' statements", line, start,
+                                 end_column=start + len(word))
+    return None
 
 
 def _parser_expected(error: UnexpectedToken) -> set[str]:

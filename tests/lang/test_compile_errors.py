@@ -26,6 +26,10 @@ CASES = [
     "def f(*):\n    pass",
     "x = *a",
     "(a, b) += 1",
+    "def f(/, a):\n    pass",
+    "def f(a, /, /):\n    pass",
+    "def f(*, a, /):\n    pass",
+    "def f(a=1, /, b):\n    pass",
 ]
 
 

@@ -62,6 +62,12 @@ def test_accepts(text):
     ("x = 1\ntry:\n    pass\nexcept:\n    pass\n", "SyntaxError", "gradcli does not support 'try' statements", 2, 1),
     ("class A:\n    pass\n", "SyntaxError", "gradcli does not support class definitions", 1, 1),
     ("if x:\n    raise ValueError('no')\n", "SyntaxError", "gradcli does not support 'raise' statements", 2, 5),
+    ("y = 2 + 3.5j\n", "SyntaxError", "gradcli does not support complex numbers", 1, 9),
+    ("x = [1J]\n", "SyntaxError", "gradcli does not support complex numbers", 1, 6),
+    ("x = b'abc'\n", "SyntaxError", "gradcli does not support bytes literals", 1, 5),
+    ("x = rb'abc'\n", "SyntaxError", "gradcli does not support bytes literals", 1, 5),
+    ("if (n := 5) > 3:\n    pass\n", "SyntaxError", "gradcli does not support assignment expressions (':=')", 1, 7),
+    ("match x:\n    case 1:\n        pass\n", "SyntaxError", "gradcli does not support 'match' statements", 1, 1),
 ])
 def test_friendly_syntax_errors(text, kind, message, line, column):
     with pytest.raises(ScriptSyntaxError) as caught:

@@ -15,7 +15,7 @@ from gradcli.lang.compiler.base import CompilerBase, Executor
 from gradcli.lang.compiler.scopes import Scope, bindings
 from gradcli.lang.errors import ScriptAssertionError, ScriptTypeError, mark
 from gradcli.lang.functions import BREAK, CONTINUE, RETURN, Frame, Signature, UserFunction
-from gradcli.lang.safety import get_attribute, set_attribute
+from gradcli.lang.safety import get_attribute, set_attribute, type_name
 
 AUGMENTED = {
     "+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv,
@@ -357,7 +357,7 @@ class StatementCompiler(CompilerBase):
                 context = manager(frame)
                 cls = type(context)
                 if not (hasattr(cls, "__enter__") and hasattr(cls, "__exit__")):
-                    raise ScriptTypeError(f"'{cls.__name__}' object does not support the context "
+                    raise ScriptTypeError(f"'{type_name(cls)}' object does not support the context "
                                           "manager protocol")
                 entered = cls.__enter__(context)
             except BaseException as error:

@@ -10,7 +10,7 @@ from lark import Tree
 from gradcli.lang.compiler.base import CompilerBase
 from gradcli.lang.errors import ScriptNameError, ScriptTypeError, ScriptValueError, mark
 from gradcli.lang.functions import Frame
-from gradcli.lang.safety import delete_attribute, set_attribute
+from gradcli.lang.safety import delete_attribute, set_attribute, type_name
 
 Store = Callable[[Frame, Any], None]
 Delete = Callable[[Frame], None]
@@ -161,7 +161,7 @@ class TargetCompiler(CompilerBase):
 def _iterate(value: Any):
     cls = type(value)
     if not (hasattr(cls, "__iter__") or hasattr(cls, "__getitem__")):
-        raise ScriptTypeError(f"cannot unpack non-iterable {cls.__name__} object")
+        raise ScriptTypeError(f"cannot unpack non-iterable {type_name(cls)} object")
     return iter(value)
 
 
