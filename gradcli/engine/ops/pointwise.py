@@ -376,6 +376,14 @@ def _pow_forward(b: dict) -> Any:
         odd = (np.abs(y) % 2) == 1
         negative = np.where(x == 1, 1, np.where(x == -1, np.where(odd, -1, 1), 0)).astype(x.dtype)
         return np.where(y < 0, negative, np.power(x, np.maximum(y, 0)))
+    if exp._wrapped and rt.is_floating_point:
+        # PyTorch's pow_tensor_scalar_optimized_kernel multiplies for these exponents, rounding
+        # at each step: x ** 3 is x * x * x, not a correctly rounded power.
+        e = y.item()
+        if e == 3:
+            return x * x * x
+        if e == -2:
+            return x.dtype.type(1) / (x * x)
     return np.power(x, y)
 
 
