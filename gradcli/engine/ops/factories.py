@@ -105,7 +105,7 @@ def _walk(data: Any, depth: int, shape: list[int], flat: list, kinds: set[int]) 
         flat.append(data.item())
         _shape_at(depth, 0, shape, leafy=True)
         return
-    if isinstance(data, (list, tuple)):
+    if isinstance(data, (list, tuple, range)):  # any Python sequence (torch.tensor(range(4)))
         _shape_at(depth, len(data), shape, leafy=False)
         for item in data:
             _walk(item, depth + 1, shape, flat, kinds)
@@ -116,8 +116,8 @@ def _walk(data: Any, depth: int, shape: list[int], flat: list, kinds: set[int]) 
         kinds.add(dtypes.INTEGRAL)
     elif isinstance(data, float):
         kinds.add(dtypes.FLOATING)
-    elif data is None:
-        raise TorchRuntimeError("Could not infer dtype of NoneType")
+    elif data is None or isinstance(data, dict):
+        raise TorchRuntimeError(f"Could not infer dtype of {type(data).__name__}")
     else:
         raise TorchTypeError(f"new(): invalid data type '{type(data).__name__}'")
     _shape_at(depth, 0, shape, leafy=True)
@@ -175,7 +175,7 @@ def legacy_tensor_constructor(*args: Any, **kwargs: Any) -> Tensor:
     dtype = dtypes.get_default_dtype()
     if not args:
         return leaf(np.zeros((0,), dtype=dtype.np), dtype, False)
-    if len(args) == 1 and isinstance(args[0], (list, tuple, Tensor)) and not _all_ints(args):
+    if len(args) == 1 and isinstance(args[0], (list, tuple, range, Tensor)) and not _all_ints(args):
         data = args[0]
         if isinstance(data, Tensor):
             return data
