@@ -226,18 +226,29 @@ class OpNode(Node):
 
     def release(self) -> None:
         saved = self._saved
-        kept = {k: v for k, v in saved.items() if not _holds_tensor(v)}
-        if len(kept) != len(saved):
+        kept = {k: (_RELEASED if _holds_tensor(v) else v) for k, v in saved.items()}
+        if any(v is _RELEASED for v in kept.values()):
             self._freed = True
             self._saved = kept
 
     def saved_value(self, key: str) -> Any:
-        """``grad_fn._saved_<key>``, as PyTorch exposes it."""
-        if key not in self._saved:
-            if self._freed:
-                raise TorchRuntimeError(FREED_MESSAGE)
+        """``grad_fn._saved_<key>``, as PyTorch exposes it: a tensor the node did not need to save
+        (mul's self when only self requires grad) is None, one freed by backward an error."""
+        value = self._saved.get(key, _NOT_SAVED)
+        if value is _RELEASED:
+            raise TorchRuntimeError(FREED_MESSAGE)
+        if value is _NOT_SAVED:
+            if f"_saved_{key}" in type(self).__script_attrs__:
+                return None
             raise AttributeError(key)
-        return _unpack(self._saved[key])
+        from ..tensor import Tensor
+        if isinstance(value, Tensor) and value._wrapped:
+            return value.item()  # a Scalar overload's number (x.pow(2)._saved_exponent is 2)
+        return _unpack(value)
+
+
+_RELEASED = object()  # a saved tensor freed by backward
+_NOT_SAVED = object()
 
 
 def _unpack(value: Any) -> Any:

@@ -255,6 +255,7 @@ def _attach(op: Op, bound: dict, outputs: tuple[Tensor, ...], inplace_self: Any 
         else:
             saved.setdefault(n + "_sym_sizes", []).append(None if m is None else m[0])
     needs = formulas.needs if op.saves is None else formulas.needs & op.saves(bound)
+    declared = formulas.declared if op.saves is None else formulas.declared & op.saves(bound)
     for key in needs:
         if key.startswith("result"):
             continue
@@ -273,7 +274,7 @@ def _attach(op: Op, bound: dict, outputs: tuple[Tensor, ...], inplace_self: Any 
             saved[key] = _save(t, before)
     if multi:
         saved["_out_meta"] = [(o._data.shape, o._dtype) for o in outputs]
-    cls = _node_class(op, node_name, needs)
+    cls = _node_class(op, node_name, needs | declared)
     node = cls(tuple(edges), formulas, saved, meta, n_out=max(len(outputs), 1))
     if node_name == "NotImplemented":
         node._seq = float("inf")  # PyTorch's error nodes run first, as AccumulateGrad (sequence_nr max)
@@ -330,7 +331,7 @@ class Formulas:
     a node costs no closure.
     """
 
-    __slots__ = ("keys", "derivs", "multi", "needs")
+    __slots__ = ("keys", "derivs", "multi", "needs", "declared")
 
     def __init__(self, op: Op, keys: tuple, requires: tuple, multi: bool) -> None:
         self.keys = keys
@@ -343,6 +344,8 @@ class Formulas:
             if all_derivs and all(dv is not None for dv in all_derivs) else frozenset()
         self.needs = frozenset(k for dv in self.derivs if dv is not None for k in dv.needs) | every | frozenset(
             k for dv in op.derivs.values() for k in dv.needs if k.startswith("result"))
+        # What PyTorch's node declares (grad_fn._saved_<name>), saved or not (then it reads as None).
+        self.declared = self.needs | frozenset(k for dv in all_derivs if dv is not None for k in dv.needs)
 
     def __call__(self, saved: Any, grads: list) -> list:
         if self.multi:
