@@ -11,7 +11,7 @@ from __future__ import annotations
 import builtins as _python
 from typing import Any, Callable
 
-from gradcli.lang.errors import ScriptTypeError
+from gradcli.lang.errors import ScriptAttributeError, ScriptTypeError
 
 # Passed through as they are.
 _PLAIN = """abs all any bin bool callable chr dict divmod enumerate filter float format frozenset
@@ -38,9 +38,16 @@ ScriptType.__name__ = ScriptType.__qualname__ = "type"
 
 
 def make_print(write: Callable[[str], Any], flush_output: Callable[[], Any]) -> Callable[..., None]:
-    """``print(*values, sep=' ', end='\\n', flush=False)`` onto ``write``."""
+    """``print(*values, sep=' ', end='\\n', file=None, flush=False)`` onto ``write``.
 
-    def print(*values: Any, sep: Any = None, end: Any = None, flush: bool = False) -> None:  # noqa: A001
+    ``file=None`` is the script's output, as in Python; a script can reach no
+    stream, so any other ``file`` fails as a value without ``write`` does.
+    """
+
+    def print(*values: Any, sep: Any = None, end: Any = None, file: Any = None,  # noqa: A001
+              flush: bool = False) -> None:
+        if file is not None:
+            raise ScriptAttributeError(f"'{type(file).__name__}' object has no attribute 'write'")
         if sep is None:
             sep = " "
         elif not isinstance(sep, str):
@@ -62,4 +69,6 @@ def python_builtins(write: Callable[[str], Any], flush: Callable[[], Any]) -> di
     names: dict[str, Any] = {name: getattr(_python, name) for name in _PLAIN}
     names["print"] = make_print(write, flush)
     names["type"] = ScriptType()
+    # A script runs as the main module: `if __name__ == "__main__": main()` runs main().
+    names["__name__"] = "__main__"
     return names

@@ -98,7 +98,7 @@ def test_parameter_names(console):
     names = session.builtins
     assert parameter_names(names["ones"], tensor)[-1] == "requires_grad"
     assert "dtype" in parameter_names(names["tensor"], tensor)
-    assert parameter_names(names["print"]) == ["sep", "end", "flush"]
+    assert parameter_names(names["print"]) == ["sep", "end", "file", "flush"]
     assert "create_graph" in parameter_names(names["grad"], tensor)
     assert parameter_names(session.globals["f"]) == ["alpha", "beta", "gamma"]
     assert parameter_names(session.globals["x"].backward, tensor)[:2] == ["gradient", "retain_graph"]
