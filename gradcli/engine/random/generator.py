@@ -45,6 +45,8 @@ class Generator:
     """
 
     __slots__ = ("_initial_seed", "_mt", "cached_normal", "cached_float_normal")
+    #: What a script may call on the object ``torch.manual_seed`` returns.
+    __script_attrs__ = frozenset({"initial_seed", "manual_seed", "seed"})
 
     def __init__(self, seed: int = DEFAULT_SEED) -> None:
         self._mt = MT19937()
@@ -63,7 +65,12 @@ class Generator:
         MT19937, so 5 and 2**32 + 5 give one stream but different
         ``initial_seed()``.  Both normal caches are cleared.
         """
-        seed = operator.index(seed)
+        try:
+            if isinstance(seed, bool):
+                raise TypeError
+            seed = operator.index(seed)
+        except TypeError:
+            raise TorchRuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}") from None
         if not -(2**63) <= seed < 2**64:
             raise TorchValueError("Overflow when unpacking long long")
         self._initial_seed = seed % 2**64
