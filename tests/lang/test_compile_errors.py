@@ -30,6 +30,10 @@ CASES = [
     "def f(a, /, /):\n    pass",
     "def f(*, a, /):\n    pass",
     "def f(a=1, /, b):\n    pass",
+    "a, b: int = 1, 2",
+    "[a]: int",
+    "f(): int = 1",
+    "lambda x: int: x",
 ]
 
 

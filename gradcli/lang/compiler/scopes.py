@@ -70,6 +70,10 @@ def bindings(statements: Iterable[Tree]) -> tuple[set[str], set[str], set[str]]:
         if kind in ("aug_assign_stmt",):
             bound.update(target_names(node.children[0]))
             continue
+        if kind == "ann_assign_stmt":   # `x: int` makes x local even without a value
+            if node.children[0].data == "name":
+                bound.add(str(node.children[0].children[0]))
+            continue
         if kind == "for_stmt":
             bound.update(target_names(node.children[0]))
             stack.extend(child for child in node.children[2:] if isinstance(child, Tree))

@@ -25,8 +25,21 @@ AUGMENTED = {
 }
 
 
+# A lambda's parameters (no annotations) are compiled like a def's.
+_PARAMETER_KINDS = {"lambda_param": "param", "lambda_star_param": "star_param",
+                    "lambda_double_star_param": "double_star_param"}
+_ANNOTATED = frozenset({"param", "star_param", "double_star_param"})   # a def's: NAME, annotation, ...
+
+
 def _nothing(frame: Frame) -> None:
     return None
+
+
+def _discarding(evaluate: Any) -> Executor:
+    """Evaluate an expression for its effects (and errors) only."""
+    def run(frame: Frame) -> None:
+        evaluate(frame)
+    return run
 
 
 class StatementCompiler(CompilerBase):
@@ -85,6 +98,32 @@ class StatementCompiler(CompilerBase):
             for store in stores_tuple:
                 store(frame, item)
         return assign_many
+
+    def s_ann_assign_stmt(self, node: Tree) -> Executor:
+        """``target: annotation [= value]`` as CPython 3.11 compiles it: the value is stored
+        first; the annotation is evaluated (and dropped) only outside functions; without a
+        value, an attribute or subscript target still evaluates its object and key."""
+        target, annotation_node, value_node = node.children
+        if target.data in ("tuple", "list"):
+            raise self.syntax_error(target, f"only single target (not {target.data}) can be annotated")
+        if target.data not in ("name", "attribute", "subscript"):
+            raise self.syntax_error(target, "illegal target for annotation")
+        steps: list[Executor] = []
+        if value_node is not None:
+            value = self.expr(value_node)
+            store = self.store_target(target)
+
+            def assign(frame: Frame) -> None:
+                store(frame, value(frame))
+            steps.append(assign)
+        elif target.data != "name":
+            parts = [self.expr(target.children[0])]
+            if target.data == "subscript":
+                parts.append(self.subscript_key(target.children[1]))
+            steps.extend(_discarding(part) for part in parts)
+        if not self.in_function:
+            steps.append(_discarding(self.expr(annotation_node)))
+        return sequence(steps)
 
     def s_aug_assign_stmt(self, node: Tree) -> Executor:
         target, operator_token, value_node = node.children
@@ -383,9 +422,9 @@ class StatementCompiler(CompilerBase):
         return self.s_funcdef(definition, decorators, spans)
 
     def s_funcdef(self, node: Tree, decorators: tuple = (), decorator_spans: tuple = ()) -> Executor:
-        name_token, parameters, _annotation, body_node = node.children
+        name_token, parameters, returns, body_node = node.children
         name = str(name_token)
-        make = self.function_maker(name, parameters, body_node, self.span(node))
+        make = self.function_maker(name, parameters, body_node, self.span(node), returns=returns)
         store = self.store_name(name)
 
         def define(frame: Frame) -> None:
@@ -401,11 +440,18 @@ class StatementCompiler(CompilerBase):
         return define
 
     def function_maker(self, name: str, parameters: Tree | None, body_node: Any, span,
-                       is_lambda: bool = False):
-        """Compile a def or lambda; return ``frame -> UserFunction`` (defaults evaluated then)."""
-        signature, default_nodes, kwdefault_nodes = self._signature(parameters)
+                       is_lambda: bool = False, returns: Tree | None = None):
+        """Compile a def or lambda; return ``frame -> UserFunction``.
+
+        Defaults, then annotations (parameters in order, then ``-> returns``) are
+        evaluated when the def runs, as in Python 3.11; annotations are then dropped.
+        """
+        signature, default_nodes, kwdefault_nodes, annotation_nodes = self._signature(parameters)
         defaults = tuple(self.expr(default) for default in default_nodes)
         kwdefaults = tuple((key, self.expr(default)) for key, default in kwdefault_nodes)
+        if returns is not None:
+            annotation_nodes.append(returns)
+        annotations = tuple(self.expr(annotation) for annotation in annotation_nodes)
         qualname = self.qualname(name)
         parameter_names = set(signature.names) | set(signature.kwonly)
         parameter_names |= {n for n in (signature.star, signature.double_star) if n}
@@ -440,6 +486,8 @@ class StatementCompiler(CompilerBase):
             try:
                 default_values = tuple(default(frame) for default in defaults)
                 kwdefault_values = {key: default(frame) for key, default in kwdefaults}
+                for annotation in annotations:
+                    annotation(frame)
             except BaseException as error:
                 mark(error, span)
                 raise
@@ -447,11 +495,13 @@ class StatementCompiler(CompilerBase):
                                 frame, call_depth)
         return make_function
 
-    def _signature(self, node: Tree | None) -> tuple[Signature, list, list]:
+    def _signature(self, node: Tree | None) -> tuple[Signature, list, list, list]:
+        """The signature, default nodes, keyword-only default nodes and annotation nodes."""
         names: list[str] = []
         kwonly: list[str] = []
         defaults: list = []
         kwdefaults: list = []
+        annotations: list = []
         star = double_star = None
         seen_star = False
         posonly: int | None = None     # names before a `/` are positional-only
@@ -460,7 +510,10 @@ class StatementCompiler(CompilerBase):
         for index, child in enumerate(children):
             if double_star is not None:
                 raise self.syntax_error(child, "arguments cannot follow var-keyword argument")
-            if child.data == "slash_param":
+            kind = _PARAMETER_KINDS.get(child.data, child.data)
+            if child.data in _ANNOTATED and child.children[1] is not None:
+                annotations.append(child.children[1])   # a def's `name: annotation`
+            if kind == "slash_param":
                 if posonly is not None:
                     raise self.syntax_error(child, "/ may appear only once")
                 if seen_star:
@@ -469,21 +522,21 @@ class StatementCompiler(CompilerBase):
                     raise self.syntax_error(child, "at least one argument must precede /")
                 posonly = len(names)
                 continue
-            if child.data == "star_param":
+            if kind == "star_param":
                 if seen_star:
                     raise self.syntax_error(child, "* argument may appear only once")
                 seen_star = True
                 if child.children[0] is not None:
                     star = str(child.children[0])
                     self._unique(star, seen, child)
-                elif index + 1 >= len(children) or children[index + 1].data != "param":
+                elif index + 1 >= len(children) or children[index + 1].data not in ("param", "lambda_param"):
                     raise self.syntax_error(child, "named arguments must follow bare *")
                 continue
-            if child.data == "double_star_param":
+            if kind == "double_star_param":
                 double_star = str(child.children[0])
                 self._unique(double_star, seen, child)
                 continue
-            name_token, default = child.children
+            name_token, default = child.children[0], child.children[-1]
             name = str(name_token)
             self._unique(name, seen, child)
             if seen_star:
@@ -496,7 +549,7 @@ class StatementCompiler(CompilerBase):
                 defaults.append(default)
             elif defaults:
                 raise self.syntax_error(child, "non-default argument follows default argument")
-        return Signature(names, star, kwonly, double_star, posonly or 0), defaults, kwdefaults
+        return Signature(names, star, kwonly, double_star, posonly or 0), defaults, kwdefaults, annotations
 
     def _unique(self, name: str, seen: set[str], node: Tree) -> None:
         if name in seen:
