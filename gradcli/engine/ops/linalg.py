@@ -85,6 +85,10 @@ def _mm_forward(b: dict) -> Any:
     _no_bool(a, "addmm_impl_cpu_", a._data.size > 0 and m._data.size > 0)
     # Saved with the node (as PyTorch's _saved_*_sym_strides): the layouts choose the formulas.
     b["self_sym_strides"], b["mat2_sym_strides"] = a.stride(), m.stride()
+    if a.shape[1] == 1 and a.shape[0] > 1 and m.shape[1] > 1:
+        # MKL's gemm with one product per element keeps its sign: 0 * -1 is -0 (NumPy's gives +0),
+        # as in the outer-product gradient of a vector @ matrix; a single row or column is gemv (+0)
+        return a._data * m._data
     return a._data @ m._data
 
 
