@@ -372,6 +372,11 @@ class Tensor:
         return self._data.reshape(()).item()
 
     def __float__(self) -> float:
+        if self.requires_grad:
+            from .warnings import warn_once  # PyTorch 2.13's THPVariable_float_scalar, TORCH_WARN_ONCE
+            warn_once("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+                      "Consider using tensor.detach() first. (Triggered internally at "
+                      "/__w/pytorch/pytorch/torch/csrc/autograd/generated/python_variable_methods.cpp:822.)")
         return float(self._one_element())
 
     def __int__(self) -> int:

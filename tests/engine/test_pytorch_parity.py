@@ -1010,3 +1010,23 @@ def test_fourth_batch_of_small_cases() -> None:
     for i, (got, want) in enumerate(zip(outcomes, EXPECTED_4)):
         assert got == want, f"case {i}"
     assert len(outcomes) == len(EXPECTED_4)
+
+
+def test_float_of_a_tensor_requiring_grad_and_create_graph_backward_warn_once() -> None:
+    api.reset_global_state(0)
+    x = T["tensor"]([2.5], requires_grad=True)
+
+    def run() -> None:
+        x.item(), int(x)  # no warning: only float() converts with one
+        float(x * 2), float(x)
+        (x * x).sum().backward(create_graph=True)
+        (x * x).sum().backward(create_graph=True)
+
+    seen = caught_warnings(run)
+    assert [m.split(" (Triggered")[0] for m in seen] == [
+        "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+        "Consider using tensor.detach() first.",
+        "Using backward() with create_graph=True will create a reference cycle between the parameter and its "
+        "gradient which can cause a memory leak. We recommend using autograd.grad when creating the graph to "
+        "avoid this. If you have to use this function, make sure to reset the .grad fields of your parameters "
+        "to None after use to break the cycle and avoid the leak."]
