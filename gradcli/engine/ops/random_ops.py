@@ -341,9 +341,9 @@ def _randint_like(*args: Any, **kwargs: Any) -> Tensor:
 
 def _check_std(std: Any) -> None:
     if isinstance(std, Tensor):
-        if (std._data < 0).any():
+        if std._data.size and not std._data.min() >= 0:  # a NaN fails too
             raise TorchRuntimeError("normal expects all elements of std >= 0.0")
-    elif std < 0:
+    elif not std >= 0:
         raise TorchRuntimeError(f"normal expects std >= 0.0, but found std {_g(std)}")
 
 
@@ -417,9 +417,19 @@ def _inplace_sampler(parser: ArgParser, fill: Any) -> Any:
 def _uniform_fill(self: Tensor, overload: int, b: dict, generator: Any) -> None:
     a, to = b["from"], b["to"]
     _float_only(self._dtype, "check_uniform_bounds")
+    # check_uniform_bounds, in its order (a NaN bound is out of bounds)
+    top = float(np.finfo(self._dtype.np).max)
+    for value, what in ((a, "from"), (to, "to")):
+        if not -top <= value <= top:
+            raise TorchRuntimeError(f"{what} is out of bounds for {_CTYPE[self._dtype.name]}")
     if a > to:
         raise TorchRuntimeError(
             f"uniform_ expects to return a [from, to) range, but found from={_g(a)} > to={_g(to)}")
+    if not to - a <= top:
+        kind = "Float" if self._dtype is dtypes.float32 else "Double"
+        raise TorchRuntimeError(
+            f"uniform_ expects to-from <= std::numeric_limits<{kind}>::max(), but found to={_g(to)} and "
+            f"from={_g(a)} which result in to-from to exceed the limit")
     rng.uniform_(self._data, a, to, generator=generator)
 
 
@@ -453,7 +463,7 @@ def _bernoulli_forward(b: dict) -> Any:
     if not np.issubdtype(p.dtype, np.floating):
         raise TorchNotImplementedError(
             f"\"bernoulli_tensor_cpu_p_\" not implemented for '{b['input']._dtype.legacy_name}'")
-    if ((p < 0) | (p > 1)).any():
+    if not ((p >= 0) & (p <= 1)).all():  # a NaN fails too
         raise TorchRuntimeError(
             "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be "
             "improved?  If so, please report an enhancement request to PyTorch.)")
