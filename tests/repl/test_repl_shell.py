@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from prompt_toolkit.input import create_pipe_input
@@ -12,6 +13,7 @@ from prompt_toolkit.output import DummyOutput
 
 from repl_helpers import TUTORIAL, Captured, masked
 
+from gradcli.repl.completion import ScriptCompleter
 from gradcli.repl.shell import run_shell
 
 UP, RIGHT, ESCAPE, CTRL_C, CTRL_D = "\x1b[A", "\x1b[C", "\x1b", "\x03", "\x04"
@@ -22,29 +24,66 @@ def history(tmp_path: Path) -> Path:
     return tmp_path / "state" / "history"
 
 
+class _CompletionCounter:
+    """Counts finished runs of the shell's completer, so keys typed after a Tab can wait for
+    the background completion instead of guessing how long it takes on a loaded machine."""
+
+    def __init__(self) -> None:
+        self.finished = 0
+        self.changed = threading.Condition()
+
+    def wrap(self, original: Any) -> Any:
+        def get_completions(completer: Any, document: Any, event: Any) -> Any:
+            try:
+                yield from original(completer, document, event)
+            finally:
+                with self.changed:
+                    self.finished += 1
+                    self.changed.notify_all()
+        return get_completions
+
+    def wait_beyond(self, count: int, timeout: float = 10.0) -> None:
+        with self.changed:
+            self.changed.wait_for(lambda: self.finished > count, timeout)
+
+
 def drive(keys: str, history: Path, *later: str) -> Captured:
     """Type ``keys`` into a shell, then each of ``later`` after a pause (completion runs in the
-    background, so keys after a Tab must wait for it); Ctrl-D at the end leaves."""
+    background, so keys after a Tab wait until a completion has finished); Ctrl-D at the end
+    leaves."""
     repl = Captured()
     chunks = [keys, *later]
     chunks[-1] += CTRL_D
     done = threading.Event()
     stuck: list[bool] = []
+    counter = _CompletionCounter()
+    original = ScriptCompleter.get_completions
+    ScriptCompleter.get_completions = counter.wrap(original)  # type: ignore[method-assign]
     with create_pipe_input() as pipe:
+        seen = counter.finished
         pipe.send_text(chunks[0])
 
         def type_slowly() -> None:
+            nonlocal seen
+            previous = chunks[0]
             for chunk in chunks[1:]:
+                if previous.endswith("\t"):
+                    counter.wait_beyond(seen)
                 time.sleep(0.3)
+                seen = counter.finished
                 pipe.send_text(chunk)
+                previous = chunk
             if not done.wait(10):   # still running: the keys left it mid-entry; end it, fail the test
                 stuck.append(True)
                 pipe.send_text(CTRL_C + CTRL_D)
         typist = threading.Thread(target=type_slowly)
         typist.start()
-        status = run_shell(repl.console, history_file=history, input=pipe, output=DummyOutput())
-        done.set()
-        typist.join()
+        try:
+            status = run_shell(repl.console, history_file=history, input=pipe, output=DummyOutput())
+        finally:
+            ScriptCompleter.get_completions = original  # type: ignore[method-assign]
+            done.set()
+            typist.join()
     assert not stuck, "the shell was still waiting for input after the last key"
     assert status == 0
     return repl
