@@ -19,7 +19,7 @@ from .device import CPU, Device, parse_device
 from .layout import strided
 from .ops import FUNCTIONS, METHOD_NAMES, NAMESPACES
 from .ops import nn_functional, random_ops  # noqa: F401
-from .ops.factories import set_max_elements  # noqa: F401  (re-exported for the CLI)
+from .ops.limits import set_max_elements  # noqa: F401  (re-exported for the CLI)
 from .printing import set_printoptions
 from .pytorch_names import MODULES as PYTORCH_NAMES
 from .pytorch_names import TENSOR as PYTORCH_TENSOR_NAMES  # noqa: F401

@@ -3,7 +3,7 @@
 
 Factories make leaves; ``requires_grad=True`` is checked against the dtype
 with PyTorch's message.  Every factory respects the element limit
-(``set_max_elements``) before allocating.
+(``limits.check_size``) before allocating.
 """
 
 from __future__ import annotations
@@ -16,29 +16,11 @@ import numpy as np
 from .. import dtypes
 from ..device import check_cpu
 from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
+from .limits import check_size, set_max_elements  # noqa: F401  (set_max_elements: re-exported)
 from ..tensor import Tensor
 from .registry import FUNCTIONS, METHOD_NAMES
 from .shape_rules import list_str, numel
 from .signature import ArgParser
-
-_max_elements: int | None = None
-
-
-def set_max_elements(n: int | None) -> None:
-    """Refuse to create tensors of more than ``n`` elements (None: no limit)."""
-    global _max_elements
-    _max_elements = n
-
-
-def check_size(shape: tuple[int, ...]) -> None:
-    for s in shape:
-        if s < 0:
-            raise TorchRuntimeError(f"Trying to create tensor with negative dimension {s}: {list_str(shape)}")
-    if _max_elements is not None and numel(shape) > _max_elements:
-        raise TorchRuntimeError(
-            f"gradcli refuses to create a tensor of {numel(shape)} elements: the limit is {_max_elements} "
-            "(see --max-elements)")
-
 
 def leaf(data: np.ndarray, dtype: "dtypes.DType", requires_grad: bool) -> Tensor:
     t = Tensor._make(data, dtype)

@@ -25,6 +25,7 @@ from ..autograd.engine import gradient_edge
 from ..autograd.node import SavedTensor, node_class
 from ..errors import TorchNotImplementedError, TorchRuntimeError
 from ..tensor import Tensor, wrap_scalar
+from . import limits
 from .signature import ArgParser
 from .shape_rules import list_str
 
@@ -139,6 +140,9 @@ def run(op: Op, bound: dict) -> Any:
         for t in _inputs_of(op, bound, with_self=True):
             gradient_edge(t)  # PyTorch collects the edges before the kernel: a stale view fails first
     result = op.forward(bound)
+    if limits.limited() and not op.view:
+        for r in (result if isinstance(result, tuple) else (result,)):
+            limits.check_count(np.size(r))
     if op.contiguous:  # (np.ascontiguousarray would make a 0-dim result 1-dim)
         result = tuple(_c_order(r) for r in result) if isinstance(result, tuple) else _c_order(result)
     if out is not None:
