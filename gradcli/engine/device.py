@@ -32,7 +32,10 @@ class Device:
 
 
 Device.__module__ = "torch"
-Device.__qualname__ = Device.__name__ = "device"
+Device.__qualname__ = "device"
+# Python's messages use the C tp_name, which follows __name__: "'torch.device' object is not
+# callable"; the repr <class 'torch.device'> comes from __module__ and __qualname__.
+Device.__name__ = "torch.device"
 
 CPU = Device("cpu")
 

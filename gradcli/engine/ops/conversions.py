@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
-from ..device import check_cpu
+from ..device import Device, check_cpu
 from ..dtypes import DType
 from ..errors import TorchRuntimeError, TorchTypeError
 from ..tensor import Tensor
@@ -57,7 +57,7 @@ def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
             dtype = a._dtype
         elif isinstance(a, bool):
             copy = a if dtype is not None else copy
-        elif isinstance(a, str) or type(a).__name__ == "device":
+        elif isinstance(a, (str, Device)):
             device = a
         else:
             raise TorchTypeError(

@@ -22,4 +22,8 @@ def return_type(name: str, fields: tuple[str, ...]) -> type:
     }
     for i, f in enumerate(fields):
         attrs[f] = property(lambda self, i=i: tuple.__getitem__(self, i))
-    return type(name, (tuple,), attrs)
+    cls = type(name, (tuple,), attrs)
+    # Python's own messages name a type by its C tp_name, which follows __name__ ("'torch.return_types.max'
+    # object is not callable"); the repr <class 'torch.return_types.max'> uses __module__ and __qualname__.
+    cls.__name__ = f"torch.return_types.{name}"
+    return cls
