@@ -47,7 +47,7 @@ class Indenter(PostLex):
     """
 
     def process(self, stream: Iterator[Token]) -> Iterator[Token]:
-        levels = [0]
+        levels = [(0, 0)]  # (width with tabs to 8, width with tabs as 1) of each open block
         open_brackets: list[Token] = []
         token = None
         first = True
@@ -87,22 +87,35 @@ class Indenter(PostLex):
             yield Token.new_borrow_pos("_DEDENT", "", token) if token else Token("_DEDENT", "")
 
     @staticmethod
-    def _indentation(newline: Token, levels: list[int]) -> Iterator[Token]:
+    def _indentation(newline: Token, levels: list[tuple[int, int]]) -> Iterator[Token]:
+        """CPython's rule: the indentation is measured twice, tabs to multiples of 8 and tabs
+        as one column; if the two measures disagree about the block structure, the mix of
+        tabs and spaces is ambiguous (TabError)."""
         text = newline.value.rsplit("\n", 1)[1]
         width = 0
         for char in text:
             width = (width // TAB_WIDTH + 1) * TAB_WIDTH if char == "\t" else width + 1
-        if width > levels[-1]:
-            levels.append(width)
+        alt = len(text)
+        line = newline.end_line
+        if width > levels[-1][0]:
+            if alt <= levels[-1][1]:
+                raise _tab_error(line, text)
+            levels.append((width, alt))
             yield Token.new_borrow_pos("_INDENT", text, newline)
             return
-        while width < levels[-1]:
+        while width < levels[-1][0]:
             levels.pop()
             yield Token.new_borrow_pos("_DEDENT", text, newline)
-        if width != levels[-1]:
-            line = newline.end_line
+        if width != levels[-1][0]:
             raise ScriptSyntaxError("unindent does not match any outer indentation level",
                                     line, len(text) + 1, kind="IndentationError")
+        if alt != levels[-1][1]:
+            raise _tab_error(line, text)
+
+
+def _tab_error(line: int, text: str) -> ScriptSyntaxError:
+    return ScriptSyntaxError("inconsistent use of tabs and spaces in indentation", line, len(text) + 1,
+                             kind="TabError")
 
 
 def _cache_file() -> str | bool:

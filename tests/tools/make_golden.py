@@ -33,7 +33,9 @@ try:
     _runpy.run_path(_sys.argv[1], run_name="__main__")
 except BaseException as _exc:
     _sys.stdout.flush()
-    _sys.stderr.write("@@ERROR@@" + type(_exc).__name__ + ": " + (str(_exc).splitlines() or [""])[0] + "\\n")
+    # a SyntaxError's last traceback line is its msg (str() adds the file and line)
+    _text = _exc.msg if isinstance(_exc, SyntaxError) else str(_exc)
+    _sys.stderr.write("@@ERROR@@" + type(_exc).__name__ + ": " + (_text.splitlines() or [""])[0] + "\\n")
     _sys.exit(1)
 '''
 ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
