@@ -45,14 +45,24 @@ class _GradMode:
         return f"<torch.autograd.grad_mode.{type(self).__name__} object at {id(self):#x}>"
 
 
-class no_grad(_GradMode):
+class _NoParamMode(_GradMode):
+    """A mode that also decorates without parentheses (``@torch.no_grad``, ``torch.no_grad(f)``),
+    as PyTorch's _NoParamDecoratorContextManager."""
+
+    def __new__(cls, orig_func: Any = None) -> Any:
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)  # (not an instance: __init__ is not called again)
+
+
+class no_grad(_NoParamMode):
     _mode = False
 
     def __init__(self) -> None:
         self._prev = _enabled
 
 
-class enable_grad(_GradMode):
+class enable_grad(_NoParamMode):
     _mode = True
 
     def __init__(self) -> None:
@@ -70,6 +80,9 @@ class set_grad_enabled(_GradMode):
         self._mode = mode
         _set(mode)
 
+    def __repr__(self) -> str:
+        return f"torch.autograd.grad_mode.set_grad_enabled(mode={self._mode})"
+
     def __enter__(self) -> None:
         # The mode was already set by __init__; __exit__ restores what was before it.
         pass
@@ -86,6 +99,12 @@ class set_grad_enabled(_GradMode):
 
 
 class inference_mode(no_grad):
+    def __new__(cls, mode: Any = True) -> Any:
+        # PyTorch's inference_mode takes a function in place of its mode (@torch.inference_mode)
+        if isinstance(mode, bool):
+            return _GradMode.__new__(cls)
+        return cls()(mode)
+
     def __init__(self, mode: bool = True) -> None:
         super().__init__()
         self._mode = not mode
