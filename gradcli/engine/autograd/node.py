@@ -136,11 +136,13 @@ class Node:
 class SavedTensor:
     """A tensor saved for backward, with its version at the time it was saved."""
 
-    __slots__ = ("tensor", "version", "output_of", "was_leaf", "is_output", "view_node")
+    __slots__ = ("tensor", "version", "output_of", "was_leaf", "is_output", "view_node", "shape")
 
     def __init__(self, tensor: "Tensor", output_of: str | None, is_output: bool = False) -> None:
         self.tensor = tensor
         self.version = tensor._vc.value
+        # PyTorch saves a shallow copy: its message shows the shape from before a t_() or squeeze_()
+        self.shape = tensor._data.shape
         # For the error message, "which is output 0 of Exp": fixed when a node saves
         # its own output; otherwise the tensor's history at the time of the error.
         self.output_of = output_of
@@ -158,7 +160,7 @@ class SavedTensor:
         if t._vc.value != self.version:
             node = self.view_node() if self.view_node is not None else None
             output_of = self.output_of if node is None else f"0 of {short_name(type(node).__name__)}"
-            raise TorchRuntimeError(modified_message(t, output_of, self.version))
+            raise TorchRuntimeError(modified_message(t, output_of, self.version, self.shape))
         return t
 
 
@@ -171,9 +173,9 @@ def short_name(node_name: str) -> str:
     return node_name[:i] + ("" if number == "0" else number)
 
 
-def modified_message(t: "Tensor", output_of: str | None, expected: int) -> str:
+def modified_message(t: "Tensor", output_of: str | None, expected: int, shape: tuple | None = None) -> str:
     from ..ops.shape_rules import type_string
-    shape = ", ".join(str(n) for n in t.shape)
+    shape = ", ".join(str(n) for n in (t.shape if shape is None else shape))
     where = f"[{type_string(t.dtype)} [{shape}]]"
     if output_of is None and t._grad_fn is not None:
         output_of = f"{t._output_nr} of {short_name(type(t._grad_fn).__name__)}"

@@ -483,6 +483,34 @@ def run_inplace(op: Op, bound: dict) -> Tensor:
     return target
 
 
+def run_inplace_view(op: Op, bound: dict) -> Tensor:
+    """An in-place view op (``t_``, ``squeeze_``, ...): ``self`` takes the view's shape and strides.
+
+    As PyTorch's inplace_view ops, it bumps the version and sets (not rebases) the history:
+    on a view the new node follows the view's own node, the base's history is untouched."""
+    target: Tensor = bound["self"]
+    bound["_inplace"] = True  # for the node name (TBackward1) and the messages (t_())
+    needs_grad = grad_mode._enabled and op.node is not None and _any_requires_grad(op, bound)
+    if needs_grad:
+        check_inplace_allowed(target)
+        holder = _EdgeHolder(target)  # self as it was: the node's input shape and edge
+        before = {id(holder): (gradient_edge(target), target._vc.value)}
+    result = op.forward(bound)
+    target._data = result
+    target._vc.value += 1
+    if target._view_fn is not None:
+        # replaying the view from its base now ends with this op (for AsStridedBackward0 later)
+        params = {k: v for k, v in bound.items() if k not in ("self", "_inplace")}
+        parent = target._view_fn
+        target._view_fn = lambda b: run(op, {**params, "self": parent(b)})
+    if needs_grad:
+        # (a retain_grad() hook stays with the old node: PyTorch's set_history does not move it)
+        target._grad_fn = _attach(op, bound, (), inplace_self=(holder, None), before=before)
+        target._output_nr = 0
+        target._view_ver = target._vc.value  # else a view's next grad_fn read is an AsStridedBackward0
+    return target
+
+
 # In-place ops whose inputs do not broadcast together with self (TensorIterator's checks
 # are not theirs).
 _NOT_POINTWISE = frozenset({"addmm", "copy", "cumprod", "cumsum", "fill", "index_add", "index_put", "masked_fill",
@@ -706,7 +734,7 @@ def _inplace_form(op: Op) -> Callable:
     def inplace(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         _, bound = op.parser("inplace").parse((self,) + args, kwargs)
         _rename_input(bound)
-        return run_inplace(op, bound)
+        return run_inplace_view(op, bound) if op.view else run_inplace(op, bound)
     inplace.__name__ = inplace.__qualname__ = op.name + "_"
     return inplace
 

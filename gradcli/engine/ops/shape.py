@@ -136,14 +136,14 @@ def _squeeze_forward(b: dict) -> Any:
 
 
 def _squeeze_node(b: dict) -> str:
-    if "dim" not in b:
-        return "SqueezeBackward0"
-    return "SqueezeBackward1" if isinstance(b["dim"], int) else "SqueezeBackward2"
+    # squeeze_ has nodes of its own: SqueezeBackward3/4/5 for the same three overloads
+    number = 0 if "dim" not in b else (1 if isinstance(b["dim"], int) else 2)
+    return f"SqueezeBackward{number + 3 if b.get('_inplace') else number}"
 
 
 defop("squeeze", ["squeeze(Tensor input)", "squeeze(Tensor input, int dim)",
                   "squeeze(Tensor input, int[] dim)"], _squeeze_forward, node=_squeeze_node, view=True,
-      inplace=False, derivs={"self": _back_to_input})
+      inplace=True, derivs={"self": _back_to_input})
 
 
 def _unsqueeze_forward(b: dict) -> Any:
@@ -152,8 +152,8 @@ def _unsqueeze_forward(b: dict) -> Any:
     return np.expand_dims(a, dim)
 
 
-defop("unsqueeze", "unsqueeze(Tensor input, int dim)", _unsqueeze_forward, node="UnsqueezeBackward0",
-      view=True, derivs={"self": d()(lambda g, s: g.squeeze(s.dim))})
+defop("unsqueeze", "unsqueeze(Tensor input, int dim)", _unsqueeze_forward,
+      node=lambda b: "UnsqueezeBackward1" if b.get("_inplace") else "UnsqueezeBackward0", view=True, inplace=True, derivs={"self": d()(lambda g, s: g.squeeze(s.dim))})
 
 
 # -- permute / transpose -----------------------------------------------------------------------
@@ -195,8 +195,8 @@ def _transpose_forward(b: dict) -> Any:
 
 
 TRANSPOSE = defop("transpose", "transpose(Tensor input, int dim0, int dim1)", _transpose_forward,
-                  node="TransposeBackward0", view=True,
-                  derivs={"self": d()(lambda g, s: g.transpose(s.dim0, s.dim1))})
+                  node=lambda b: "TransposeBackward1" if b.get("_inplace") else "TransposeBackward0",
+                  view=True, inplace=True, derivs={"self": d()(lambda g, s: g.transpose(s.dim0, s.dim1))})
 defop("swapaxes", "swapaxes(Tensor input, int axis0, int axis1)",
       lambda b: _transpose_forward({"self": b["self"], "dim0": b["axis0"], "dim1": b["axis1"]}),
       node="TransposeBackward0", view=True,
@@ -206,11 +206,13 @@ defop("swapaxes", "swapaxes(Tensor input, int axis0, int axis1)",
 def _t_forward(b: dict) -> Any:
     a = b["self"]._data
     if a.ndim > 2:
-        raise TorchRuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a.ndim}D")
+        name = "t_" if b.get("_inplace") else "t"
+        raise TorchRuntimeError(f"{name}() expects a tensor with <= 2 dimensions, but self is {a.ndim}D")
     return a.T
 
 
-defop("t", "t(Tensor input)", _t_forward, node="TBackward0", view=True,
+defop("t", "t(Tensor input)", _t_forward, node=lambda b: "TBackward1" if b.get("_inplace") else "TBackward0",
+      view=True, inplace=True,
       derivs={"self": d()(lambda g, s: g.t())})
 
 
