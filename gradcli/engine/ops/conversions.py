@@ -12,6 +12,7 @@ from ..dtypes import DType
 from ..errors import TorchRuntimeError, TorchTypeError
 from ..tensor import Tensor
 from .registry import FUNCTIONS, OPS, d, defop, run, run_inplace
+from .signature import python_type_dtype
 
 
 def _zeros(g: Tensor) -> Tensor:
@@ -50,7 +51,11 @@ def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     kwargs.pop("memory_format", None)
     if kwargs:
         raise TorchTypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    if python_type_dtype(dtype) is not None:
+        dtype = python_type_dtype(dtype)
     for a in args:
+        if python_type_dtype(a) is not None:
+            a = python_type_dtype(a)
         if isinstance(a, DType):
             dtype = a
         elif isinstance(a, Tensor):

@@ -222,6 +222,19 @@ def _is_tuple_like(value: Any) -> bool:
     return isinstance(value, (tuple, list))
 
 
+_PYTHON_TYPE_DTYPES = {float: "float64", int: "int64", bool: "bool_"}
+
+
+def python_type_dtype(value: Any) -> Any:
+    """The dtype PyTorch reads a Python number type as (float is float64, int is int64,
+    bool is bool), or None for anything else."""
+    name = _PYTHON_TYPE_DTYPES.get(value) if isinstance(value, type) else None
+    if name is None:
+        return None
+    from .. import dtypes
+    return getattr(dtypes, name)
+
+
 def _check(base: str, value: Any, numbers_as_tensors: bool) -> tuple[bool, Any]:
     from ..dtypes import DType
     from ..tensor import Tensor
@@ -270,7 +283,11 @@ def _check(base: str, value: Any, numbers_as_tensors: bool) -> tuple[bool, Any]:
             return True, list(value)
         return False, None
     if base == "dtype":
-        return (True, value) if isinstance(value, DType) else (False, None)
+        if isinstance(value, DType):
+            return True, value
+        # PyTorch takes Python's number types as dtypes: float is float64, int is int64
+        dtype = python_type_dtype(value)
+        return (True, dtype) if dtype is not None else (False, None)
     if base == "device":
         from ..device import Device, parse_device
         if isinstance(value, Device):
