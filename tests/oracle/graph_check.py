@@ -138,8 +138,9 @@ def same_value(t: Any, g: Any, where: str, tol: dict = VALUE_TOL, zero_sign_free
     if TORCH.is_tensor(t):
         same_tensor(t, g, where, tol, zero_sign_free)
     elif isinstance(t, (tuple, list)):
-        assert type(g).__name__ == type(t).__name__ and len(g) == len(t), \
-            f"{where}: {type(g).__name__} of {len(g)} != torch's {type(t).__name__} of {len(t)}"
+        # (gradcli's return types carry PyTorch's tp_name, "torch.return_types.max", as __name__)
+        assert type(g).__qualname__ == type(t).__qualname__ and len(g) == len(t), \
+            f"{where}: {type(g).__qualname__} of {len(g)} != torch's {type(t).__qualname__} of {len(t)}"
         for k, (a, b) in enumerate(zip(t, g)):
             same_value(a, b, f"{where}[{k}]", tol, zero_sign_free)
     elif t is None or isinstance(t, bool):
