@@ -14,6 +14,7 @@ again -- both with PyTorch's messages.
 from __future__ import annotations
 
 import itertools
+import math
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ..errors import TorchRuntimeError
@@ -198,6 +199,8 @@ class OpNode(Node):
     """A node made by an op of the op table."""
 
     __slots__ = ("_backward", "_saved", "_freed", "_meta", "_n_out")
+    # grad_fn._saved_<name> of a non-tensor value: name -> (saved key, kind); see expose_saved
+    __saved_exposed__: dict[str, tuple[str, str | None]] = {}
 
     def __init__(self, next_functions: tuple, backward: Callable, saved: dict,
                  meta: Sequence[tuple | None], n_out: int = 1) -> None:
@@ -236,19 +239,35 @@ class OpNode(Node):
     def saved_value(self, key: str) -> Any:
         """``grad_fn._saved_<key>``, as PyTorch exposes it: a tensor the node did not need to save
         (mul's self when only self requires grad) is None, one freed by backward an error."""
-        value = self._saved.get(key, _NOT_SAVED)
+        exposed = type(self).__saved_exposed__.get(key)  # (the key it reads, its kind)
+        value = self._saved.get(key if exposed is None else exposed[0], _NOT_SAVED)
         if value is _RELEASED:
             raise TorchRuntimeError(FREED_MESSAGE)
         if value is _NOT_SAVED:
             if f"_saved_{key}" in type(self).__script_attrs__:
                 return None
             raise AttributeError(key)
+        if exposed is not None and exposed[1] is not None:
+            return _as_exposed(value, exposed[1])
         from ..tensor import Tensor
         if isinstance(value, Tensor) and value._wrapped:
             return value.item()  # a Scalar overload's number (x.pow(2)._saved_exponent is 2)
         return _unpack(value)
 
 
+def _as_exposed(value: Any, kind: str) -> Any:
+    """A saved value as PyTorch's getter returns it: an int64 through PyLong_FromUnsignedLong
+    (-1 reads as 2**64 - 1), an int[] as a tuple of those, a numel from the sizes."""
+    if kind == "numel":
+        return math.prod(value)
+    if isinstance(value, (list, tuple)):
+        return tuple(int(v) & _UINT64 for v in value)
+    if value is None or isinstance(value, bool):
+        return value
+    return (int(value) & _UINT64,) if kind == "ints" else int(value) & _UINT64
+
+
+_UINT64 = (1 << 64) - 1
 _RELEASED = object()  # a saved tensor freed by backward
 _NOT_SAVED = object()
 
@@ -283,6 +302,13 @@ def node_class(name: str, base: type = OpNode, saved_names: Sequence[str] = ()) 
         if extra:
             cls.__script_attrs__ = cls.__script_attrs__ | extra
     return cls
+
+
+def expose_saved(cls: type, exposed: dict[str, tuple[str, str | None]]) -> None:
+    """Make ``grad_fn._saved_<name>`` readable for each name: (the saved key it reads, its kind)."""
+    if exposed:
+        cls.__saved_exposed__ = {**cls.__saved_exposed__, **exposed}
+        cls.__script_attrs__ = cls.__script_attrs__ | {f"_saved_{n}" for n in exposed}
 
 
 def _saved_getattr(self: OpNode, attr: str) -> Any:

@@ -122,6 +122,7 @@ def _times(g: Tensor, value: Any) -> Tensor:
 
 ADDMM = defop("addmm", "addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, "
               "Tensor? out=None)", _addmm_forward, node="AddmmBackward0", inputs=("self", "mat1", "mat2"),
+              exposes=("mat1_sym_sizes", "mat2_sym_sizes"),  # (PyTorch's strides are () when unneeded)
               inplace=True,
               derivs={"self": d()(lambda g, s: _times(g, s.beta)),
                       "mat1": d("mat2")(lambda g, s: _times(

@@ -154,11 +154,14 @@ def _step(s: slice) -> int:
 
 def _slice(t: Tensor, dim: int, s: slice) -> Tensor:
     step = _step(s)
-    size = t.shape[dim]
-    start, stop, _ = slice(None if s.start is None else int(s.start),
-                           None if s.stop is None else int(s.stop), step).indices(size)
-    stop = max(stop, start)
+    # as written, as PyTorch's node keeps them (x[-2:] saves start -2, an open end INT64_MAX);
+    # the kernel wraps and clamps them as NumPy's slicing does
+    start = 0 if s.start is None else int(s.start)
+    stop = _INT64_MAX if s.stop is None else int(s.stop)
     return run(OPS["slice"], {"self": t, "dim": dim, "start": start, "end": stop, "step": step})
+
+
+_INT64_MAX = (1 << 63) - 1
 
 
 def _numpy_index(shape: tuple, advanced: list[tuple[int, Tensor]], bounds: bool = True) -> tuple:
@@ -540,7 +543,7 @@ def _gather_backward(g: Tensor, s: Any) -> Tensor:
 
 defop("gather", "gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None)",
       # PyTorch's node keeps self too (gather_backward takes it for its sizes)
-      _gather_forward, node="GatherBackward0", derivs={"self": d("self", "index")(_gather_backward)})
+      _gather_forward, node="GatherBackward0", exposes=("dim", "sparse_grad"), derivs={"self": d("self", "index")(_gather_backward)})
 
 
 def _scatter_positions(t: Tensor, dim: int, index: Tensor) -> tuple:

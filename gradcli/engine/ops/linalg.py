@@ -110,6 +110,7 @@ def mm_mat2_backward(g: Tensor, mat1: Tensor, shape: Any, strides: tuple) -> Ten
 
 
 MM = defop("mm", "mm(Tensor input, Tensor mat2, *, Tensor? out=None)", _mm_forward, node="MmBackward0",
+           exposes=("mat2_sym_sizes", "self_sym_sizes"),  # (PyTorch's strides are () when unneeded)
            inputs=("self", "mat2"),
            derivs={"self": d("mat2")(lambda g, s: mm_mat1_backward(g, s.mat2, s.self_sym_sizes, s.self_sym_strides)),
                    "mat2": d("self")(lambda g, s: mm_mat2_backward(g, s.self, s.mat2_sym_sizes, s.mat2_sym_strides))})

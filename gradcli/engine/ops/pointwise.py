@@ -238,15 +238,16 @@ def _times_alpha(g: Tensor, s: Any) -> Tensor:
 _BINARY = "{}(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)"
 
 ADD = defop("add", _BINARY.format("add"), _arith(np.add, "add"), node="AddBackward0",
-            inputs=("self", "other"), numbers_as_tensors=True, inplace=True,
+            inputs=("self", "other"), numbers_as_tensors=True, inplace=True, exposes=("alpha",),
             derivs={"self": d()(lambda g, s: g), "other": d()(_times_alpha)})
 SUB = defop("sub", _BINARY.format("sub"), _arith(np.subtract, "sub"), node="SubBackward0",
-            inputs=("self", "other"), numbers_as_tensors=True, inplace=True,
+            inputs=("self", "other"), numbers_as_tensors=True, inplace=True, exposes=("alpha",),
             derivs={"self": d()(lambda g, s: g), "other": d()(lambda g, s: -_times_alpha(g, s))})
 RSUB = defop("rsub", _BINARY.format("rsub"), lambda b: _arith(np.subtract, "sub")(
                  {"self": b["other"], "other": b["self"], "alpha": b.get("alpha", 1)}),
              node=lambda b: "RsubBackward1" if b["other"]._wrapped else "RsubBackward0",
              inputs=("self", "other"), scalar_inputs=("other",), numbers_as_tensors=True, method=False,
+             exposes=("alpha",),
              derivs={"self": d()(lambda g, s: -_times_alpha(g, s)), "other": d()(lambda g, s: g)})
 MUL = defop("mul", "mul(Tensor input, Tensor other, *, Tensor? out=None)", _arith(np.multiply, "mul"),
             node="MulBackward0", inputs=("self", "other"), numbers_as_tensors=True, inplace=True,

@@ -69,7 +69,7 @@ _DIM_SIGS = "{0}(Tensor input, int[1]? dim, bool keepdim=False, *, dtype? dtype=
 
 defop("sum", ["sum(Tensor input, *, dtype? dtype=None)", _DIM_SIGS.format("sum")], _sum_forward,
       node=lambda b: "SumBackward1" if "dim" in b else "SumBackward0",
-      derivs={"self": d()(_sum_backward)})
+      exposes=("dim", "keepdim", "self_sym_sizes"), derivs={"self": d()(_sum_backward)})
 
 
 def _mean_forward(b: dict) -> Any:
@@ -95,7 +95,7 @@ def _mean_backward(g: Tensor, s: Any) -> Tensor:
 
 defop("mean", ["mean(Tensor input, *, dtype? dtype=None)", _DIM_SIGS.format("mean")], _mean_forward,
       node=lambda b: "MeanBackward1" if "dim" in b else "MeanBackward0",
-      derivs={"self": d()(_mean_backward)})
+      exposes=("dim", "keepdim", "self_sym_numel", "self_sym_sizes"), derivs={"self": d()(_mean_backward)})
 
 
 def _prod_forward(b: dict) -> Any:
@@ -266,6 +266,7 @@ def _max_min(name: str, result_type: Any, pair: str) -> None:
                           else f"{name.capitalize()}Backward0" if "dim" in b
                           else f"{name.capitalize()}Backward1"),
           inputs=("self", "other"), returns=result_type, saves=_max_min_saves,
+          exposes={f"{name.capitalize()}Backward0": ("dim", "indices", "keepdim", "self_sym_sizes")},
           derivs={"self": d("self", "result", "result1", "other")(self_grad),
                   "other": d("self", "other")(_tie_split(False, greater))})
 
@@ -296,9 +297,11 @@ def _check_nonempty(name: str, t: Tensor, axes: tuple, dim: Any) -> None:
 
 
 defop("amax", "amax(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None)",
-      _amax_forward(np.max, "amax"), node="AmaxBackward0", derivs={"self": d("self", "result")(_evenly_shared)})
+      _amax_forward(np.max, "amax"), node="AmaxBackward0", exposes=("dim", "keepdim"),
+      derivs={"self": d("self", "result")(_evenly_shared)})
 defop("amin", "amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None)",
-      _amax_forward(np.min, "amin"), node="AminBackward0", derivs={"self": d("self", "result")(_evenly_shared)})
+      _amax_forward(np.min, "amin"), node="AminBackward0", exposes=("dim", "keepdim"),
+      derivs={"self": d("self", "result")(_evenly_shared)})
 
 
 def _arg_forward(arg_fn: Any, name: str) -> Any:
@@ -556,7 +559,7 @@ def _logsumexp_backward(g: Tensor, s: Any) -> Tensor:
 
 
 defop("logsumexp", "logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None)",
-      _logsumexp_forward, node="LogsumexpBackward0",
+      _logsumexp_forward, node="LogsumexpBackward0", exposes=("dim", "keepdim"),
       derivs={"self": d("self", "result")(_logsumexp_backward)})
 
 
@@ -596,9 +599,9 @@ def _log_softmax_backward(g: Tensor, s: Any) -> Tensor:
 
 
 SOFTMAX = defop("softmax", "softmax(Tensor input, int dim, dtype? dtype=None)", _softmax_forward(False),
-                node="SoftmaxBackward0", derivs={"self": d("result")(_softmax_backward)})
+                node="SoftmaxBackward0", exposes=("dim",), derivs={"self": d("result")(_softmax_backward)})
 LOG_SOFTMAX = defop("log_softmax", "log_softmax(Tensor input, int dim, dtype? dtype=None)", _softmax_forward(True),
-                    node="LogSoftmaxBackward0", derivs={"self": d("result")(_log_softmax_backward)})
+                    node="LogSoftmaxBackward0", exposes=("dim",), derivs={"self": d("result")(_log_softmax_backward)})
 
 
 def _converting_forms(op: Any) -> None:
@@ -709,7 +712,7 @@ def _cumsum(a: np.ndarray, axis: int, dtype: Any) -> np.ndarray:
 
 
 defop("cumsum", "cumsum(Tensor input, int dim, *, dtype? dtype=None, Tensor? out=None)",
-      _cum_forward(_cumsum), node="CumsumBackward0", inplace=True,
+      _cum_forward(_cumsum), node="CumsumBackward0", inplace=True, exposes=("dim",),
       derivs={"self": d()(_cumsum_backward)})
 defop("cumprod", "cumprod(Tensor input, int dim, *, dtype? dtype=None, Tensor? out=None)",
       _cum_forward(np.cumprod), node="CumprodBackward0", inplace=True,

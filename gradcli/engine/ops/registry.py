@@ -22,7 +22,7 @@ import numpy as np
 from .. import dtypes
 from ..autograd import grad_mode
 from ..autograd.engine import gradient_edge
-from ..autograd.node import SavedTensor, node_class
+from ..autograd.node import SavedTensor, expose_saved, node_class
 from ..errors import TorchNotImplementedError, TorchRuntimeError
 from ..tensor import Tensor, wrap_scalar
 from . import limits
@@ -78,6 +78,10 @@ class Op:
     # What an overload's node saves, when the op has several (max's dim overload keeps only the
     # indices); outputs named in any formula are otherwise saved whatever needs a gradient.
     saves: Callable[[dict], set] | None = None
+    # The non-tensor values PyTorch's node exposes as grad_fn._saved_<name> (what its
+    # derivatives.yaml line saves): bound arguments, "<input>_sym_sizes", "self_sym_numel", and
+    # "indices" for a second output.  A dict names them per node when the overloads differ.
+    exposes: tuple[str, ...] | dict[str, tuple[str, ...]] = ()
     fn_parser: ArgParser | None = None
     method_parser: ArgParser | None = None
     inplace_parser: ArgParser | None = None
@@ -279,6 +283,8 @@ def _attach(op: Op, bound: dict, outputs: tuple[Tensor, ...], inplace_self: Any 
     if multi:
         saved["_out_meta"] = [(o._data.shape, o._dtype) for o in outputs]
     cls = _node_class(op, node_name, needs | declared)
+    if op.exposes:
+        _expose(op, node_name, cls, saved)
     node = cls(tuple(edges), formulas, saved, meta, n_out=max(len(outputs), 1))
     if node_name == "NotImplemented":
         node._seq = float("inf")  # PyTorch's error nodes run first, as AccumulateGrad (sequence_nr max)
@@ -310,6 +316,37 @@ def _node_class(op: Op, node_name: str, needs: frozenset) -> type:
     if cls is None:
         cls = _CLASSES[key] = node_class(node_name, saved_names=tuple(sorted(needs)))
     return cls
+
+
+_EXPOSED: set[tuple[str, str]] = set()
+# Exposed names that read another saved value: a count from the sizes, the indices output.
+_EXPOSED_FROM = {"self_sym_numel": "self_sym_sizes", "indices": "result1"}
+
+
+def _expose(op: Op, node_name: str, cls: type, saved: dict) -> None:
+    """Declare the ``_saved_<name>`` attributes ``op.exposes`` lists for this node (once per node)."""
+    if (op.name, node_name) in _EXPOSED:
+        return
+    _EXPOSED.add((op.name, node_name))
+    names = op.exposes.get(node_name, ()) if isinstance(op.exposes, dict) else op.exposes
+    exposed = {}
+    for name in names:
+        key = _EXPOSED_FROM.get(name, name)
+        if key in saved or key.startswith("result"):
+            exposed[name] = (key, "numel" if name.endswith("_numel") else _int_kind(op, name))
+    expose_saved(cls, exposed)
+
+
+def _int_kind(op: Op, name: str) -> str | None:
+    """``int`` for a parameter PyTorch keeps as int64 (its getter shows -1 as 2**64 - 1), ``ints``
+    for an int[] one (a tuple, even of one int given alone), else None (the value as it is)."""
+    for sig in op.parser("function").signatures:
+        for p in sig.params:
+            if p.name == name:
+                if p.base.startswith("int["):
+                    return "ints"
+                return "int" if p.base in ("int", "SymInt") else None
+    return None
 
 
 def _save_nested(value: Any) -> Any:

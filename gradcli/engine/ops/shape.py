@@ -64,7 +64,7 @@ def _view_forward(b: dict) -> Any:
 _back_to_input = d()(lambda g, s: g.reshape(s.self_sym_sizes))
 
 VIEW = defop("view", "view(Tensor input, int[] size)", _view_forward, node="ViewBackward0",
-             view=True, function=False, derivs={"self": _back_to_input})
+             view=True, function=False, exposes=("self_sym_sizes",), derivs={"self": _back_to_input})
 UNSAFE_VIEW = defop("_unsafe_view", "_unsafe_view(Tensor input, int[] size)",
                     lambda b: b["self"]._data.reshape(infer_shape(b["size"], b["self"]._data.size)),
                     node="UnsafeViewBackward0", function=False, method=False,
@@ -143,7 +143,7 @@ def _squeeze_node(b: dict) -> str:
 
 defop("squeeze", ["squeeze(Tensor input)", "squeeze(Tensor input, int dim)",
                   "squeeze(Tensor input, int[] dim)"], _squeeze_forward, node=_squeeze_node, view=True,
-      inplace=True, derivs={"self": _back_to_input})
+      inplace=True, exposes=("dim", "self_sym_sizes"), derivs={"self": _back_to_input})
 
 
 def _unsqueeze_forward(b: dict) -> Any:
@@ -153,7 +153,8 @@ def _unsqueeze_forward(b: dict) -> Any:
 
 
 defop("unsqueeze", "unsqueeze(Tensor input, int dim)", _unsqueeze_forward,
-      node=lambda b: "UnsqueezeBackward1" if b.get("_inplace") else "UnsqueezeBackward0", view=True, inplace=True, derivs={"self": d()(lambda g, s: g.squeeze(s.dim))})
+      node=lambda b: "UnsqueezeBackward1" if b.get("_inplace") else "UnsqueezeBackward0", view=True,
+      inplace=True, exposes=("dim",), derivs={"self": d()(lambda g, s: g.squeeze(s.dim))})
 
 
 # -- permute / transpose -----------------------------------------------------------------------
@@ -181,7 +182,7 @@ def _inverse_permutation(dims: tuple[int, ...], nd: int) -> tuple[int, ...]:
 
 
 PERMUTE = defop("permute", "permute(Tensor input, int[] dims)", _permute_forward, node="PermuteBackward0",
-                view=True,
+                view=True, exposes=("dims",),
                 derivs={"self": d()(lambda g, s: g.permute(_inverse_permutation(s.dims, len(s.dims))))})
 
 
@@ -196,7 +197,8 @@ def _transpose_forward(b: dict) -> Any:
 
 TRANSPOSE = defop("transpose", "transpose(Tensor input, int dim0, int dim1)", _transpose_forward,
                   node=lambda b: "TransposeBackward1" if b.get("_inplace") else "TransposeBackward0",
-                  view=True, inplace=True, derivs={"self": d()(lambda g, s: g.transpose(s.dim0, s.dim1))})
+                  view=True, inplace=True, exposes=("dim0", "dim1"),
+                  derivs={"self": d()(lambda g, s: g.transpose(s.dim0, s.dim1))})
 defop("swapaxes", "swapaxes(Tensor input, int axis0, int axis1)",
       lambda b: _transpose_forward({"self": b["self"], "dim0": b["axis0"], "dim1": b["axis1"]}),
       node="TransposeBackward0", view=True,
@@ -298,7 +300,7 @@ def _expand_forward(b: dict) -> Any:
 
 
 EXPAND = defop("expand", "expand(Tensor input, int[] size, *, bool implicit=False)", _expand_forward,
-               node="ExpandBackward0", view=True, function=False,
+               node="ExpandBackward0", view=True, function=False, exposes=("self_sym_sizes",),
                derivs={"self": d()(lambda g, s: g.sum_to_size(s.self_sym_sizes))})
 
 
@@ -328,7 +330,7 @@ def _repeat_backward(g: Tensor, s: Any) -> Tensor:
 
 
 defop("repeat", "repeat(Tensor input, int[] repeats)", _repeat_forward, node="RepeatBackward0",
-      function=False, derivs={"self": d()(_repeat_backward)})
+      function=False, exposes=("repeats", "self_sym_sizes"), derivs={"self": d()(_repeat_backward)})
 
 
 # -- cat / stack -----------------------------------------------------------------------------
@@ -432,7 +434,7 @@ def _cat_backward(g: Tensor, s: Any) -> list:
 
 
 defop("cat", "cat(Tensor[] tensors, int dim=0, *, Tensor? out=None)", _cat_forward, node="CatBackward0",
-      inputs=("tensors",), method=False, derivs={"tensors": d()(_cat_backward)})
+      inputs=("tensors",), method=False, exposes=("dim",), derivs={"tensors": d()(_cat_backward)})
 FUNCTIONS["concat"] = FUNCTIONS["concatenate"] = FUNCTIONS["cat"]
 
 
@@ -465,7 +467,7 @@ def _unsqueezed(t: Tensor, dim: int) -> Tensor:
 
 
 defop("stack", "stack(Tensor[] tensors, int dim=0, *, Tensor? out=None)", _stack_forward,
-      node="StackBackward0", inputs=("tensors",), method=False,
+      node="StackBackward0", inputs=("tensors",), method=False, exposes=("dim",),
       derivs={"tensors": d()(lambda g, s: list(g.unbind(s.dim)))})
 
 
@@ -522,7 +524,8 @@ def _cat_grads(grads: list, s: Any) -> Tensor:
 defop("split", ["split(Tensor input, int split_size, int dim=0)",
                 "split(Tensor input, int[] split_size, int dim=0)"], _split_forward,
       node=lambda b: "SplitWithSizesBackward0" if isinstance(b["split_size"], tuple) else "SplitBackward0",
-      view=True, derivs={"self": d()(_cat_grads)})
+      view=True, exposes={"SplitBackward0": ("dim", "self_sym_sizes", "split_size")},
+      derivs={"self": d()(_cat_grads)})
 
 
 def _chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple:
@@ -544,6 +547,7 @@ def _unbind_forward(b: dict) -> Any:
 
 
 defop("unbind", "unbind(Tensor input, int dim=0)", _unbind_forward, node="UnbindBackward0", view=True,
+      exposes=("dim",),
       derivs={"self": d()(lambda g, s: FUNCTIONS["stack"](g, s.dim))})
 
 
@@ -567,6 +571,7 @@ def _slice_backward(g: Tensor, s: Any) -> Tensor:
 
 SLICE = defop("slice", "slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1)",
               _slice_forward, node="SliceBackward0", view=True, function=False, method=False,
+              exposes=("dim", "start", "end", "step", "self_sym_sizes"),
               derivs={"self": d()(_slice_backward)})
 Tensor.slice = lambda self, dim=0, start=None, end=None, step=1: run(
     SLICE, {"self": self, "dim": dim, "start": start, "end": end, "step": step})
@@ -627,7 +632,7 @@ def _select_backward(g: Tensor, s: Any) -> Tensor:
 
 
 SELECT = defop("select", "select(Tensor input, int dim, int index)", _select_forward,
-               node="SelectBackward0", view=True, derivs={"self": d()(_select_backward)})
+               node="SelectBackward0", view=True, exposes=("dim", "index", "self_sym_sizes"), derivs={"self": d()(_select_backward)})
 
 ALIAS = defop("alias", "alias(Tensor input)", lambda b: b["self"]._data.view(), node="AliasBackward0",
               view=True, method=False, derivs={"self": d()(lambda g, s: g)})
@@ -662,7 +667,7 @@ def _diagonal_backward(g: Tensor, s: Any) -> Tensor:
 
 
 defop("diagonal", "diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1)", _diagonal_forward,
-      node="DiagonalBackward0", view=True, derivs={"self": d()(_diagonal_backward)})
+      node="DiagonalBackward0", view=True, exposes=("dim1", "dim2", "offset", "self_sym_sizes"), derivs={"self": d()(_diagonal_backward)})
 
 
 # -- flip / tril / triu / diag -----------------------------------------------------------------
@@ -673,7 +678,7 @@ def _flip_forward(b: dict) -> Any:
     return np.flip(a, dims).copy() if dims and a.ndim else a.copy()
 
 
-defop("flip", "flip(Tensor input, int[] dims)", _flip_forward, node="FlipBackward0",
+defop("flip", "flip(Tensor input, int[] dims)", _flip_forward, node="FlipBackward0", exposes=("dims",),
       derivs={"self": d()(lambda g, s: g.flip(s.dims))})
 
 
@@ -687,9 +692,9 @@ def _tri(fn: Any, name: str) -> Any:
 
 
 defop("tril", "tril(Tensor input, int diagonal=0, *, Tensor? out=None)", _tri(np.tril, "tril"),
-      node="TrilBackward0", inplace=True, derivs={"self": d()(lambda g, s: g.tril(s.diagonal))})
+      node="TrilBackward0", inplace=True, exposes=("diagonal",), derivs={"self": d()(lambda g, s: g.tril(s.diagonal))})
 defop("triu", "triu(Tensor input, int diagonal=0, *, Tensor? out=None)", _tri(np.triu, "triu"),
-      node="TriuBackward0", inplace=True, derivs={"self": d()(lambda g, s: g.triu(s.diagonal))})
+      node="TriuBackward0", inplace=True, exposes=("diagonal",), derivs={"self": d()(lambda g, s: g.triu(s.diagonal))})
 
 
 def _diag_embed_forward(b: dict) -> Any:
