@@ -15,7 +15,7 @@ from . import dtypes, ops  # noqa: F401  (importing ops installs the op table)
 from .autograd import grad_mode
 from .autograd.functions import backward as _backward
 from .autograd.functions import grad as _grad
-from .device import CPU, Device, parse_device
+from .device import CPU, Device
 from .layout import strided
 from .ops import FUNCTIONS, METHOD_NAMES, NAMESPACES
 from .ops import nn_functional, random_ops  # noqa: F401
@@ -47,10 +47,6 @@ def _set_default_device(device: Any) -> None:
     check_cpu(device)
 
 
-def _device(type_or_spec: Any, index: Any = None) -> Device:
-    return parse_device(type_or_spec, index)
-
-
 def _get_default_device() -> Device:
     return CPU
 
@@ -67,7 +63,7 @@ def _build_torch() -> dict[str, Any]:
     members: dict[str, Any] = {k: v for k, v in FUNCTIONS.items() if "." not in k and not k.startswith("_")}
     members.update({name: d for name, d in dtypes.ALIASES.items()})
     members.update({
-        "Tensor": Tensor, "Size": Size, "dtype": dtypes.DType, "device": _device,
+        "Tensor": Tensor, "Size": Size, "dtype": dtypes.DType, "device": Device,
         "strided": strided,
         "no_grad": grad_mode.no_grad, "enable_grad": grad_mode.enable_grad,
         "set_grad_enabled": grad_mode.set_grad_enabled, "is_grad_enabled": grad_mode.is_grad_enabled,

@@ -12,9 +12,16 @@ class Device:
     __slots__ = ("type", "index")
     __script_attrs__ = frozenset({"type", "index"})
 
-    def __init__(self, type: str, index: int | None = None) -> None:  # noqa: A002 - PyTorch's name
-        self.type = type
-        self.index = index
+    def __new__(cls, type: object, index: int | None = None) -> "Device":  # noqa: A002 - PyTorch's name
+        # the class is torch.device itself (isinstance works): calling it parses a spec
+        return parse_device(type, index)
+
+    @classmethod
+    def _of(cls, kind: str, index: int | None) -> "Device":
+        device = object.__new__(cls)
+        device.type = kind
+        device.index = index
+        return device
 
     def __repr__(self) -> str:
         if self.index is None:
@@ -37,7 +44,7 @@ Device.__qualname__ = "device"
 # callable"; the repr <class 'torch.device'> comes from __module__ and __qualname__.
 Device.__name__ = "torch.device"
 
-CPU = Device("cpu")
+CPU = Device._of("cpu", None)
 
 
 def parse_device(spec: object, index: int | None = None) -> Device:
@@ -55,7 +62,7 @@ def parse_device(spec: object, index: int | None = None) -> Device:
         raise TorchRuntimeError(
             f"Expected one of {', '.join(_KNOWN_TYPES)} device type at start of device string: {spec}")
     number = int(idx) if idx else index
-    return Device(kind, number)
+    return Device._of(kind, number)
 
 
 def check_cpu(device: object) -> None:
