@@ -148,8 +148,16 @@ defop("squeeze", ["squeeze(Tensor input)", "squeeze(Tensor input, int dim)",
 
 def _unsqueeze_forward(b: dict) -> Any:
     a = b["self"]._data
-    dim = wrap_dim(b["dim"], a.ndim + 1)
-    return np.expand_dims(a, dim)
+    return _unsqueeze_array(a, wrap_dim(b["dim"], a.ndim + 1))
+
+
+def _unsqueeze_array(a: np.ndarray, dim: int) -> np.ndarray:
+    """A view with a new size-1 dim at ``dim``, strided as PyTorch strides it: the next dim's
+    extent, or one element at the end (NumPy's expand_dims differs there, and .stride() shows it)."""
+    strides = list(a.strides)
+    strides.insert(dim, a.shape[dim] * a.strides[dim] if dim < a.ndim else a.itemsize)
+    shape = a.shape[:dim] + (1,) + a.shape[dim:]
+    return np.lib.stride_tricks.as_strided(a, shape, strides, writeable=a.flags.writeable)
 
 
 defop("unsqueeze", "unsqueeze(Tensor input, int dim)", _unsqueeze_forward,
@@ -459,11 +467,7 @@ def _stack_forward(b: dict) -> Any:
 
 def _unsqueezed(t: Tensor, dim: int) -> Tensor:
     """A graph-free t.unsqueeze(dim) with PyTorch's stride for the new dim."""
-    a = t._data
-    strides = list(a.strides)
-    strides.insert(dim, a.shape[dim] * a.strides[dim] if dim < a.ndim else a.itemsize)
-    shape = a.shape[:dim] + (1,) + a.shape[dim:]
-    return Tensor._make(np.lib.stride_tricks.as_strided(a, shape, strides, writeable=False), t._dtype)
+    return Tensor._make(_unsqueeze_array(t._data, dim), t._dtype)
 
 
 defop("stack", "stack(Tensor[] tensors, int dim=0, *, Tensor? out=None)", _stack_forward,
