@@ -174,21 +174,7 @@ def _zero_sign_free(step: Any, free: set[int]) -> bool:
     """A matmul's zeros, and what is made from them, may differ in sign (see ZERO_SIGN_FREE)."""
     if step.name in ZERO_SIGN_FREE:
         return True
-    found = False
-
-    def visit(a: Any) -> None:
-        nonlocal found
-        if isinstance(a, Ref):
-            found = found or a.index in free
-        elif isinstance(a, (tuple, list)):
-            for x in a:
-                visit(x)
-        elif isinstance(a, dict):
-            for x in a.values():
-                visit(x)
-    visit(step.args)
-    visit(step.kwargs)
-    return found
+    return any(isinstance(a, Ref) and a.index in free for a in step.operands())
 
 
 def check(program: Program) -> None:

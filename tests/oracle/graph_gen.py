@@ -250,43 +250,17 @@ class Gen:
             return False
         if self.value(step.target).is_floating_point():
             return False
-        found = False
-
-        def visit(a: Any) -> None:
-            nonlocal found
-            if isinstance(a, Ref):
-                found = found or bool(self.value(a).requires_grad)
-            elif isinstance(a, (tuple, list)):
-                for x in a:
-                    visit(x)
-            elif isinstance(a, dict):
-                for x in a.values():
-                    visit(x)
-        visit(step.args)
-        visit(step.kwargs)
-        return found
+        return any(isinstance(a, Ref) and bool(self.value(a).requires_grad) for a in step.operands())
 
     # -- recording a step ----------------------------------------------------------------------------
     def operands_exact(self, step: Step) -> bool:
-        ok = True
-
-        def visit(a: Any) -> None:
-            nonlocal ok
+        def exact(a: Any) -> bool:
             if isinstance(a, Ref):
-                ok = ok and self.is_exact(a)
-            elif isinstance(a, Const):
-                ok = ok and on_grid(a.array)
-            elif isinstance(a, (tuple, list)):
-                for x in a:
-                    visit(x)
-            elif isinstance(a, dict):
-                for x in a.values():
-                    visit(x)
-            elif isinstance(a, float):
-                ok = ok and scalar_on_grid(a)
-        visit(step.args)
-        visit(step.kwargs)
-        return ok
+                return self.is_exact(a)
+            if isinstance(a, Const):
+                return on_grid(a.array)
+            return not isinstance(a, float) or scalar_on_grid(a)
+        return all(exact(a) for a in step.operands())
 
 
 def _broadcasts(a: tuple, b: tuple) -> bool:

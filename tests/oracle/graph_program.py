@@ -14,7 +14,7 @@ import operator
 import warnings
 from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -59,9 +59,24 @@ class Step:
     target: Ref | None = None
     exact_op: bool = True
 
+    def operands(self) -> Iterator[Any]:
+        """Every argument, keyword values and the items of tuples, lists and dicts included."""
+        return _leaves((self.args, self.kwargs))
+
     def __repr__(self) -> str:
         ctx = " [no_grad]" if self.no_grad else ""
         return f"{self.kind}:{self.name}{_short(self.args)}{_short(self.kwargs) if self.kwargs else ''}{ctx}"
+
+
+def _leaves(value: Any) -> Iterator[Any]:
+    if isinstance(value, (tuple, list)):
+        for x in value:
+            yield from _leaves(x)
+    elif isinstance(value, dict):
+        for x in value.values():
+            yield from _leaves(x)
+    else:
+        yield value
 
 
 @dataclass
