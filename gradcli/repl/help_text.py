@@ -12,6 +12,7 @@ BANNER = "gradcli {version}: PyTorch {torch} autograd, line by line. :help for h
 LANGUAGE = """\
 Type Python with PyTorch's names; the value of a bare expression is shown.
 
+  >>> import torch
   >>> x = torch.ones(2, 2, requires_grad=True)
   >>> out = ((x + 2) ** 2).mean()
   >>> out.backward()
@@ -19,8 +20,9 @@ Type Python with PyTorch's names; the value of a bare expression is shown.
   tensor([[1.5000, 1.5000],
           [1.5000, 1.5000]])
 
-Names:       torch functions need no import (ones randn tensor exp mean ...);
-             import torch, import math, import torch.nn.functional as F work.
+Names:       torch functions need no import (ones randn tensor exp mean ...),
+             but the torch. prefix does: import torch, import math and
+             import torch.nn.functional as F work as in Python.
 Shorthand:   ones(2, 2, grad) means requires_grad=True; grad(y, x) is
              torch.autograd.grad(y, x); every Tensor method has a function
              form: mean(y), backward(out), t(x).  sum max min abs round of a
