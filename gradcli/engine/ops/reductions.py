@@ -20,6 +20,7 @@ from .pointwise import zeros_like
 from .registry import FUNCTIONS, NAMESPACES, OPS, d, defop, run
 from .return_types import return_type
 from .shape_rules import wrap_dim, wrap_dims
+from .summation import torch_sum
 
 
 def reduce_axes(dim: Any, ndim: int) -> tuple[int, ...]:
@@ -56,7 +57,7 @@ def _sum_forward(b: dict) -> Any:
     t = b["self"]
     axes = reduce_axes(b.get("dim"), t.ndim)
     dt = _sum_dtype(t, b.get("dtype"))
-    return np.sum(arr(t, dt), axis=axes, keepdims=b.get("keepdim", False), dtype=dt.np)
+    return torch_sum(arr(t, dt), axes, b.get("keepdim", False))
 
 
 def _sum_backward(g: Tensor, s: Any) -> Tensor:
@@ -82,7 +83,7 @@ def _mean_forward(b: dict) -> Any:
     axes = reduce_axes(b.get("dim"), t.ndim)
     a = arr(t, dt)
     n = math.prod(a.shape[i] for i in axes) if axes else (1 if a.ndim else 1)
-    total = np.sum(a, axis=axes, keepdims=b.get("keepdim", False), dtype=dt.np)
+    total = torch_sum(a, axes, b.get("keepdim", False))       # PyTorch's CPU mean: sum, then divide
     return np.asarray(total / dt.np.type(n) if n else total * dt.np.type(np.nan))
 
 

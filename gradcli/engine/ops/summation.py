@@ -1,0 +1,370 @@
+"""Floating-point sums in PyTorch's CPU order, bit for bit.
+
+PyTorch sums float32/float64 with its own ``cascade_sum`` kernel, not with a
+pairwise sum like NumPy's, so ``np.sum`` differs in the last bit for about half
+of all inputs.  ``torch_sum`` reproduces the CPU kernel's order of additions
+(vectorised with NumPy; only the few levels of the cascade are Python loops):
+
+* The reduction goes through TensorIterator: dimensions are sorted with the
+  reduced ones first and the rest by stride (``reorder_dimensions``), then
+  mergeable neighbours are coalesced.  The first two dimensions form one call of
+  the 2-D loop; further dimensions repeat that call.  The output starts at zero
+  and every call *adds* its column sums into it (so ``-0.0`` sums to ``+0.0``).
+* In the 2-D loop the reduced dimension is dimension 0.  If it is contiguous and
+  has at least one vector of elements, each row is summed as vectors of
+  ``lanes`` elements (``row_sum``), the leftover elements go into a scalar that
+  then takes the lanes one by one.  Otherwise the columns are summed
+  independently: with a contiguous kept dimension, groups of ``4 * lanes``
+  columns use the plain cascade (``multi_row_sum``) and the rest ``row_sum``;
+  without, groups of 4 columns use the cascade (only when the reduced stride is
+  the larger one) and the rest ``row_sum``.
+* ``multi_row_sum`` adds blocks of ``2**level_power`` (16 below 2**20 rows)
+  rows sequentially and carries the block sums up three further levels.
+  ``row_sum`` views the rows as (-1, 4), cascades the four interleaved streams,
+  adds the leftover rows to the first one and then the other three to it.
+* At 32768 elements or more the work is split over the threads: a reduction to
+  one value is cut into ``NUM_THREADS`` equal ranges of the iteration (summed
+  separately, then added), otherwise the outermost kept dimension is split
+  (rounded to 128 bytes when contiguous).
+
+The vector width is AVX2's (32 bytes: 8 floats, 4 doubles).  PyTorch 2.13 uses
+those sum kernels under its default AVX512 dispatch as well; both orders were
+checked equal.  ``NUM_THREADS`` is the thread count of the machine the
+reference outputs come from (PyTorch's default is the number of cores).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import math
+
+import numpy as np
+
+GRAIN_SIZE = 32768
+NUM_THREADS = 2
+VECTOR_BYTES = 32
+
+
+def torch_sum(a: np.ndarray, axes: Any = None, keepdims: bool = False) -> np.ndarray:
+    """``a`` summed over ``axes`` (None or empty: all) in PyTorch's CPU order.
+
+    ``a`` keeps its strides (they decide the order, as in PyTorch); float32 and
+    float64 follow ``cascade_sum``, other dtypes are summed with NumPy.
+    The result has ``a``'s dtype."""
+    a = np.asarray(a)
+    nd = a.ndim
+    if axes is None:
+        axes = ()
+    elif isinstance(axes, (int, np.integer)):
+        axes = (int(axes),)
+    axes = tuple(sorted({int(d) % nd for d in axes})) if nd else ()
+    if not axes:
+        axes = tuple(range(nd))
+    if a.dtype not in (np.float32, np.float64):
+        return np.asarray(np.sum(a, axis=axes, keepdims=keepdims, dtype=a.dtype))
+    keep_shape = tuple(1 if d in axes else a.shape[d] for d in range(nd))
+    final_shape = keep_shape if keepdims else tuple(a.shape[d] for d in range(nd) if d not in axes)
+    out = np.zeros(max(1, math.prod(keep_shape)), a.dtype)
+    if a.size == 0 or nd == 0:
+        if a.size:
+            out += a.reshape(1)
+        return out[:math.prod(final_shape)].reshape(final_shape)
+    if len(axes) == nd and a.size < GRAIN_SIZE and (a.flags.c_contiguous or a.flags.f_contiguous):
+        # dense and serial: the iteration is one contiguous dimension
+        out[0] = _dense_sum(a.reshape(-1, order="C" if a.flags.c_contiguous else "F"))
+    else:
+        _reduce_into(out, a, axes)
+    return out.reshape(final_shape)
+
+
+def _dense_sum(flat: np.ndarray) -> Any:
+    """0 + the 2-D loop on one contiguous row (vectorized_inner_sum, or row_sum when shorter
+    than a vector)."""
+    lanes = VECTOR_BYTES // flat.itemsize
+    n = flat.size
+    if n < lanes:
+        return flat.dtype.type(0) + _row_sum(flat, 0)
+    nv = n // lanes
+    lane_sums = _row_sum(flat[:nv * lanes].reshape(nv, lanes), 0)
+    return flat.dtype.type(0) + _seq(np.concatenate([flat[nv * lanes:], lane_sums]), 0)
+
+
+# -- the iteration (TensorIterator) -----------------------------------------------------------
+
+def _geometry(a: np.ndarray, axes: tuple) -> tuple[list, list, list, list]:
+    """reorder_dimensions + coalesce_dimensions of a reduction: (shape, input strides,
+    output strides, perm), dimension 0 fastest, strides in bytes, output strides 0
+    on reduced dimensions."""
+    nd = a.ndim
+    out_shape = [1 if d in axes else a.shape[d] for d in range(nd)]
+    ost = [0] * nd
+    acc = a.itemsize
+    for d in range(nd - 1, -1, -1):
+        ost[d] = 0 if d in axes else acc
+        acc *= out_shape[d]
+    shape = list(a.shape)
+    ist = list(a.strides)
+    perm = list(range(nd - 1, -1, -1))
+
+    def should_swap(d0: int, d1: int) -> int:
+        for k, st in enumerate((ost, ist)):
+            s0, s1 = st[d0], st[d1]
+            if k == 0 and (s0 == 0) != (s1 == 0):
+                return 1 if s1 == 0 else -1
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 < s1:
+                return -1
+            if s0 > s1:
+                return 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    for i in range(1, nd):                      # insertion sort, ambiguous comparisons skipped
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    shape = [shape[p] for p in perm]
+    ist = [ist[p] for p in perm]
+    ost = [ost[p] for p in perm]
+    prev = 0
+    for d in range(1, nd):
+        s0, s1 = shape[prev], shape[d]
+        if s0 == 1 or s1 == 1 or (ist[prev] * s0 == ist[d] and ost[prev] * s0 == ost[d]):
+            if s0 == 1:
+                ist[prev], ost[prev] = ist[d], ost[d]
+            shape[prev] *= s1
+        else:
+            prev += 1
+            if prev != d:
+                ist[prev], ost[prev], shape[prev] = ist[d], ost[d], shape[d]
+    n = prev + 1
+    return shape[:n], ist[:n], ost[:n], perm
+
+
+def _reduce_into(out: np.ndarray, a: np.ndarray, axes: tuple) -> None:
+    dt = a.dtype
+    isz = a.itemsize
+    lanes = VECTOR_BYTES // isz
+    shape, ist, ost, perm = _geometry(a, axes)
+    n = len(shape)
+    # ``it``: the input with numpy axis k = iteration dimension k (a view: coalesced dims merge)
+    it = np.transpose(a, perm[::-1]).reshape(shape[::-1]).transpose(list(range(n - 1, -1, -1)))
+    if n == 1:                                  # the 2-D loop sees a second dimension of size 1
+        it = it[:, None]
+        shape, ist, ost = shape + [1], ist + [0], ost + [0]
+    if ost[0] != 0 and ost[1] == 0:             # "move reduction to be the 1st dim"
+        it = np.swapaxes(it, 0, 1)
+        shape[:2], ist[:2], ost[:2] = shape[1::-1], ist[1::-1], ost[1::-1]
+    if ost[0] != 0:                             # nothing reduced: out = 0 + x
+        dst = _strided(out, shape, ost)
+        dst[...] = it + dt.type(0)
+        return
+    numel = a.size
+    parallel = numel >= GRAIN_SIZE and NUM_THREADS > 1
+    if parallel and out.size == 1:
+        out[0] = _two_pass(it, shape, ist[0], ist[1], isz, lanes, dt)
+        return
+    if parallel and n == 2 and ost[1] != 0:    # parallel_dim_reduction splitting the kept dim 1
+        cols = shape[1]
+        chunk = -(-cols // NUM_THREADS)
+        res = np.empty(cols, dt)
+        m = 128 // isz
+        for t in range(NUM_THREADS):
+            b, e = t * chunk, min(cols, (t + 1) * chunk)
+            if b >= cols:
+                continue
+            if ist[1] == isz:
+                b -= b % m
+                if e != cols:
+                    e -= e % m
+            if b < e:
+                res[b:e] = _loop2d(it[:, b:e], ist[0], ist[1], isz, lanes)
+        dst = _strided(out, (cols,), (ost[1],))
+        dst[...] = res + dt.type(0)
+        return
+    # serial (or split along an outer dimension, which keeps every element's order)
+    vals = _loop2d(it, ist[0], ist[1], isz, lanes)          # (s1, s2, ..., s_{n-1})
+    nd = len(shape)
+    nred = sum(1 for k in range(1, nd) if ost[k] == 0)      # reduced dims are 1..nred
+    v = np.transpose(vals, list(range(vals.ndim - 1, -1, -1)))   # execution order, dim n-1 slowest
+    kept_shape = tuple(shape[k] for k in range(nd - 1, nred, -1))
+    kept_ost = tuple(ost[k] for k in range(nd - 1, nred, -1))
+    v = v.reshape(kept_shape + (-1,))
+    if v.shape[-1] == 1:
+        s = v[..., 0] + dt.type(0)
+    else:
+        s = _seq(np.concatenate([np.zeros(kept_shape + (1,), dt), v], axis=-1), v.ndim - 1)
+    dst = _strided(out, kept_shape, kept_ost)
+    dst[...] = s
+
+
+def _strided(out: np.ndarray, shape: Any, strides: Any) -> np.ndarray:
+    """A view of ``out`` (the zeroed output) with the iteration's output strides."""
+    return np.ndarray(tuple(shape), out.dtype, buffer=out, strides=tuple(strides))
+
+
+def _two_pass(it: np.ndarray, shape: list, st0: int, st1: int, isz: int, lanes: int, dt: Any) -> Any:
+    """parallel_reduce to a single value: each thread sums a range of the iteration into
+    its own zeroed slot; the slots are then summed by the same kernel."""
+    numel = math.prod(shape)
+    lin = np.transpose(it, list(range(it.ndim - 1, -1, -1))).reshape(-1)   # iteration order
+    nt = min(NUM_THREADS, -(-numel // GRAIN_SIZE)) if numel > GRAIN_SIZE else 1
+    chunk = -(-numel // nt)
+    slots = np.zeros(NUM_THREADS, dt)
+    s0, s1 = shape[0], shape[1]
+    for t in range(nt):
+        b, e = t * chunk, min(numel, (t + 1) * chunk)
+        pieces = [np.zeros(1, dt)]
+        p = b
+        if p % s0:                              # the rest of a started row
+            k = min(s0 - p % s0, e - p)
+            pieces.append(_loop2d(lin[p:p + k, None], st0, st1, isz, lanes).reshape(-1))
+            p += k
+        while p < e:
+            v1 = (p // s0) % s1
+            k1 = min(s1 - v1, (e - p) // s0)
+            if k1 == 0:                         # a last, partial row
+                pieces.append(_loop2d(lin[p:e, None], st0, st1, isz, lanes).reshape(-1))
+                break
+            if v1 == 0 and k1 == s1 and (e - p) // (s0 * s1) > 1:
+                ns = (e - p) // (s0 * s1)       # whole (s0, s1) slabs: one batched call
+                blk = lin[p:p + ns * s0 * s1].reshape(ns, s1, s0).transpose(2, 1, 0)
+                pieces.append(_loop2d(blk, st0, st1, isz, lanes).T.reshape(-1))
+                p += ns * s0 * s1
+                continue
+            blk = lin[p:p + s0 * k1].reshape(k1, s0).T
+            pieces.append(_loop2d(blk, st0, st1, isz, lanes).reshape(-1))
+            p += s0 * k1
+        slots[t] = _seq(np.concatenate(pieces), 0)
+    return dt.type(0) + _row_sum(slots[:, None], 0)[0]
+
+
+# -- the 2-D loop and its summation kernels -----------------------------------------------------
+
+def _loop2d(block: np.ndarray, st0: int, st1: int, isz: int, lanes: int) -> np.ndarray:
+    """One call of cascade_sum's 2-D loop on ``block`` = (size0 reduced, size1, *batch), the
+    batch being repeated calls.  st0/st1: the byte strides of the two dimensions in the
+    iteration.  Returns the column sums, shape (size1, *batch)."""
+    size0, size1 = block.shape[0], block.shape[1]
+    if st0 == isz and size0 >= lanes:           # vectorized_inner_sum
+        x = np.moveaxis(block, 0, -1)           # (size1, *batch, size0): rows contiguous
+        nv = size0 // lanes
+        vecs = x[..., :nv * lanes].reshape(x.shape[:-1] + (nv, lanes))
+        lane_sums = _row_sum(vecs, x.ndim - 1)  # (size1, *batch, lanes)
+        return _seq(np.concatenate([x[..., nv * lanes:], lane_sums], axis=-1), x.ndim - 1)
+    if st1 == isz and size1 >= lanes:           # vectorized_outer_sum
+        n4 = size1 // (4 * lanes) * (4 * lanes)
+    elif st0 < st1:                             # scalar_inner_sum
+        n4 = 0
+    else:                                       # scalar_outer_sum
+        n4 = size1 // 4 * 4
+    if n4 == size1:
+        return _columns(block, _cascade)
+    if n4 == 0:
+        return _columns(block, _row_sum)
+    return np.concatenate([_columns(block[:, :n4], _cascade), _columns(block[:, n4:], _row_sum)])
+
+
+def _columns(block: np.ndarray, kernel: Any) -> np.ndarray:
+    """``kernel`` down axis 0 of every column of ``block``, computed with the axes in
+    memory order (long contiguous runs for NumPy); result (size1, *batch)."""
+    order = sorted(range(block.ndim), key=lambda k: -abs(block.strides[k]))
+    x = block.transpose(order)
+    ax = order.index(0)
+    r = kernel(x, ax)                           # axes: order without 0
+    rest = [k for k in order if k != 0]
+    return r.transpose([rest.index(k) for k in range(1, block.ndim)])
+
+
+def _ceil_log2(x: int) -> int:
+    return 1 if x <= 2 else (int(x) - 1).bit_length()
+
+
+def _part(x: np.ndarray, ax: int, start: int, stop: int) -> np.ndarray:
+    return x[(slice(None),) * ax + (slice(start, stop),)]
+
+
+def _seq(x: np.ndarray, ax: int) -> np.ndarray:
+    """x summed along ``ax`` strictly left to right (zeros when empty)."""
+    n = x.shape[ax]
+    if n == 0:
+        return np.zeros(x.shape[:ax] + x.shape[ax + 1:], x.dtype)
+    if x.size <= 2048:                          # one C call (accumulate adds in order)
+        return np.take(np.add.accumulate(x, axis=ax), n - 1, axis=ax)
+    if n <= 32:
+        idx = (slice(None),) * ax
+        acc = x[idx + (0,)].copy()
+        for k in range(1, n):
+            acc += x[idx + (k,)]
+        return acc
+    return np.take(np.add.accumulate(x, axis=ax), n - 1, axis=ax)
+
+
+def _blocks(x: np.ndarray, ax: int, step: int) -> tuple[np.ndarray, np.ndarray]:
+    """The sequential sums of the whole blocks of ``step`` along ``ax``, and of the rest."""
+    size = x.shape[ax]
+    nb = size // step
+    head = _part(x, ax, 0, nb * step).reshape(x.shape[:ax] + (nb, step) + x.shape[ax + 1:])
+    if _REDUCE_IN_ORDER and _long_rows(head, ax + 1):
+        sums = np.add.reduce(head, axis=ax + 1)
+    else:
+        sums = _seq(head, ax + 1)
+    return sums, _seq(_part(x, ax, nb * step, size), ax)
+
+
+def _long_rows(x: np.ndarray, ax: int) -> bool:
+    """Whether NumPy reduces ``x`` along ``ax`` as whole rows added one after another: its
+    last axis (not ``ax``) is contiguous and long, so it is NumPy's inner loop and the
+    reduction is no pairwise sum.  Only then is np.add.reduce faster than slicing."""
+    return (ax != x.ndim - 1 and x.shape[-1] >= 128 and x.strides[-1] == x.itemsize
+            and all(s > 0 for s in x.strides) and x.strides[ax] > x.itemsize)
+
+
+def _check_reduce_in_order() -> bool:
+    """np.add.reduce over a middle axis with a long contiguous last axis must add the rows
+    in order (NumPy does; checked once, the slicing loop is the fallback)."""
+    rng = np.random.default_rng(1)
+    for dt in (np.float32, np.float64):
+        x = (rng.standard_normal((3, 20, 130)) * np.exp(rng.standard_normal((3, 20, 130)) * 8)).astype(dt)
+        if not np.array_equal(np.add.reduce(x, axis=1), _seq(x, 1)):
+            return False
+    return True
+
+
+def _cascade(x: np.ndarray, ax: int) -> np.ndarray:
+    """multi_row_sum down ``ax``: blocks of ``step`` rows summed in order, block sums
+    carried up three more levels of ``step``, the partial levels added at the end."""
+    size = x.shape[ax]
+    step = 1 << max(4, _ceil_log2(size) // 4)
+    if size < step:
+        return _seq(x, ax)
+    level1, acc0 = _blocks(x, ax, step)
+    level2, acc1 = _blocks(level1, ax, step)
+    level3, acc2 = _blocks(level2, ax, step)
+    acc3 = _seq(level3, ax)
+    return ((acc0 + acc1) + acc2) + acc3
+
+
+def _row_sum(x: np.ndarray, ax: int) -> np.ndarray:
+    """row_sum down ``ax``: the rows as (-1, 4), four cascaded partial sums; the leftover
+    rows go into the first, then the other three are added to it."""
+    size = x.shape[ax]
+    s4 = size // 4
+    head = _part(x, ax, 0, s4 * 4).reshape(x.shape[:ax] + (s4, 4) + x.shape[ax + 1:])
+    part = _cascade(head, ax)                   # axis ax now has the 4 partial sums
+    idx = (slice(None),) * ax
+    p = part[idx + (0,)]
+    for i in range(s4 * 4, size):
+        p = p + x[idx + (i,)]
+    return ((p + part[idx + (1,)]) + part[idx + (2,)]) + part[idx + (3,)]
+
+
+_REDUCE_IN_ORDER = _check_reduce_in_order()
