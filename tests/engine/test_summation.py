@@ -1,0 +1,54 @@
+"""sum and mean in PyTorch's CPU order (ops/summation.py), without torch.
+
+Expected bit patterns were computed once with torch 2.13 (CPU, two threads).
+NumPy's pairwise sum gives different last bits for most of them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gradcli.engine import api
+from gradcli.engine.ops.summation import torch_sum
+
+T = api.TORCH
+
+
+def _u32(t) -> list[int]:
+    return np.ascontiguousarray(t._data).reshape(-1).view(np.uint32).tolist()
+
+
+def test_seeded_randn_sums():
+    T["manual_seed"](0)
+    x = T["randn"](8)
+    assert _u32(x.sum()) == [3217908076]          # -1.6045355796813965
+    T["manual_seed"](0)
+    y = T["randn"](100, 37)
+    assert _u32(y.sum()) == [3248500936]          # -20.023818969726562
+    assert _u32(y.mean()) == [3148961236]
+    assert _u32(y.sum(0)[:3]) == [3243986544, 1085002059, 1091911564]
+    assert _u32(y.sum(1)[:3]) == [3191067512, 1089746876, 3216379681]
+    assert _u32(y.t()[:, ::2].sum()) == [1095843790]
+    means = y.double().mean(1)[:3]
+    assert np.ascontiguousarray(means._data).view(np.uint64).tolist() == [
+        13795494128954121133, 4596599498720935936, 13809072869654318993]
+
+
+def test_parallel_split_of_a_big_sum():
+    # over 32768 elements PyTorch's two threads each sum half, then the halves are added
+    T["manual_seed"](0)
+    z = T["randn"](100000)
+    assert _u32(z.sum()) == [3279195984]          # -244.559814453125 (one thread: ...981)
+
+
+def test_zero_sums_are_positive_and_empty_sums_zero():
+    assert np.signbit(torch_sum(np.array([-0.0, -0.0], np.float32))) == np.False_
+    assert torch_sum(np.zeros((0, 3), np.float64), (0,)).tolist() == [0.0, 0.0, 0.0]
+    assert torch_sum(np.zeros((3, 0), np.float32), (1,), keepdims=True).shape == (3, 1)
+
+
+def test_order_is_sequential_within_a_vector():
+    # 8 floats are one AVX2 vector: PyTorch adds its lanes one by one, NumPy pairs them
+    a = np.array([1e8, 1, -1e8, 1, 1, 1, 1, 1], np.float32)
+    assert torch_sum(a) == np.float32(5.0)
+    assert np.sum(a) != np.float32(5.0)
