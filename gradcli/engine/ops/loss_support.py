@@ -18,6 +18,7 @@ from ..errors import TorchAttributeError, TorchRuntimeError, TorchValueError
 from ..tensor import Tensor
 from ..warnings import warn
 from .shape_rules import broadcast_shapes
+from .summation import torch_sum
 
 NONE, MEAN, SUM = 0, 1, 2
 
@@ -95,10 +96,10 @@ def reduce_array(a: np.ndarray, reduction: int) -> np.ndarray:
     if reduction == NONE:
         return a
     if reduction == SUM:
-        return np.asarray(np.sum(a, dtype=a.dtype))
+        return torch_sum(a)
     if a.size == 0:
         return np.asarray(np.nan, dtype=a.dtype)
-    return np.asarray(np.sum(a, dtype=a.dtype) / a.dtype.type(a.size))
+    return np.asarray(torch_sum(a) / a.dtype.type(a.size))
 
 
 def grad_norm(s: Any, value: float = 1.0) -> float:
