@@ -23,6 +23,7 @@ from .loss_support import MEAN, NONE, SUM, get_enum, no_grad_argument, reduction
 from .registry import FUNCTIONS, d, defop, run
 from .shape_rules import list_str
 from .signature import LazyParser
+from .summation import nll_cascade_sum
 
 
 def _picked(b: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -55,12 +56,23 @@ def _nll_forward(b: dict) -> Any:
     losses = np.where(keep, losses, a.dtype.type(0))
     if b["reduction"] == NONE and a.ndim != 1:
         return losses
-    total = np.sum(losses, dtype=a.dtype)
+    flat_keep = keep.reshape(-1)
+    at = np.flatnonzero(flat_keep)
+    total = nll_cascade_sum(losses.reshape(-1)[flat_keep], at)
     if b["reduction"] == MEAN:
         if cls.size == 0:
             return np.asarray(np.nan, dtype=a.dtype)
-        return np.asarray(total / np.sum(weights, dtype=a.dtype))
+        return np.asarray(total / _total_weight(b["weight"], weights, keep))
     return np.asarray(total)
+
+
+def _total_weight(weight: Any, weights: np.ndarray, keep: np.ndarray) -> Any:
+    """The mean's divisor as PyTorch's kernel sums it: the count of counted targets without a
+    weight, else their weights through the same cascade as the losses."""
+    if weight is None:
+        return weights.dtype.type(int(np.count_nonzero(keep)))
+    flat_keep = keep.reshape(-1)
+    return nll_cascade_sum(weights.reshape(-1)[flat_keep], np.flatnonzero(flat_keep))
 
 
 def _nll_grad(g: Tensor, s: Any) -> Tensor:
@@ -69,8 +81,9 @@ def _nll_grad(g: Tensor, s: Any) -> Tensor:
     cls, keep, weights, _ = _picked({"self": x, "target": s.target, "weight": s.weight,
                                      "ignore_index": s.ignore_index})
     if s.reduction == MEAN:
-        total = np.sum(weights, dtype=weights.dtype)
-        scale = np.where(keep, -weights / total, weights.dtype.type(0))
+        total = _total_weight(s.weight, weights, keep)
+        # PyTorch: weight * -(grad_output / total), exact here for grad_output 1
+        scale = np.where(keep, weights * -(weights.dtype.type(1) / total), weights.dtype.type(0))
     else:
         scale = np.where(keep, -weights, weights.dtype.type(0))
     pattern = np.zeros(x.shape, dtype=x._data.dtype)

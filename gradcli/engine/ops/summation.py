@@ -368,3 +368,45 @@ def _row_sum(x: np.ndarray, ax: int) -> np.ndarray:
 
 
 _REDUCE_IN_ORDER = _check_reduce_in_order()
+
+
+# -- nll_loss's own cascade ---------------------------------------------------------------------
+
+def nll_cascade_sum(values: np.ndarray, positions: np.ndarray) -> Any:
+    """The reduction inside PyTorch's CPU ``nll_loss`` (and ``nll_loss2d``), which does not call
+    sum: ``values[i]``, met at loop index ``positions[i]`` (increasing; ignored targets have no
+    value), go into the first of 8 partial sums; after a value met at an index divisible by 16
+    the first partial sum is added into the second and cleared, the second into the third when
+    the index is divisible by 256, and so on.  The result is 0 + the 8 partial sums in order.
+    (16 is 2**max(4, ceil_log2(n) // 8): right below 2**40 loop indices.)"""
+    dt = values.dtype
+    items, pos = values, np.asarray(positions, dtype=np.int64)
+    total = dt.type(0)
+    for level in range(8):
+        events = (pos % (16 ** (level + 1)) == 0) if level < 7 else np.zeros(pos.shape, bool)
+        closed, rest = _group_sums(items, events)
+        total = total + rest
+        items, pos = closed, pos[events]
+    return total
+
+
+def _group_sums(items: np.ndarray, events: np.ndarray) -> tuple[np.ndarray, Any]:
+    """Split ``items`` after every item flagged in ``events``; each group summed in order from 0.
+    Returns the sums of the closed groups and of the open rest."""
+    dt = items.dtype
+    n = items.size
+    ends = np.flatnonzero(events)
+    starts = np.concatenate([[0], ends + 1])
+    lengths = np.concatenate([ends + 1, [n]]) - starts
+    sums = np.zeros(starts.size, dt)
+    short = lengths <= 64
+    if n and short.any():
+        gid = np.cumsum(events) - events
+        keep = short[gid]
+        col = np.arange(n) - starts[gid]
+        grid = np.zeros((starts.size, int(lengths[short].max()) + 1), dt)
+        grid[gid[keep], col[keep] + 1] = items[keep]
+        sums[short] = np.add.accumulate(grid, axis=1)[short, -1]
+    for g in np.flatnonzero(~short):          # rare: a run of ignored targets merged groups
+        sums[g] = np.add.accumulate(np.concatenate([[dt.type(0)], items[starts[g]:starts[g] + lengths[g]]]))[-1]
+    return sums[:-1], sums[-1]
