@@ -20,7 +20,7 @@ from .pointwise import zeros_like
 from .registry import FUNCTIONS, NAMESPACES, OPS, d, defop, run
 from .return_types import return_type
 from .shape_rules import wrap_dim, wrap_dims
-from .summation import torch_sum
+from .summation import torch_sum, var_all
 
 
 def reduce_axes(dim: Any, ndim: int) -> tuple[int, ...]:
@@ -355,12 +355,23 @@ def _var_forward(take_sqrt: bool) -> Any:
             warn(f"{'std' if take_sqrt else 'var'}(): degrees of freedom is <= 0. Correction should be strictly "
                  "less than the reduction factor (input numel divided by output numel). (Triggered internally at "
                  "/__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)")
+        exact = a.dtype in (np.float32, np.float64)
+        if exact and a.size and math.prod(a.shape[i] for i in range(a.ndim) if i not in axes) == 1:
+            # one value: PyTorch's two-pass std_var_all_cpu in double
+            v = var_all(a, ddof, take_sqrt)
+            shape = tuple(1 if i in axes else a.shape[i] for i in range(a.ndim)) if b.get("keepdim") else \
+                tuple(a.shape[i] for i in range(a.ndim) if i not in axes)
+            return np.full(shape, v, dtype=a.dtype)
+        # PyTorch's Welford accumulates float32 in double and rounds the result
+        out_dtype = a.dtype
+        if a.dtype == np.float32:
+            a = a.astype(np.float64)
         # (np.mean of nothing would warn on stderr; 0/0 is a quiet nan here)
         mean = np.sum(a, axis=axes, keepdims=True, dtype=a.dtype) / a.dtype.type(n)
         sq = np.sum((a - mean) ** 2, axis=axes, keepdims=b.get("keepdim", False), dtype=a.dtype)
         # n - correction <= 0 divides by zero: nan for 0/0, as in PyTorch.
         v = np.asarray(sq / a.dtype.type(max(n - ddof, 0)))
-        return np.sqrt(v) if take_sqrt else v
+        return (np.sqrt(v) if take_sqrt else v).astype(out_dtype)
     return forward
 
 

@@ -410,3 +410,62 @@ def _group_sums(items: np.ndarray, events: np.ndarray) -> tuple[np.ndarray, Any]
     for g in np.flatnonzero(~short):          # rare: a run of ignored targets merged groups
         sums[g] = np.add.accumulate(np.concatenate([[dt.type(0)], items[starts[g]:starts[g] + lengths[g]]]))[-1]
     return sums[:-1], sums[-1]
+
+
+# -- var/std of everything: std_var_all_cpu ----------------------------------------------------
+
+def var_all(a: np.ndarray, correction: float, take_sqrt: bool) -> Any:
+    """PyTorch's CPU var/std when every (non-trivial) dimension is reduced, float32/float64:
+    the mean as ``mean()`` computes it, taken to double; then in double, per thread range of
+    the iteration, each 2-D loop call's sequential sum of ``(x - mean)**2`` added to the
+    thread's sum; the thread sums added; divided by ``max(0, n - correction)``; the square
+    root for std; rounded to ``a``'s dtype."""
+    n = a.size
+    mean = float(torch_sum(a) / a.dtype.type(n))
+    shape, _, _, perm = _geometry(a, tuple(range(a.ndim)))
+    nd = len(shape)
+    it = np.transpose(a, perm[::-1]).reshape(shape[::-1])     # C order == iteration order
+    dx = it.reshape(-1).astype(np.float64) - mean
+    sq = dx * dx
+    shape = (shape + [1, 1])[:max(2, nd)]
+    nt = min(NUM_THREADS, -(-n // GRAIN_SIZE)) if n > GRAIN_SIZE else 1
+    chunk = -(-n // nt)
+    total = 0.0
+    for t in range(nt):
+        b, e = t * chunk, min(n, (t + 1) * chunk)
+        thread = np.float64(0.0)
+        for p, count, size in _call_spans(shape, b, e):
+            block = sq[p:p + count * size].reshape(count, size)
+            local = np.add.accumulate(np.concatenate([np.zeros((count, 1)), block], axis=1), axis=1)[:, -1]
+            thread = np.add.accumulate(np.concatenate([[thread], local]))[-1]
+        total = total + thread
+    with np.errstate(divide="ignore", invalid="ignore"):
+        var = np.float64(total) / np.float64(max(0.0, n - correction))
+        result = np.sqrt(var) if take_sqrt else var
+    return a.dtype.type(result)
+
+
+def _call_spans(shape: list, begin: int, end: int) -> list:
+    """serial_for_each's 2-D loop calls over [begin, end) of the iteration, as spans of the
+    linear order: (start, count, size) = ``count`` consecutive calls of ``size`` elements."""
+    s0, s1 = shape[0], shape[1]
+    spans = []
+    p = begin
+    if p % s0:
+        k = min(s0 - p % s0, end - p)
+        spans.append((p, 1, k))
+        p += k
+    while p < end:
+        v1 = (p // s0) % s1
+        k1 = min(s1 - v1, (end - p) // s0)
+        if k1 == 0:
+            spans.append((p, 1, end - p))
+            break
+        if len(shape) > 2 and v1 == 0 and k1 == s1 and (end - p) // (s0 * s1) > 1:
+            ns = (end - p) // (s0 * s1)
+            spans.append((p, ns, s0 * s1))
+            p += ns * s0 * s1
+            continue
+        spans.append((p, 1, s0 * k1))
+        p += s0 * k1
+    return spans
