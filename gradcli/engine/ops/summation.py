@@ -52,7 +52,7 @@ def torch_sum(a: np.ndarray, axes: Any = None, keepdims: bool = False) -> np.nda
     ``a`` keeps its strides (they decide the order, as in PyTorch); float32 and
     float64 follow ``cascade_sum``, other dtypes are summed with NumPy.
     The result has ``a``'s dtype."""
-    a = np.asarray(a)
+    a = _torch_layout(a)
     nd = a.ndim
     if axes is None:
         axes = ()
@@ -88,6 +88,12 @@ def _dense_sum(flat: np.ndarray) -> Any:
     nv = n // lanes
     lane_sums = _row_sum(flat[:nv * lanes].reshape(nv, lanes), 0)
     return flat.dtype.type(0) + _seq(np.concatenate([flat[nv * lanes:], lane_sums]), 0)
+
+
+def _torch_layout(a: Any) -> np.ndarray:
+    """``a`` as an array PyTorch could hold: no negative strides (NumPy's reversed views)."""
+    a = np.asarray(a)
+    return np.ascontiguousarray(a) if any(s < 0 for s in a.strides) else a
 
 
 # -- the iteration (TensorIterator) -----------------------------------------------------------
@@ -420,6 +426,7 @@ def var_all(a: np.ndarray, correction: float, take_sqrt: bool) -> Any:
     the iteration, each 2-D loop call's sequential sum of ``(x - mean)**2`` added to the
     thread's sum; the thread sums added; divided by ``max(0, n - correction)``; the square
     root for std; rounded to ``a``'s dtype."""
+    a = _torch_layout(a)
     n = a.size
     mean = float(torch_sum(a) / a.dtype.type(n))
     shape, _, _, perm = _geometry(a, tuple(range(a.ndim)))
