@@ -304,14 +304,14 @@ def _seq(x: np.ndarray, ax: int) -> np.ndarray:
     if n == 0:
         return np.zeros(x.shape[:ax] + x.shape[ax + 1:], x.dtype)
     if x.size <= 2048:                          # one C call (accumulate adds in order)
-        return np.take(np.add.accumulate(x, axis=ax), n - 1, axis=ax)
+        return np.add.accumulate(x, axis=ax)[(slice(None),) * ax + (-1,)]
     if n <= 32:
         idx = (slice(None),) * ax
         acc = x[idx + (0,)].copy()
         for k in range(1, n):
             acc += x[idx + (k,)]
         return acc
-    return np.take(np.add.accumulate(x, axis=ax), n - 1, axis=ax)
+    return np.add.accumulate(x, axis=ax)[(slice(None),) * ax + (-1,)]
 
 
 def _blocks(x: np.ndarray, ax: int, step: int) -> tuple[np.ndarray, np.ndarray]:
@@ -352,11 +352,16 @@ def _cascade(x: np.ndarray, ax: int) -> np.ndarray:
     step = 1 << max(4, _ceil_log2(size) // 4)
     if size < step:
         return _seq(x, ax)
+    # (a level that never filled adds only zeros, which change nothing but a -0.0 that
+    # the final 0 + sum turns to +0.0 anyway)
     level1, acc0 = _blocks(x, ax, step)
+    if level1.shape[ax] < step:
+        return acc0 + _seq(level1, ax)
     level2, acc1 = _blocks(level1, ax, step)
+    if level2.shape[ax] < step:
+        return (acc0 + acc1) + _seq(level2, ax)
     level3, acc2 = _blocks(level2, ax, step)
-    acc3 = _seq(level3, ax)
-    return ((acc0 + acc1) + acc2) + acc3
+    return ((acc0 + acc1) + acc2) + _seq(level3, ax)
 
 
 def _row_sum(x: np.ndarray, ax: int) -> np.ndarray:
