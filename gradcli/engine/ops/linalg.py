@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..autograd import grad_mode
 from ..errors import TorchRuntimeError
 from ..tensor import Tensor
 from .registry import FUNCTIONS, NAMESPACES, OPS, d, defop, run
@@ -144,11 +145,23 @@ SQUEEZE4 = defop("_squeeze_dim", "_squeeze_dim(Tensor input, int dim)",
                  function=False, method=False, derivs={"self": d()(lambda g, s: g.unsqueeze(s.dim))})
 
 
-def matmul(input: Any, other: Any) -> Tensor:  # noqa: A002 - PyTorch's name
-    """``torch.matmul`` by PyTorch's decomposition (see the module docstring)."""
-    from .signature import ArgParser
-    _, bound = _MATMUL.parse((input, other), {})
-    return _matmul(bound["input"], bound["other"])
+def matmul(input: Any, other: Any, *, out: Any = None) -> Tensor:  # noqa: A002 - PyTorch's name
+    """``torch.matmul`` by PyTorch's decomposition (see the module docstring); ``out=`` as in
+    the Tensors tutorial's ``torch.matmul(tensor, tensor.T, out=y3)``."""
+    _, bound = _MATMUL.parse((input, other), {} if out is None else {"out": out})
+    a, b = bound["input"], bound["other"]
+    if out is None:
+        return _matmul(a, b)
+    from .registry import _write_out
+    if grad_mode._enabled and (a.requires_grad or b.requires_grad or out.requires_grad):
+        raise TorchRuntimeError("matmul(): functions with out=... arguments don't support automatic "
+                                "differentiation, but one of the arguments requires grad.")
+    with grad_mode.no_grad():
+        result = _matmul(a, b)
+    if out._dtype is not result._dtype:  # matmul_out checks this before writing (no casting)
+        raise TorchRuntimeError(f"Expected out tensor to have dtype {_C_NAMES[result._dtype.name]}, but got "
+                                f"{_C_NAMES[out._dtype.name]} instead")
+    return _write_out(MM, {}, result._data, out)
 
 
 def _matmul(a: Tensor, b: Tensor) -> Tensor:
