@@ -72,12 +72,18 @@ def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
         vs = tuple(None for _ in outs)
     else:
         vs, _ = _as_tuple(v)
+    # PyTorch's _autograd_grad: one grad() over the outputs that require grad, so the engine
+    # adds up their contributions and a single output's vjp keeps its own grad_fn (MulBackward0
+    # for exp, not an AddBackward0 of a sum with zeros); unused inputs get zeros.
+    pairs = [(o, vec) for o, vec in zip(outs, vs) if o.requires_grad]
     with grad_mode.enable_grad():
-        total = [_zeros_like(t) for t in ins]
-        for o, vec in zip(outs, vs):
-            for i, g in enumerate(_grads(o, ins, vec, create_graph)):
-                total[i] = total[i] + g
-    result = tuple(t if create_graph else t.detach() for t in total)
+        if pairs:
+            found = grad(tuple(o for o, _ in pairs), ins, tuple(vec for _, vec in pairs),
+                         retain_graph=create_graph, create_graph=create_graph, allow_unused=True)
+        else:
+            found = (None,) * len(ins)
+    result = tuple(_zeros_like(t) if g is None else (g if create_graph else g.detach())
+                   for g, t in zip(found, ins))
     out_value = out if create_graph else _detach_all(out)
     return out_value, (result if is_tuple else result[0])
 
