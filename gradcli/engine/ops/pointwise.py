@@ -17,6 +17,7 @@ from .. import dtypes
 from ..errors import TorchNotImplementedError, TorchRuntimeError
 from ..tensor import Tensor, wrap_scalar
 from .arith import arr, binary_arrays, float_dtype, promote
+from . import sleef
 from .registry import binary_dunder, d, defop, inplace_dunder
 
 LN2 = math.log(2.0)
@@ -74,7 +75,10 @@ def wide(fn: Callable) -> Callable:
 
 
 def _sigmoid(a: np.ndarray) -> np.ndarray:
-    # PyTorch: 1 / (1 + exp(-x)) with a correctly rounded exp, the rest in the input's dtype
+    # PyTorch: 1 / (1 + exp(-x)) in the input's dtype; float32 with SLEEF's exp in the
+    # vector blocks (see sleef.py), otherwise a correctly rounded exp
+    if a.dtype == np.float32 and 0 < a.size <= sleef.EXACT_LIMIT:
+        return sleef.sigmoid(a)
     one = a.dtype.type(1)
     return one / (one + wide(np.exp)(-a))
 

@@ -20,6 +20,7 @@ from .pointwise import zeros_like
 from .registry import FUNCTIONS, NAMESPACES, OPS, d, defop, run
 from .return_types import return_type
 from .shape_rules import wrap_dim, wrap_dims
+from . import sleef
 from .summation import torch_sum, var_all
 
 
@@ -591,6 +592,8 @@ def _softmax_forward(log: bool) -> Any:
         dim = wrap_dim(b["dim"], a.ndim)
         if a.ndim == 0:
             return a - a if log else np.exp(a - a)  # 0 and 1, but NaN stays NaN
+        if a.dtype == np.float32 and dim == a.ndim - 1 and 0 < a.size <= sleef.EXACT_LIMIT:
+            return sleef.softmax_lastdim(a, log)  # PyTorch's lastdim kernels, bit for bit
         m = np.max(a, axis=dim, keepdims=True) if a.size else a
         shifted = a - m
         e = np.exp(shifted)
