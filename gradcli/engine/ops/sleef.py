@@ -25,13 +25,11 @@ millions of inputs with PyTorch.  ``logf`` is only used on one value per row
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
+import functools
 from typing import Any
 
 import numpy as np
 
-from ..random.exactfp import fma32
 from .summation import GRAIN_SIZE, NUM_THREADS
 
 F32 = np.float32
@@ -190,18 +188,33 @@ def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return s, (a - (s - v)) + (b - v)
 
 
-def _load_libm_expf() -> Any:
+def fma32(a: Any, b: Any, c: Any) -> np.ndarray:
+    """a * b + c rounded once to float32 (imported on first use: the random package that
+    holds it costs ~8 ms of start-up)."""
+    from ..random.exactfp import fma32 as exact
+    return exact(a, b, c)
+
+
+@functools.lru_cache(maxsize=None)
+def _libm_expf() -> Any:
+    """glibc's expf as a ufunc, loaded on first use (start-up stays lean: ctypes and the
+    library search cost tens of milliseconds); None where libm cannot be loaded."""
+    import ctypes
+    lib = None
     try:
-        lib = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
-        fn = lib.expf
-    except (OSError, AttributeError):
+        lib = ctypes.CDLL("libm.so.6")
+    except OSError:
+        import ctypes.util
+        try:
+            lib = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so")
+        except OSError:
+            return None
+    fn = getattr(lib, "expf", None)
+    if fn is None:
         return None
     fn.restype = ctypes.c_float
     fn.argtypes = [ctypes.c_float]
     return np.frompyfunc(fn, 1, 1)
-
-
-_LIBM_EXPF = _load_libm_expf()
 
 
 def scalar_expf(x: np.ndarray) -> np.ndarray:
@@ -209,9 +222,10 @@ def scalar_expf(x: np.ndarray) -> np.ndarray:
     ctypes; it differs from the correctly rounded value for ~0.07% of inputs), or
     NumPy in double where libm cannot be loaded."""
     x = np.asarray(x, F32)
-    if _LIBM_EXPF is None or x.size == 0:
+    expf = _libm_expf() if x.size else None
+    if expf is None:
         return np.exp(x.astype(F64)).astype(F32)
-    return np.asarray(_LIBM_EXPF(x), dtype=F32)
+    return np.asarray(expf(x), dtype=F32)
 
 
 # -- where cpu_kernel_vec uses the vector routine -------------------------------------------------
