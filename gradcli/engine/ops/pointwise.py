@@ -558,13 +558,19 @@ defop("minimum", "minimum(Tensor input, Tensor other, *, Tensor? out=None)", _mi
 _C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "bool": "bool"}
 
 
-def _lerp_forward(b: dict) -> Any:
-    start, end, weight = b["self"], b["end"], b["weight"]
+def _lerp_meta(b: dict) -> None:
+    start = b["self"]
     # lerp does not promote: end, and a weight tensor with dims, must have self's dtype
-    for name, t in (("end", end), ("weight", weight)):
+    for name in ("end", "weight"):
+        t = b[name]
         if t._dtype is not start._dtype and not t._wrapped and (name == "end" or t.ndim):
             raise TorchRuntimeError(f"expected dtype {_C_NAMES[start._dtype.name]} for `{name}` but got dtype "
                                     f"{_C_NAMES[t._dtype.name]}")
+
+
+def _lerp_forward(b: dict) -> Any:
+    start, end, weight = b["self"], b["end"], b["weight"]
+    _lerp_meta(b)
     from .shape_rules import broadcast_all
     broadcast_all([start.shape, end.shape, weight.shape])
     if not start._dtype.is_floating_point:
@@ -588,6 +594,7 @@ def _lerp_self_grad(g: Tensor, s: Any) -> Tensor:
 defop("lerp", "lerp(Tensor input, Tensor end, Tensor weight, *, Tensor? out=None)", _lerp_forward,
       node=lambda b: "LerpBackward0" if b["weight"]._wrapped else "LerpBackward1",
       inputs=("self", "end", "weight"), scalar_inputs=("weight",), numbers_as_tensors=True, inplace=True,
+      meta=_lerp_meta,
       derivs={"self": d("weight")(_lerp_self_grad),
               "end": d("weight")(lambda g, s: g * s.weight),
               "weight": d("self", "end")(lambda g, s: g * (s.end - s.self))})

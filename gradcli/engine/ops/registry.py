@@ -82,6 +82,10 @@ class Op:
     # derivatives.yaml line saves): bound arguments, "<input>_sym_sizes", "self_sym_numel", and
     # "indices" for a second output.  A dict names them per node when the overloads differ.
     exposes: tuple[str, ...] | dict[str, tuple[str, ...]] = ()
+    # The checks of a structured kernel's meta function (dtypes of the arguments): they run
+    # before an in-place op's memory-overlap checks, as PyTorch's meta runs before its
+    # TensorIterator is built.  (Out of place, the forward makes them itself.)
+    meta: Callable[[dict], None] | None = None
     fn_parser: ArgParser | None = None
     method_parser: ArgParser | None = None
     inplace_parser: ArgParser | None = None
@@ -458,6 +462,8 @@ def run_inplace(op: Op, bound: dict) -> Tensor:
             # PyTorch saves self.clone() before the kernel runs: an integer self that requires
             # grad fails here ("Autograd not support dtype") before any cast error
             original = target.clone()
+    if op.meta is not None:
+        op.meta(bound)
     same_copy = op.name == "copy" and _same_memory(target, bound["src"])  # x.copy_(x) returns at once
     # fill_ with a number may write memory that elements share; fill_ with a tensor may not
     tensor_fill = op.name == "fill" and not bound["value"]._wrapped
