@@ -283,7 +283,21 @@ def _index_forward(b: dict) -> Any:
     t = b["self"]
     _numpy_index(t.shape, b["indices"], bounds=False)  # the masks' shapes are checked first
     _check_broadcastable(b["indices"])
-    return t._data[_numpy_index(t.shape, b["indices"])]
+    result = t._data[_numpy_index(t.shape, b["indices"])]
+    if t._data.flags.c_contiguous and result.strides != _c_strides(result):
+        # PyTorch's index kernel writes a contiguous tensor's result contiguously; NumPy puts the
+        # indexed dims outermost in memory (strides show it, and matmul's folding depends on them,
+        # size-1 dims included)
+        result = result.copy(order="C")
+    return result
+
+
+def _c_strides(a: np.ndarray) -> tuple[int, ...]:
+    strides, step = [], a.itemsize
+    for n in reversed(a.shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
 
 
 def _index_backward(g: Tensor, s: Any) -> Tensor:
