@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
@@ -24,23 +25,35 @@ def history(tmp_path: Path) -> Path:
     return tmp_path / "state" / "history"
 
 
-class _CompletionCounter:
-    """Counts finished runs of the shell's completer, so keys typed after a Tab can wait for
-    the background completion instead of guessing how long it takes on a loaded machine."""
+class _BackgroundCounter:
+    """Counts finished runs of a background job of the shell (completion, auto-suggestion), so
+    keys that depend on its result can wait for it instead of guessing how long it takes on a
+    loaded machine."""
 
     def __init__(self) -> None:
         self.finished = 0
         self.changed = threading.Condition()
 
-    def wrap(self, original: Any) -> Any:
+    def done(self) -> None:
+        with self.changed:
+            self.finished += 1
+            self.changed.notify_all()
+
+    def wrap_generator(self, original: Any) -> Any:
         def get_completions(completer: Any, document: Any, event: Any) -> Any:
             try:
                 yield from original(completer, document, event)
             finally:
-                with self.changed:
-                    self.finished += 1
-                    self.changed.notify_all()
+                self.done()
         return get_completions
+
+    def wrap_function(self, original: Any) -> Any:
+        def get_suggestion(suggester: Any, buffer: Any, document: Any) -> Any:
+            try:
+                return original(suggester, buffer, document)
+            finally:
+                self.done()
+        return get_suggestion
 
     def wait_beyond(self, count: int, timeout: float = 10.0) -> None:
         with self.changed:
@@ -48,19 +61,20 @@ class _CompletionCounter:
 
 
 def drive(keys: str, history: Path, *later: str) -> Captured:
-    """Type ``keys`` into a shell, then each of ``later`` after a pause (completion runs in the
-    background, so keys after a Tab wait until a completion has finished); Ctrl-D at the end
-    leaves."""
+    """Type ``keys`` into a shell, then each of ``later`` after a pause (completion and
+    auto-suggestion run in the background, so keys after a Tab wait until a completion has
+    finished, and a Right arrow until a suggestion has); Ctrl-D at the end leaves."""
     repl = Captured()
     chunks = [keys, *later]
     chunks[-1] += CTRL_D
     done = threading.Event()
     stuck: list[bool] = []
-    counter = _CompletionCounter()
-    original = ScriptCompleter.get_completions
-    ScriptCompleter.get_completions = counter.wrap(original)  # type: ignore[method-assign]
+    completions, suggestions = _BackgroundCounter(), _BackgroundCounter()
+    original = ScriptCompleter.get_completions, AutoSuggestFromHistory.get_suggestion
+    ScriptCompleter.get_completions = completions.wrap_generator(original[0])  # type: ignore[method-assign]
+    AutoSuggestFromHistory.get_suggestion = suggestions.wrap_function(original[1])  # type: ignore[method-assign]
     with create_pipe_input() as pipe:
-        seen = counter.finished
+        seen = completions.finished, suggestions.finished
         pipe.send_text(chunks[0])
 
         def type_slowly() -> None:
@@ -68,9 +82,11 @@ def drive(keys: str, history: Path, *later: str) -> Captured:
             previous = chunks[0]
             for chunk in chunks[1:]:
                 if previous.endswith("\t"):
-                    counter.wait_beyond(seen)
+                    completions.wait_beyond(seen[0])
+                if chunk.startswith(RIGHT):
+                    suggestions.wait_beyond(seen[1])
                 time.sleep(0.3)
-                seen = counter.finished
+                seen = completions.finished, suggestions.finished
                 pipe.send_text(chunk)
                 previous = chunk
             if not done.wait(10):   # still running: the keys left it mid-entry; end it, fail the test
@@ -81,7 +97,7 @@ def drive(keys: str, history: Path, *later: str) -> Captured:
         try:
             status = run_shell(repl.console, history_file=history, input=pipe, output=DummyOutput())
         finally:
-            ScriptCompleter.get_completions = original  # type: ignore[method-assign]
+            ScriptCompleter.get_completions, AutoSuggestFromHistory.get_suggestion = original  # type: ignore
             done.set()
             typist.join()
     assert not stuck, "the shell was still waiting for input after the last key"
