@@ -143,10 +143,12 @@ def run(op: Op, bound: dict) -> Any:
     """Run ``op`` out of place on bound arguments; record the graph if needed."""
     _wrap_numbers(op, bound)
     out = bound.pop("out", None)
-    if grad_mode._enabled and op.node is not None and _any_requires_grad(op, bound) and (
-            not callable(op.node) or op.node(bound) is not None):
-        for t in _inputs_of(op, bound, with_self=True):
-            gradient_edge(t)  # PyTorch collects the edges before the kernel: a stale view fails first
+    records = grad_mode._enabled and op.node is not None and _any_requires_grad(op, bound)
+    before = None
+    if records and (not callable(op.node) or op.node(bound) is not None):
+        # PyTorch collects the edges before the kernel (a stale view fails first); the node
+        # takes them from here
+        before = {id(t): (gradient_edge(t), t._vc.value) for t in _inputs_of(op, bound, with_self=True)}
     result = op.forward(bound)
     if limits.limited() and not op.view:
         for r in (result if isinstance(result, tuple) else (result,)):
@@ -161,8 +163,8 @@ def run(op: Op, bound: dict) -> Any:
         outputs = (Tensor._make(result),)
     if op.view:
         _mark_views(op, bound, outputs, isinstance(result, tuple))
-    if grad_mode._enabled and op.node is not None and _any_requires_grad(op, bound):
-        _attach(op, bound, outputs, multi=isinstance(result, tuple))
+    if records:
+        _attach(op, bound, outputs, multi=isinstance(result, tuple), before=before)
     if isinstance(result, tuple):
         return op.returns(*outputs) if op.returns is not None else outputs
     return outputs[0]
@@ -223,8 +225,8 @@ def _attach(op: Op, bound: dict, outputs: tuple[Tensor, ...], inplace_self: Any 
             multi: bool = False, before: dict | None = None) -> Any:
     """Create the backward node for ``outputs`` and link it into the graph.
 
-    ``before`` holds the edges and versions of an in-place op's inputs from before its
-    write (PyTorch collects them before the kernel runs)."""
+    ``before`` holds the edges and versions of the inputs, collected before the kernel ran
+    (as PyTorch does; an in-place write may change them)."""
     node_name = op.node(bound) if callable(op.node) else op.node
     if node_name is None:
         return None  # a form without a node (comparisons record only in place)
@@ -266,8 +268,10 @@ def _attach(op: Op, bound: dict, outputs: tuple[Tensor, ...], inplace_self: Any 
                 saved[n + "_dtype"] = m[1]
         else:
             saved.setdefault(n + "_sym_sizes", []).append(None if m is None else m[0])
-    needs = formulas.needs if op.saves is None else formulas.needs & op.saves(bound)
-    declared = formulas.declared if op.saves is None else formulas.declared & op.saves(bound)
+    needs, declared = formulas.needs, formulas.declared
+    if op.saves is not None:
+        kept = op.saves(bound)
+        needs, declared = needs & kept, declared & kept
     for key in needs:
         if key.startswith("result"):
             continue
@@ -286,7 +290,7 @@ def _attach(op: Op, bound: dict, outputs: tuple[Tensor, ...], inplace_self: Any 
             saved[key] = _save(t, before)
     if multi:
         saved["_out_meta"] = [(o._data.shape, o._dtype) for o in outputs]
-    cls = _node_class(op, node_name, needs | declared)
+    cls = _node_class(op, node_name, declared)  # (declared includes needs)
     if op.exposes:
         _expose(op, node_name, cls, saved)
     node = cls(tuple(edges), formulas, saved, meta, n_out=max(len(outputs), 1))
