@@ -659,18 +659,30 @@ EXPECTED = [
 ]
 
 
-def test_small_cases_have_pytorchs_outcomes() -> None:
+def _namespace(*submodules: str) -> Any:
+    """torch.X (and torch.<submodule>.X) for the scenario functions."""
     from types import SimpleNamespace
+    namespace = SimpleNamespace(**T)
+    for name in submodules:
+        setattr(namespace, name, SimpleNamespace(**api.SUBMODULES[name]))
+    return namespace
+
+
+def _assert_outcomes(outcomes: list[str], expected: list[str]) -> None:
+    for i, (got, want) in enumerate(zip(outcomes, expected)):
+        assert got == want, f"case {i}"
+    assert len(outcomes) == len(expected)
+
+
+def test_small_cases_have_pytorchs_outcomes() -> None:
     seen: list[str] = []
     from gradcli.engine import warnings as engine_warnings
     engine_warnings.set_warning_handler(lambda category, message: seen.append(message))
     try:
-        outcomes = _scenarios(SimpleNamespace(**T))
+        outcomes = _scenarios(_namespace())
     finally:
         engine_warnings.set_warning_handler(None)
-    for i, (got, want) in enumerate(zip(outcomes, EXPECTED)):
-        assert got == want, f"case {i}"
-    assert len(outcomes) == len(EXPECTED)
+    _assert_outcomes(outcomes, EXPECTED)
 
 
 def _scenarios_2(T: Any) -> list[str]:
@@ -784,14 +796,9 @@ EXPECTED_2 = [
 
 
 def test_more_small_cases_have_pytorchs_outcomes() -> None:
-    from types import SimpleNamespace
-    namespace = SimpleNamespace(**T)
-    namespace.linalg = SimpleNamespace(**api.SUBMODULES["linalg"])
     outcomes: list[str] = []
-    caught_warnings(lambda: outcomes.extend(_scenarios_2(namespace)))
-    for i, (got, want) in enumerate(zip(outcomes, EXPECTED_2)):
-        assert got == want, f"case {i}"
-    assert len(outcomes) == len(EXPECTED_2)
+    caught_warnings(lambda: outcomes.extend(_scenarios_2(_namespace("linalg"))))
+    _assert_outcomes(outcomes, EXPECTED_2)
 
 
 def _scenarios_3(T: Any) -> list[str]:
@@ -861,15 +868,9 @@ EXPECTED_3 = [
 
 
 def test_third_batch_of_small_cases() -> None:
-    from types import SimpleNamespace
-    namespace = SimpleNamespace(**T)
-    namespace.linalg = SimpleNamespace(**api.SUBMODULES["linalg"])
-    namespace.autograd = SimpleNamespace(**api.SUBMODULES["autograd"])
     outcomes: list[str] = []
-    caught_warnings(lambda: outcomes.extend(_scenarios_3(namespace)))
-    for i, (got, want) in enumerate(zip(outcomes, EXPECTED_3)):
-        assert got == want, f"case {i}"
-    assert len(outcomes) == len(EXPECTED_3)
+    caught_warnings(lambda: outcomes.extend(_scenarios_3(_namespace("linalg", "autograd"))))
+    _assert_outcomes(outcomes, EXPECTED_3)
 
 
 def _scenarios_4(T: Any) -> list[str]:
@@ -1003,13 +1004,7 @@ EXPECTED_4 = [
 
 
 def test_fourth_batch_of_small_cases() -> None:
-    from types import SimpleNamespace
-    namespace = SimpleNamespace(**T)
-    namespace.autograd = SimpleNamespace(**api.SUBMODULES["autograd"])
-    outcomes = _scenarios_4(namespace)
-    for i, (got, want) in enumerate(zip(outcomes, EXPECTED_4)):
-        assert got == want, f"case {i}"
-    assert len(outcomes) == len(EXPECTED_4)
+    _assert_outcomes(_scenarios_4(_namespace("autograd")), EXPECTED_4)
 
 
 def test_float_of_a_tensor_requiring_grad_and_create_graph_backward_warn_once() -> None:
