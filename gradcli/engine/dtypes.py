@@ -21,16 +21,18 @@ BOOL, INTEGRAL, FLOATING = 0, 1, 2
 class DType:
     """A tensor element type: prints as ``torch.float32``."""
 
-    __slots__ = ("name", "np", "category", "itemsize", "legacy_name", "__weakref__")
+    __slots__ = ("name", "np", "category", "itemsize", "legacy_name", "c_name", "__weakref__")
     __script_attrs__ = frozenset({"is_floating_point", "is_signed", "itemsize", "is_complex"})
 
-    def __init__(self, name: str, np_dtype: type, category: int, legacy_name: str) -> None:
+    def __init__(self, name: str, np_dtype: type, category: int, legacy_name: str, c_name: str) -> None:
         self.name = name
         self.np = np.dtype(np_dtype)
         self.category = category
         self.itemsize = self.np.itemsize
         # The name PyTorch uses in messages such as "[torch.FloatTensor [3]]".
         self.legacy_name = legacy_name
+        # The C++ type name other messages use ("expected dtype long int", "dtype 'double'").
+        self.c_name = c_name
 
     @property
     def is_floating_point(self) -> bool:
@@ -59,11 +61,11 @@ DType.__qualname__ = "dtype"
 # not callable"; the repr <class 'torch.dtype'> comes from __module__ and __qualname__.
 DType.__name__ = "torch.dtype"
 
-float32 = DType("float32", np.float32, FLOATING, "Float")
-float64 = DType("float64", np.float64, FLOATING, "Double")
-int64 = DType("int64", np.int64, INTEGRAL, "Long")
-int32 = DType("int32", np.int32, INTEGRAL, "Int")
-bool_ = DType("bool", np.bool_, BOOL, "Bool")
+float32 = DType("float32", np.float32, FLOATING, "Float", "float")
+float64 = DType("float64", np.float64, FLOATING, "Double", "double")
+int64 = DType("int64", np.int64, INTEGRAL, "Long", "long int")
+int32 = DType("int32", np.int32, INTEGRAL, "Int", "int")
+bool_ = DType("bool", np.bool_, BOOL, "Bool", "bool")
 
 ALL: tuple[DType, ...] = (float32, float64, int64, int32, bool_)
 BY_NAME: dict[str, DType] = {d.name: d for d in ALL}

@@ -41,10 +41,6 @@ _NON_LEAF_GRAD_WARNING = (
     "for more information. (Triggered internally at "
     "/__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)")
 
-# The C type names PyTorch uses in assignment errors ("with dtype 'double'").
-_C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
-                 "bool": "bool"}
-
 # Attributes and methods defined here that a script may use; the op table adds its own.
 _CORE_ATTRS = frozenset({
     "shape", "dtype", "device", "ndim", "is_leaf", "requires_grad", "grad", "grad_fn", "data", "T",
@@ -275,7 +271,7 @@ class Tensor:
                     f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
             if value._dtype is not self._dtype:
                 raise TorchRuntimeError(
-                    f"attempting to assign a gradient with dtype '{_C_TYPE_NAMES[value._dtype.name]}' to a "
+                    f"attempting to assign a gradient with dtype '{value._dtype.c_name}' to a "
                     f"tensor with grad_dtype '{self._dtype.legacy_name}'. The gradient must match the tensor's "
                     "grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute "
                     "with a specific dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging "

@@ -16,7 +16,6 @@ from .arith import arr, binary_arrays, promote
 from .linalg import mm_mat1_backward, mm_mat2_backward
 from .registry import FUNCTIONS, d, defop, run
 
-_C_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}
 
 
 # -- clamp_min ------------------------------------------------------------------------------------
@@ -98,7 +97,7 @@ def _addmm_forward(b: dict) -> Any:
     for name, t in (("self", s), ("mat1", m1)):
         if t._dtype is not m2._dtype:
             raise TorchRuntimeError(f"{name} and mat2 must have the same dtype, but got "
-                                    f"{_C_NAMES[t._dtype.name]} and {_C_NAMES[m2._dtype.name]}")
+                                    f"{t._dtype.legacy_name} and {m2._dtype.legacy_name}")
     if m1.shape[1] != m2.shape[0]:
         raise TorchRuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({m1.shape[0]}x{m1.shape[1]} and "
                                 f"{m2.shape[0]}x{m2.shape[1]})")

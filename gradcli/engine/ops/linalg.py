@@ -17,8 +17,6 @@ from ..errors import TorchRuntimeError
 from ..tensor import Tensor
 from .registry import FUNCTIONS, NAMESPACES, OPS, d, defop, run
 
-_C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "bool": "bool"}
-
 
 def _no_bool(t: Tensor, kernel: str, work: bool = True) -> None:
     # the BLAS-backed kernels are built for numbers only (mm/mv/bmm skip them when there is no work)
@@ -29,7 +27,7 @@ def _no_bool(t: Tensor, kernel: str, work: bool = True) -> None:
 
 def _same_dtype(a: Tensor, b: Tensor, message: str) -> None:
     if a._dtype is not b._dtype:
-        raise TorchRuntimeError(message.format(a=a, b=b, ca=_C_NAMES[a._dtype.name], cb=_C_NAMES[b._dtype.name]))
+        raise TorchRuntimeError(message.format(a=a, b=b, ca=a._dtype.c_name, cb=b._dtype.c_name))
 
 
 def _dot_forward(b: dict) -> Any:
@@ -182,8 +180,8 @@ def matmul(input: Any, other: Any, *, out: Any = None) -> Tensor:  # noqa: A002 
     with grad_mode.no_grad():
         result = _matmul(a, b)
     if out._dtype is not result._dtype:  # matmul_out checks this before writing (no casting)
-        raise TorchRuntimeError(f"Expected out tensor to have dtype {_C_NAMES[result._dtype.name]}, but got "
-                                f"{_C_NAMES[out._dtype.name]} instead")
+        raise TorchRuntimeError(f"Expected out tensor to have dtype {result._dtype.c_name}, but got "
+                                f"{out._dtype.c_name} instead")
     return _write_out(MM, {}, result._data, out)
 
 

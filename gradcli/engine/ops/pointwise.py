@@ -555,17 +555,14 @@ defop("minimum", "minimum(Tensor input, Tensor other, *, Tensor? out=None)", _mi
               "other": d("self", "other")(_tie_split(False, False))})
 
 
-_C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "bool": "bool"}
-
-
 def _lerp_meta(b: dict) -> None:
     start = b["self"]
     # lerp does not promote: end, and a weight tensor with dims, must have self's dtype
     for name in ("end", "weight"):
         t = b[name]
         if t._dtype is not start._dtype and not t._wrapped and (name == "end" or t.ndim):
-            raise TorchRuntimeError(f"expected dtype {_C_NAMES[start._dtype.name]} for `{name}` but got dtype "
-                                    f"{_C_NAMES[t._dtype.name]}")
+            raise TorchRuntimeError(f"expected dtype {start._dtype.c_name} for `{name}` but got dtype "
+                                    f"{t._dtype.c_name}")
 
 
 def _lerp_forward(b: dict) -> Any:

@@ -216,11 +216,6 @@ _RANDINT = _parser(*_with_generator(f"randint(int high, int[] size, *, GEN{_FACT
                    *_with_generator(f"randint(int low, int high, int[] size, *, GEN{_FACTORY})"))
 
 
-# C++ names of the dtypes, as random_'s bound checks print them.
-_CTYPE = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-          "uint8": "unsigned char", "bool": "bool", "float32": "float", "float64": "double"}
-
-
 def _check_from_to(low: int, high: int, dtype: "dtypes.DType") -> None:
     """``random_from_to_impl``'s checks, in its order (rng.md 4 and DistributionTemplates.h).
 
@@ -232,7 +227,7 @@ def _check_from_to(low: int, high: int, dtype: "dtypes.DType") -> None:
     if low >= high:
         raise TorchRuntimeError(
             f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    name = _CTYPE.get(dtype.name, dtype.name)
+    name = dtype.c_name
     if dtype.is_floating_point:
         low, high = rng.adjust_float_bounds(low, high, dtype.np)
         if low >= high:
@@ -421,7 +416,7 @@ def _uniform_fill(self: Tensor, overload: int, b: dict, generator: Any) -> None:
     top = float(np.finfo(self._dtype.np).max)
     for value, what in ((a, "from"), (to, "to")):
         if not -top <= value <= top:
-            raise TorchRuntimeError(f"{what} is out of bounds for {_CTYPE[self._dtype.name]}")
+            raise TorchRuntimeError(f"{what} is out of bounds for {self._dtype.c_name}")
     if a > to:
         raise TorchRuntimeError(
             f"uniform_ expects to return a [from, to) range, but found from={_g(a)} > to={_g(to)}")

@@ -738,7 +738,6 @@ def _cum_inplace(name: str) -> Any:
     """``cumsum_``/``cumprod_``: computed in self's dtype, which ``dtype=`` may not change."""
     from .registry import OPS, run_inplace
     op = OPS[name]
-    _C = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "bool": "bool"}
 
     def inplace(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         _, bound = op.parser("inplace").parse((self,) + args, kwargs)
@@ -750,8 +749,8 @@ def _cum_inplace(name: str) -> Any:
             check_inplace_allowed(self)  # first the leaf, then the dim, then the dtype
         wrap_dim(bound["dim"], self.ndim)
         if dt is not None and dt is not self._dtype:
-            raise TorchRuntimeError(f"Bad in-place call: input tensor dtype {_C[self._dtype.name]} and output tensor "
-                                    f"dtype {_C[dt.name]} should match")
+            raise TorchRuntimeError(f"Bad in-place call: input tensor dtype {self._dtype.c_name} and output tensor "
+                                    f"dtype {dt.c_name} should match")
         if self._dtype is dtypes.bool_ and self.ndim and self.numel():
             raise TorchNotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
         bound["dtype"] = self._dtype  # computed in self's dtype

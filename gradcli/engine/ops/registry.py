@@ -506,8 +506,7 @@ def run_inplace(op: Op, bound: dict) -> Tensor:
     if not dtypes.can_cast(src, target._dtype):
         names = (src.legacy_name, target._dtype.legacy_name)
         if op.joint_scalars and all(bound.get(m) is None or bound[m]._wrapped for m in op.scalar_inputs):
-            from .shape_rules import C_TYPE_NAMES  # clamp_'s Scalar overload words it the C++ way
-            names = (src.legacy_name, C_TYPE_NAMES[target._dtype.name])
+            names = (src.legacy_name, target._dtype.c_name)  # clamp_'s Scalar overload words it the C++ way
         raise TorchRuntimeError(f"result type {names[0]} can't be cast to the desired output type {names[1]}")
     before = None
     if needs_grad:

@@ -71,10 +71,6 @@ def sum_to_axes(shape: Sequence[int], target: Sequence[int]) -> tuple[tuple[int,
     return axes, lead
 
 
-# The C++ names some PyTorch messages use for dtypes ("expected dtype long int").
-C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "bool": "bool"}
-
-
 def type_string(dtype: object) -> str:
     """How PyTorch's messages name a CPU tensor type: ``torch.FloatTensor``, but ``CPUBoolType``
     (bool has no legacy tensor type name)."""
