@@ -17,7 +17,6 @@ from .linalg import mm_mat1_backward, mm_mat2_backward
 from .registry import FUNCTIONS, d, defop, run
 
 
-
 # -- clamp_min ------------------------------------------------------------------------------------
 
 def _clamp_min_forward(b: dict) -> Any:
