@@ -13,6 +13,7 @@ class Layout:
 
 
 Layout.__module__ = "torch"
-Layout.__qualname__ = Layout.__name__ = "layout"
+Layout.__qualname__ = "layout"
+Layout.__name__ = "torch.layout"  # the C tp_name Python's messages use, as for torch.Size and torch.dtype
 
 strided = Layout("strided")

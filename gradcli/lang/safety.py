@@ -154,13 +154,9 @@ def _not_writable(obj: Any, name: str) -> Exception:
 
 def type_name(cls: type) -> str:
     """A class's name as Python's messages give it (its C ``tp_name``): ``torch.Size``,
-    ``torch.return_types.max``, but ``Tensor`` and ``MulBackward0``."""
-    name = cls.__name__
-    module = getattr(cls, "__module__", None)
-    # torch.Size and torch.dtype carry their tp_name as __name__ already; Tensor is a Python class
-    if module in ("torch", "torch.return_types") and "." not in name and name != "Tensor":
-        return f"{module}.{name}"
-    return name
+    ``torch.return_types.max``, but ``Tensor`` and ``MulBackward0``.  The engine's torch
+    types carry their tp_name as ``__name__`` (their repr uses ``__qualname__``)."""
+    return cls.__name__
 
 
 def _class_attribute(cls: type, name: str) -> Any:
