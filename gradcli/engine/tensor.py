@@ -102,7 +102,7 @@ class Tensor:
     def size(self, dim: int | None = None) -> Any:
         if dim is None:
             return Size._of(self._data.shape)
-        from .ops.shape_rules import wrap_dim
+        from .shape_rules import wrap_dim
         return self._data.shape[wrap_dim(dim, self.ndim)]
 
     @property
@@ -151,7 +151,7 @@ class Tensor:
         strides = tuple(s // self._dtype.itemsize for s in self._data.strides)
         if dim is None:
             return strides
-        from .ops.shape_rules import wrap_dim
+        from .shape_rules import wrap_dim
         return strides[wrap_dim(dim, self.ndim)]
 
     def storage_offset(self) -> int:

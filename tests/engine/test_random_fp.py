@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from gradcli.engine.random import avx_mathfun
-from gradcli.engine.random.exactfp import fma32, fma64, fma_scalar
+from gradcli.engine.kernels.exactfp import fma32, fma64, fma_scalar
 
 F32 = np.float32
 

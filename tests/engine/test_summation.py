@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradcli.engine import api
-from gradcli.engine.ops.summation import torch_sum
+from gradcli.engine.kernels.summation import torch_sum
 
 T = api.TORCH
 

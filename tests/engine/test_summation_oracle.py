@@ -16,7 +16,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from gradcli.engine import api  # noqa: E402
-from gradcli.engine.ops import summation  # noqa: E402
+from gradcli.engine.kernels import summation  # noqa: E402
 from gradcli.engine.tensor import Tensor  # noqa: E402
 
 T = api.TORCH

@@ -10,7 +10,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import gradcli.engine.ops  # noqa: E402,F401
-from gradcli.engine.ops import pointwise, sleef  # noqa: E402
+from gradcli.engine.ops import pointwise
+from gradcli.engine.kernels import sleef  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

@@ -74,7 +74,7 @@ def _shape_gradient(node: Node, index: int, grad: "Tensor") -> "Tensor":
         return grad
     shape, dtype = meta
     if grad.shape != shape:
-        from ..ops.shape_rules import is_expandable_to
+        from ..shape_rules import is_expandable_to
         if not is_expandable_to(shape, grad.shape):
             got = "[" + ", ".join(map(str, grad.shape)) + "]"
             want = "[" + ", ".join(map(str, shape)) + "]"

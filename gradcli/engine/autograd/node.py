@@ -175,7 +175,7 @@ def short_name(node_name: str) -> str:
 
 
 def modified_message(t: "Tensor", output_of: str | None, expected: int, shape: tuple | None = None) -> str:
-    from ..ops.shape_rules import type_string
+    from ..shape_rules import type_string
     shape = ", ".join(str(n) for n in (t.shape if shape is None else shape))
     where = f"[{type_string(t.dtype)} [{shape}]]"
     if output_of is None and t._grad_fn is not None:

@@ -12,7 +12,7 @@ import numpy as np
 from .. import dtypes
 from ..dtypes import DType
 from ..tensor import Tensor
-from .shape_rules import broadcast_shapes
+from ..shape_rules import broadcast_shapes
 
 # PyTorch gives inf/nan silently where NumPy would warn.
 np.seterr(all="ignore")

@@ -110,9 +110,9 @@ def _contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
 
 def _copy_forward(b: dict) -> Any:
     dst, src = b["self"], b["src"]
-    from .shape_rules import is_expandable_to
+    from ..shape_rules import is_expandable_to
     if not is_expandable_to(src.shape, dst.shape):
-        from .shape_rules import broadcast_shapes
+        from ..shape_rules import broadcast_shapes
         broadcast_shapes(dst.shape, src.shape)
         raise TorchRuntimeError(
             f"output with shape [{', '.join(map(str, dst.shape))}] doesn't match the broadcast shape "
@@ -152,7 +152,7 @@ def _masked_fill_forward(b: dict) -> Any:
         raise TorchRuntimeError(
             "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
             f"{value._data.ndim} dimension(s).")
-    from .shape_rules import broadcast_shapes
+    from ..shape_rules import broadcast_shapes
     broadcast_shapes(t._data.shape, mask._data.shape)
     from .indexing import EXPANDED_WARNING, repeats_memory
     if b.get("_inplace") and repeats_memory(t._data):

@@ -19,7 +19,7 @@ from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
 from .limits import check_size, set_max_elements  # noqa: F401  (set_max_elements: re-exported)
 from ..tensor import Tensor
 from .registry import FUNCTIONS, METHOD_NAMES
-from .shape_rules import list_str, numel
+from ..shape_rules import list_str, numel
 from .signature import ArgParser
 
 def leaf(data: np.ndarray, dtype: "dtypes.DType", requires_grad: bool) -> Tensor:
@@ -283,7 +283,7 @@ def _linspace_values(start: Any, end: Any, steps: int, dtype: "dtypes.DType") ->
         return vals.astype(dtype.np)
     # PyTorch's vectorised kernel uses fused multiply-adds: start + step*i for the
     # first half, end - step*(steps-1-i) for the second (hence -5.55e-17, not 0).
-    from ..random.exactfp import fma32, fma64
+    from ..kernels.exactfp import fma32, fma64
     fma = fma32 if dtype.np == np.float32 else fma64
     t = dtype.np.type
     s, e = t(start), t(end)

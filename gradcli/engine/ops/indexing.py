@@ -18,7 +18,7 @@ from .. import dtypes
 from ..errors import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
 from ..tensor import Tensor, wrap_scalar
 from .registry import FUNCTIONS, OPS, d, defop, run, run_inplace
-from .shape_rules import broadcast_all, is_expandable_to, list_str, wrap_dim
+from ..shape_rules import broadcast_all, is_expandable_to, list_str, wrap_dim
 
 
 # -- parsing an index ------------------------------------------------------------------------

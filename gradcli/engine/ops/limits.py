@@ -8,7 +8,7 @@ an allocation too large for the machine fails as PyTorch's allocator does.
 from __future__ import annotations
 
 from ..errors import TorchRuntimeError
-from .shape_rules import list_str, numel
+from ..shape_rules import list_str, numel
 
 _max_elements: int | None = None
 

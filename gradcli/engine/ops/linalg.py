@@ -229,7 +229,7 @@ def _should_fold(a: Tensor, b: Tensor) -> bool:
 def _folded(a: Tensor, b: Tensor) -> Tensor:
     """``a`` (3-d or more) @ ``b`` (1-d or 2-d) as one mm/mv over the folded batch."""
     from .shape import UNSAFE_VIEW, reshape
-    from .shape_rules import numel
+    from ..shape_rules import numel
     batch = tuple(a.shape[:-1])
     folded = reshape(a, (numel(batch), a.shape[-1]))  # sizes, not -1: the batch may be empty
     if b.ndim == 1:
@@ -248,7 +248,7 @@ def _folded(a: Tensor, b: Tensor) -> Tensor:
 def _batched(a: Tensor, b: Tensor) -> Tensor:
     """Broadcast batches, expanded and flattened for one bmm (PyTorch's last matmul case)."""
     from .shape import UNSAFE_VIEW
-    from .shape_rules import broadcast_shapes, numel
+    from ..shape_rules import broadcast_shapes, numel
     da, db = a.ndim, b.ndim
     n, m1 = (a.shape[-2] if da > 1 else 1), a.shape[-1]
     m2, p = (b.shape[-2] if db > 1 else b.shape[0]), (b.shape[-1] if db > 1 else 1)

@@ -17,8 +17,8 @@ from ..autograd import grad_mode
 from ..errors import TorchAttributeError, TorchRuntimeError, TorchValueError
 from ..tensor import Tensor
 from ..warnings import warn
-from .shape_rules import broadcast_shapes
-from .summation import torch_sum
+from ..shape_rules import broadcast_shapes
+from ..kernels.summation import torch_sum
 
 NONE, MEAN, SUM = 0, 1, 2
 

@@ -193,7 +193,7 @@ def _times_in_place(loss: np.ndarray, w: Tensor) -> np.ndarray:
     """``loss.mul_(weight)``: the weight may not grow the loss's shape, nor change its dtype."""
     shape = np.broadcast_shapes(loss.shape, w._data.shape) if loss.shape != w._data.shape else loss.shape
     if shape != loss.shape:
-        from .shape_rules import list_str
+        from ..shape_rules import list_str
         raise TorchRuntimeError(f"output with shape {list_str(loss.shape)} doesn't match the broadcast shape "
                                 f"{list_str(shape)}")
     return (loss * w._data).astype(loss.dtype)
@@ -363,7 +363,7 @@ def _bce_logits(input: Tensor, target: Tensor, weight: Any, pos_weight: Any, enu
     _bce_logits_checks(bound)
     if pos_weight is not None:
         # (pos_weight - 1).mul(target): a mismatch is reported with pos_weight as tensor a
-        from .shape_rules import broadcast_shapes
+        from ..shape_rules import broadcast_shapes
         broadcast_shapes(tuple(pos_weight.shape), tuple(target.shape))
     return run(BCE_LOGITS, bound)
 

@@ -21,9 +21,9 @@ from .extras import div_scalar, mul_scalar
 from .grad_ops import call, grad_op, zeros
 from .loss_support import MEAN, NONE, SUM, get_enum, no_grad_argument, reduction_of
 from .registry import FUNCTIONS, d, defop, run
-from .shape_rules import list_str
+from ..shape_rules import list_str
 from .signature import LazyParser
-from .summation import nll_cascade_sum
+from ..kernels.summation import nll_cascade_sum
 
 
 def _picked(b: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

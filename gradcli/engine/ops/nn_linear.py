@@ -19,7 +19,7 @@ from ..tensor import Tensor
 from .extras import ADDMM
 from .registry import d, defop, run
 from .signature import LazyParser
-from .shape_rules import numel
+from ..shape_rules import numel
 
 _LINEAR = LazyParser("linear(Tensor input, Tensor weight, Tensor? bias=None)")
 

@@ -17,7 +17,7 @@ from .. import dtypes
 from ..errors import TorchNotImplementedError, TorchRuntimeError
 from ..tensor import Tensor, wrap_scalar
 from .arith import arr, binary_arrays, float_dtype, promote
-from . import sleef
+from ..kernels import sleef
 from .registry import binary_dunder, d, defop, inplace_dunder
 
 LN2 = math.log(2.0)
@@ -568,7 +568,7 @@ def _lerp_meta(b: dict) -> None:
 def _lerp_forward(b: dict) -> Any:
     start, end, weight = b["self"], b["end"], b["weight"]
     _lerp_meta(b)
-    from .shape_rules import broadcast_all
+    from ..shape_rules import broadcast_all
     broadcast_all([start.shape, end.shape, weight.shape])
     if not start._dtype.is_floating_point:
         raise no_kernel("lerp_kernel_scalar" if weight._wrapped else "lerp_kernel_tensor", start._dtype)
@@ -604,7 +604,7 @@ def _clamp_forward(b: dict) -> Any:
     if lo is None and hi is None:
         raise TorchRuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     parts = [t for t in (x, lo, hi) if isinstance(t, Tensor)]
-    from .shape_rules import broadcast_all
+    from ..shape_rules import broadcast_all
     broadcast_all([t.shape for t in parts])
     rt = promote(*parts)
     scalars = all(t is None or t._wrapped for t in (lo, hi))
@@ -685,7 +685,7 @@ def _where_forward(b: dict) -> Any:
         raise TorchRuntimeError(
             f"where expected condition to be a boolean tensor, but got a tensor with dtype "
             f"{cond._dtype.legacy_name}")
-    from .shape_rules import broadcast_all
+    from ..shape_rules import broadcast_all
     broadcast_all([cond._data.shape, x._data.shape, y._data.shape])  # in PyTorch's operand order
     a1, a2, _ = binary_arrays(x, y)
     return np.where(cond._data, a1, a2)

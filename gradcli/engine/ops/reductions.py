@@ -19,9 +19,9 @@ from .arith import arr, float_dtype
 from .pointwise import zeros_like
 from .registry import FUNCTIONS, NAMESPACES, OPS, d, defop, run
 from .return_types import return_type
-from .shape_rules import wrap_dim, wrap_dims
-from . import sleef
-from .summation import torch_sum, var_all
+from ..shape_rules import wrap_dim, wrap_dims
+from ..kernels import sleef
+from ..kernels.summation import torch_sum, var_all
 
 
 def reduce_axes(dim: Any, ndim: int) -> tuple[int, ...]:
@@ -786,9 +786,9 @@ defop("count_nonzero", "count_nonzero(Tensor input, int[1]? dim=None)",
 def sum_to_size(self: Tensor, *size: Any) -> Tensor:
     """Sum a broadcast tensor down to ``size`` (what the engine does to broadcast gradients)."""
     shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else tuple(size)
-    from .shape_rules import is_expandable_to, sum_to_axes
+    from ..shape_rules import is_expandable_to, sum_to_axes
     if not is_expandable_to(shape, self.shape):
-        from .shape_rules import list_str
+        from ..shape_rules import list_str
         raise TorchRuntimeError(f"size {{{list_str(shape)[1:-1]}}} is not expandable to size "
                                 f"{{{list_str(self.shape)[1:-1]}}}.")
     if tuple(self.shape) == shape:

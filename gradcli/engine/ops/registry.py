@@ -27,7 +27,7 @@ from ..errors import TorchNotImplementedError, TorchRuntimeError
 from ..tensor import Tensor, wrap_scalar
 from . import limits
 from .signature import ArgParser
-from .shape_rules import list_str
+from ..shape_rules import list_str
 
 Formula = Callable[[Any, Any], Any]
 
@@ -487,7 +487,7 @@ def run_inplace(op: Op, bound: dict) -> Tensor:
         # common dtype (and that it can't be written back), all before the kernel
         inputs = _inputs_of(op, bound, with_self=True)
         if op.name not in _NOT_POINTWISE:
-            from .shape_rules import broadcast_all
+            from ..shape_rules import broadcast_all
             shape = broadcast_all([t.shape for t in inputs])
             if tuple(shape) != target.shape:
                 raise TorchRuntimeError(

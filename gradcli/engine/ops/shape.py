@@ -16,7 +16,7 @@ from ..errors import TorchIndexError, TorchRuntimeError, TorchValueError
 from ..tensor import Tensor
 from .pointwise import zeros_like
 from .registry import FUNCTIONS, OPS, d, defop, run
-from .shape_rules import list_str, numel, type_string, wrap_dim, wrap_dims
+from ..shape_rules import list_str, numel, type_string, wrap_dim, wrap_dims
 
 
 # -- view / reshape ----------------------------------------------------------------------------

@@ -31,7 +31,7 @@ bernoulli(x, p=0.3)                         bernoulli_(empty_like(x), 0.3)
 F.dropout(x, p, training=True)              x * dropout_noise(x, p)  (None: x)
 ==========================================  =====================================
 
-Fill order is memory order (``layout``), so pass arrays with torch's strides.
+Fill order is memory order (``draw_order``), so pass arrays with torch's strides.
 float32/float64 are the sampled float dtypes; others raise ``TypeError``.
 Only a few errors are raised here (``gradcli.engine.errors``): manual_seed's
 overflow, set_state's checks and randint's float-bound crossing; every other
@@ -41,7 +41,7 @@ torch message is quoted in the docstrings for the caller to raise.
 from .bernoulli_sampling import bernoulli, bernoulli_, dropout_noise
 from .generator import DEFAULT_SEED, STATE_SIZE, Generator, default_generator
 from .integer_sampling import adjust_float_bounds, randint, randint_, random_, randperm
-from .layout import empty_like
+from .draw_order import empty_like
 from .normal_sampling import normal, normal_, normal_tensor
 from .uniform_sampling import uniform, uniform_
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from . import layout
+from . import draw_order
 from .generator import Generator, resolve
 
 
@@ -70,12 +70,12 @@ def bernoulli_(
     gen = resolve(generator)
     if isinstance(p, np.ndarray):
         # Walk out in memory order, and p along the same axis permutation.
-        axes = layout.memory_order_axes(out)
+        axes = draw_order.memory_order_axes(out)
         view = out.transpose(axes)
         p_walk = np.broadcast_to(p, out.shape).transpose(axes)
         view[...] = _tensor_p_values(p_walk.reshape(-1), gen).reshape(view.shape)
     else:
-        layout.fill(out, gen.uniform_f64(out.size) < float(p))
+        draw_order.fill(out, gen.uniform_f64(out.size) < float(p))
 
 
 def dropout_noise(

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from . import layout
+from . import draw_order
 from ..errors import TorchRuntimeError
 from .generator import Generator, resolve
 
@@ -156,7 +156,7 @@ def randint_(out: np.ndarray, low: int, high: int, *, generator: Generator | Non
         )
     if out.size == 0:
         return
-    layout.fill(out, randint_values(out.size, low, high, resolve(generator)))
+    draw_order.fill(out, randint_values(out.size, low, high, resolve(generator)))
 
 
 def random_(out: np.ndarray, *, generator: Generator | None = None) -> None:
@@ -172,7 +172,7 @@ def random_(out: np.ndarray, *, generator: Generator | None = None) -> None:
     gen = resolve(generator)
     raw = gen.random_u64(out.size) if wide else gen.random_u32(out.size)
     raw %= _U64(mod)
-    layout.fill(out, raw.view(np.int64))
+    draw_order.fill(out, raw.view(np.int64))
 
 
 def randperm(n: int, dtype: Any = np.int64, *, generator: Generator | None = None) -> np.ndarray:

@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from . import layout
+from . import draw_order
 from . import avx_mathfun
-from .exactfp import fma32, fma64
+from ..kernels.exactfp import fma32, fma64
 from .generator import Generator, resolve
 from .uniform_sampling import float_dtype
 
@@ -175,10 +175,10 @@ def normal_(
         return
     dt = float_dtype(out.dtype)
     gen = resolve(generator)
-    if n >= BLOCK and layout.is_contiguous(out):
+    if n >= BLOCK and draw_order.is_contiguous(out):
         out.reshape(-1)[...] = _block_values(n, dt, mean, std, gen)
     else:
-        layout.fill(out, _per_element_values(n, mean, std, gen).astype(dt))
+        draw_order.fill(out, _per_element_values(n, mean, std, gen).astype(dt))
 
 
 def _torch_inplace(op: Any, out: np.ndarray, other: np.ndarray) -> np.ndarray:

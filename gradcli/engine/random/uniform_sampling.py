@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from . import layout
-from .exactfp import fma32, fma64
+from . import draw_order
+from ..kernels.exactfp import fma32, fma64
 from .generator import Generator, resolve
 
 FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -84,7 +84,7 @@ def uniform_(
 ) -> None:
     """Fill ``out`` (float32/float64) in place, like ``Tensor.uniform_``.
 
-    Values go in memory order (``layout.memory_order_view``), so a transposed
+    Values go in memory order (``draw_order.memory_order_view``), so a transposed
     view gets its k-th draw at storage offset k, as in torch.  For
     ``rand_like(x)`` allocate ``out`` with x's strides
     (``np.empty_like(x, order="K")``) and call this.
@@ -92,4 +92,4 @@ def uniform_(
     if out.size == 0:
         return
     values = uniform_values(out.size, out.dtype, low, high, resolve(generator))
-    layout.fill(out, values)
+    draw_order.fill(out, values)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from ..errors import TorchIndexError, TorchRuntimeError
+from .errors import TorchIndexError, TorchRuntimeError
 
 
 def wrap_dim(dim: int, ndim: int) -> int:

@@ -191,7 +191,7 @@ def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def fma32(a: Any, b: Any, c: Any) -> np.ndarray:
     """a * b + c rounded once to float32 (imported on first use: the random package that
     holds it costs ~8 ms of start-up)."""
-    from ..random.exactfp import fma32 as exact
+    from .exactfp import fma32 as exact
     return exact(a, b, c)
 
 
