@@ -13,21 +13,21 @@ from typing import Any
 
 from . import dtypes, ops  # noqa: F401  (importing ops installs the op table)
 from .autograd import grad_mode
-from .autograd.functions import backward as _backward
-from .autograd.functions import grad as _grad
+from .autograd.backward import backward as _backward
+from .autograd.backward import grad as _grad
 from .device import CPU, Device
 from .layout import strided
 from .ops import FUNCTIONS, METHOD_NAMES, NAMESPACES
 from .ops import nn_functional, random_ops  # noqa: F401
-from .ops.limits import set_max_elements  # noqa: F401  (re-exported for the CLI)
+from .dispatch.limits import set_max_elements  # noqa: F401  (re-exported for the CLI)
 from .printing import set_printoptions
 from .pytorch_names import MODULES as PYTORCH_NAMES
 from .pytorch_names import TENSOR as PYTORCH_TENSOR_NAMES  # noqa: F401
 from .size import Size
 from .tensor import Tensor
 from ..__init__ import TORCH_VERSION
-from .autograd import functional as _functional
-from .autograd.gradcheck import gradcheck, gradgradcheck
+from .transforms import autograd_functional as _functional
+from .transforms.gradcheck import gradcheck, gradgradcheck
 
 
 def _is_tensor(obj: object) -> bool:

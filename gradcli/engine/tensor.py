@@ -85,7 +85,7 @@ class Tensor:
         t._base = None
         t._view_fn = None
         t._view_ver = 0
-        t._creation = None  # how a view was made: None, "no_grad" or "multi" (see ops/views.py)
+        t._creation = None  # how a view was made: None, "no_grad" or "multi" (see autograd/views.py)
         t._wrapped = False
         t._retains_grad = False
         t._accumulator = None
@@ -199,7 +199,7 @@ class Tensor:
         if self._view_fn is None:
             return self._requires_grad or self._grad_fn is not None
         if self._view_ver != self._vc.value and self._creation is None:
-            from .ops.views import refresh_view_grad_fn
+            from .autograd.views import refresh_view_grad_fn  # (autograd is built on Tensor)
             refresh_view_grad_fn(self)
         # A view requires grad when its base does, even one made under no_grad (PyTorch's
         # DifferentiableViewMeta::requires_grad); such a view is a leaf without an edge.
@@ -240,7 +240,7 @@ class Tensor:
     @property
     def grad_fn(self) -> Any:
         if self._view_fn is not None and self._view_ver != self._vc.value:
-            from .ops.views import refresh_view_grad_fn
+            from .autograd.views import refresh_view_grad_fn  # (autograd is built on Tensor)
             refresh_view_grad_fn(self)
         return self._grad_fn
 
@@ -304,7 +304,7 @@ class Tensor:
     def _grad_accumulator(self) -> Any:
         """The AccumulateGrad node of a leaf that requires grad (one per leaf)."""
         if self._accumulator is None:
-            from .autograd.node import AccumulateGrad
+            from .autograd.accumulate import AccumulateGrad  # (autograd is built on Tensor)
             self._accumulator = AccumulateGrad(self)
         return self._accumulator
 
@@ -349,7 +349,7 @@ class Tensor:
 
     def backward(self, gradient: Any = None, retain_graph: Any = None, create_graph: bool = False,
                  inputs: Any = None) -> None:
-        from .autograd.functions import backward
+        from .autograd.backward import backward  # (autograd is built on Tensor)
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     # -- Python scalars and protocols -----------------------------------------------------

@@ -78,9 +78,10 @@ def _program() -> Program:
 
 
 def _broken(monkeypatch: pytest.MonkeyPatch, patch: Callable[[Any], None]) -> None:
-    from gradcli.engine.ops import registry
-    monkeypatch.setattr(registry, "_FORMULAS", {})  # nodes share formulas made before the patch
-    patch(registry.OPS)
+    from gradcli.engine.autograd import formulas
+    from gradcli.engine.dispatch.publish import OPS
+    monkeypatch.setattr(formulas, "_FORMULAS", {})  # nodes share formulas made before the patch
+    patch(OPS)
     with pytest.raises(AssertionError):
         check(_program())
 
@@ -90,7 +91,7 @@ def test_the_unbroken_program_passes() -> None:
 
 
 def test_a_wrong_gradient_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    from gradcli.engine.ops.registry import Deriv
+    from gradcli.engine.autograd.formulas import Deriv
 
     def patch(ops: Any) -> None:
         wrong = Deriv(("self",), lambda g, s: g * s.self.sin())  # sin's derivative is cos

@@ -1,17 +1,41 @@
-"""Adding a gradient into a leaf's ``.grad`` (what AccumulateGrad does)."""
+"""The leaves' end of the graph: AccumulateGrad adds a gradient into ``.grad``."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from ..tensor import Tensor
+from .node import NODE_ATTRS, Node
+from .record import record_identity
 
-if TYPE_CHECKING:
-    from ..tensor import Tensor
+
+class AccumulateGrad(Node):
+    """The node that adds a gradient into a leaf's ``.grad``."""
+
+    __slots__ = ("variable",)
+    __script_attrs__ = NODE_ATTRS | {"variable"}
+
+    def __init__(self, variable: Tensor) -> None:
+        super().__init__(())
+        # Runs as soon as it is ready, like PyTorch (its sequence number is the largest).
+        self._seq = float("inf")
+        self.variable = variable
+
+    def input_metadata(self, index: int) -> tuple | None:
+        return None
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    def apply(self, grads: list, create_graph: bool) -> list:
+        accumulate_into_leaf(self.variable, grads[0], create_graph)
+        return []
 
 
-def accumulate_into_leaf(variable: "Tensor", grad: "Tensor | None", create_graph: bool) -> None:
+AccumulateGrad.__module__ = "builtins"
+
+
+def accumulate_into_leaf(variable: Tensor, grad: Tensor | None, create_graph: bool) -> None:
     if grad is None or not variable.requires_grad:
         return  # a leaf detach_()ed after the graph was built gets nothing, as in PyTorch
-    from ..ops.registry import record_identity
     old = variable._grad
     if old is None:
         if create_graph:

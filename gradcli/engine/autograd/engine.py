@@ -9,28 +9,15 @@ which fixes the order in which hooks fire and gradients are summed.
 from __future__ import annotations
 
 import heapq
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 from ..errors import TorchRuntimeError
+from ..shape_rules import is_expandable_to
+from ..tensor import Tensor
 from . import grad_mode
-from .node import AccumulateGrad, Node
-
-if TYPE_CHECKING:
-    from ..tensor import Tensor
-
-Edge = tuple  # (Node, output_nr)
-
-
-def gradient_edge(t: "Tensor") -> Edge | None:
-    """Where a gradient for ``t`` enters the graph, or None if it does not require grad."""
-    if t._view_fn is not None and t._view_ver != t._vc.value:
-        from ..ops.views import refresh_view_grad_fn
-        refresh_view_grad_fn(t)
-    if t._grad_fn is not None:
-        return (t._grad_fn, t._output_nr)
-    if t._requires_grad:
-        return (t._grad_accumulator(), 0)
-    return None
+from .accumulate import AccumulateGrad
+from .node import Node
+from .views import Edge
 
 
 def _needed_nodes(roots: list[Node], targets: set[Node]) -> set[Node]:
@@ -67,14 +54,13 @@ def _all_nodes(roots: list[Node]) -> set[Node]:
     return seen
 
 
-def _shape_gradient(node: Node, index: int, grad: "Tensor") -> "Tensor":
+def _shape_gradient(node: Node, index: int, grad: Tensor) -> Tensor:
     """Sum a broadcast gradient back to its input's shape and cast it to the input's dtype."""
     meta = node.input_metadata(index)
     if meta is None:
         return grad
     shape, dtype = meta
     if grad.shape != shape:
-        from ..shape_rules import is_expandable_to
         if not is_expandable_to(shape, grad.shape):
             got = "[" + ", ".join(map(str, grad.shape)) + "]"
             want = "[" + ", ".join(map(str, shape)) + "]"
@@ -87,7 +73,7 @@ def _shape_gradient(node: Node, index: int, grad: "Tensor") -> "Tensor":
     return grad
 
 
-def run_backward(roots: Sequence[Edge], root_grads: Sequence["Tensor"], *, keep_graph: bool,
+def run_backward(roots: Sequence[Edge], root_grads: Sequence[Tensor], *, keep_graph: bool,
                  create_graph: bool, inputs: Sequence[Edge] | None = None,
                  accumulate: bool = True) -> list["Tensor | None"]:
     """Run the graph from ``roots`` seeded with ``root_grads``.
@@ -201,8 +187,7 @@ def _run_post_hooks(node: Node, outputs: list, grads: list) -> list:
     return outputs
 
 
-def _checked_hook_result(result: object, grad: "Tensor") -> "Tensor":
-    from ..tensor import Tensor
+def _checked_hook_result(result: object, grad: Tensor) -> Tensor:
     if not isinstance(result, Tensor):
         raise TorchRuntimeError(
             f"expected Tensor, but hook returned '{type(result).__name__}'")

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from ..errors import TorchRuntimeError
+from ..shape_rules import type_string
+from ..tensor import Tensor
 
-if TYPE_CHECKING:
-    from ..tensor import Tensor
 
 _sequence = itertools.count()
 
@@ -30,7 +30,7 @@ FREED_MESSAGE = (
     "or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time "
     "or if you need to access saved tensors after calling backward.")
 
-_NODE_ATTRS = frozenset({"next_functions", "name", "register_hook", "register_prehook", "metadata"})
+NODE_ATTRS = frozenset({"next_functions", "name", "register_hook", "register_prehook", "metadata"})
 
 
 class RemovableHandle:
@@ -64,7 +64,7 @@ class Node:
 
     __slots__ = ("next_functions", "_seq", "_pre_hooks", "_hooks", "_tensor_pre_hooks",
                  "_retain_hooks", "_metadata", "__weakref__")
-    __script_attrs__ = _NODE_ATTRS
+    __script_attrs__ = NODE_ATTRS
 
     def __init__(self, next_functions: tuple = ()) -> None:
         self.next_functions = next_functions
@@ -139,7 +139,7 @@ class SavedTensor:
 
     __slots__ = ("tensor", "version", "output_of", "was_leaf", "is_output", "view_node", "shape")
 
-    def __init__(self, tensor: "Tensor", output_of: str | None, is_output: bool = False) -> None:
+    def __init__(self, tensor: Tensor, output_of: str | None, is_output: bool = False) -> None:
         self.tensor = tensor
         self.version = tensor._vc.value
         # PyTorch saves a shallow copy: its message shows the shape from before a t_() or squeeze_()
@@ -152,7 +152,7 @@ class SavedTensor:
         # An in-place op's result that is a view: PyTorch names the view's node while it lives
         self.view_node: Callable[[], Node | None] | None = None
 
-    def unpack(self) -> "Tensor":
+    def unpack(self) -> Tensor:
         t = self.tensor
         if not self.was_leaf and not self.is_output and t._grad_fn is None:
             raise TorchRuntimeError(
@@ -165,6 +165,15 @@ class SavedTensor:
         return t
 
 
+def move_retain_hook(t: Tensor, old_fn: Any, old_nr: int) -> None:
+    """retain_grad() follows the tensor: after an in-place change its new node reports the grad."""
+    if not t._retains_grad or old_fn is None or not old_fn._retain_hooks or t._grad_fn is None:
+        return
+    hook = old_fn._retain_hooks.pop(old_nr, None)
+    if hook is not None:
+        t._grad_fn.set_retain_hook(t._output_nr, hook)
+
+
 def short_name(node_name: str) -> str:
     """How PyTorch's messages name a node: ``ExpBackward0`` is "Exp", ``ClampBackward1`` "Clamp1"."""
     i = node_name.rfind("Backward")
@@ -174,8 +183,7 @@ def short_name(node_name: str) -> str:
     return node_name[:i] + ("" if number == "0" else number)
 
 
-def modified_message(t: "Tensor", output_of: str | None, expected: int, shape: tuple | None = None) -> str:
-    from ..shape_rules import type_string
+def modified_message(t: Tensor, output_of: str | None, expected: int, shape: tuple | None = None) -> str:
     shape = ", ".join(str(n) for n in (t.shape if shape is None else shape))
     where = f"[{type_string(t.dtype)} [{shape}]]"
     if output_of is None and t._grad_fn is not None:
@@ -249,7 +257,6 @@ class OpNode(Node):
             raise AttributeError(key)
         if exposed is not None and exposed[1] is not None:
             return _as_exposed(value, exposed[1])
-        from ..tensor import Tensor
         if isinstance(value, Tensor) and value._wrapped:
             return value.item()  # a Scalar overload's number (x.pow(2)._saved_exponent is 2)
         return _unpack(value)
@@ -294,7 +301,7 @@ def node_class(name: str, base: type = OpNode, saved_names: Sequence[str] = ()) 
     """The class for nodes called ``name`` (one per name, made on first use)."""
     cls = _classes.get(name)
     if cls is None:
-        attrs = _NODE_ATTRS | {f"_saved_{n}" for n in saved_names}
+        attrs = NODE_ATTRS | {f"_saved_{n}" for n in saved_names}
         cls = type(name, (base,), {"__slots__": (), "__script_attrs__": attrs, "__module__": "builtins"})
         _classes[name] = cls
     elif saved_names:
@@ -318,30 +325,3 @@ def _saved_getattr(self: OpNode, attr: str) -> Any:
 
 
 OpNode.__getattr__ = _saved_getattr  # only reached for names not found normally
-
-
-class AccumulateGrad(Node):
-    """The node that adds a gradient into a leaf's ``.grad``."""
-
-    __slots__ = ("variable",)
-    __script_attrs__ = _NODE_ATTRS | {"variable"}
-
-    def __init__(self, variable: "Tensor") -> None:
-        super().__init__(())
-        # Runs as soon as it is ready, like PyTorch (its sequence number is the largest).
-        self._seq = float("inf")
-        self.variable = variable
-
-    def input_metadata(self, index: int) -> tuple | None:
-        return None
-
-    def name(self) -> str:
-        return "torch::autograd::AccumulateGrad"
-
-    def apply(self, grads: list, create_graph: bool) -> list:
-        from .accumulate import accumulate_into_leaf
-        accumulate_into_leaf(self.variable, grads[0], create_graph)
-        return []
-
-
-AccumulateGrad.__module__ = "builtins"

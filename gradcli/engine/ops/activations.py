@@ -30,7 +30,7 @@ from .extras import add_scalar
 from .grad_ops import SQRT1_2, TANH_BETA, TANH_KAPPA, call
 from .pointwise import wide
 from .registry import FUNCTIONS, OPS, Op, d, defop, run, run_inplace
-from .signature import LazyParser
+from ..dispatch.signature import LazyParser
 
 # Transcendental functions as PyTorch's kernels compute them for float32: each correctly rounded,
 # the arithmetic around them in float32 (see pointwise.wide).

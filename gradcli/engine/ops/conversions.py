@@ -12,7 +12,7 @@ from ..dtypes import DType
 from ..errors import TorchRuntimeError, TorchTypeError
 from ..tensor import Tensor
 from .registry import FUNCTIONS, OPS, d, defop, run, run_inplace
-from .signature import python_type_dtype
+from ..dispatch.signature import python_type_dtype
 
 
 def _zeros(g: Tensor) -> Tensor:

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import TorchRuntimeError
 from ..tensor import Tensor
-from .arith import arr, binary_arrays, promote
+from ..dispatch.promotion import arr, binary_arrays, promote
 from .linalg import mm_mat1_backward, mm_mat2_backward
 from .registry import FUNCTIONS, d, defop, run
 

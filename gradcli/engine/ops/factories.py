@@ -16,11 +16,11 @@ import numpy as np
 from .. import dtypes
 from ..device import check_cpu
 from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
-from .limits import check_size, set_max_elements  # noqa: F401  (set_max_elements: re-exported)
+from ..dispatch.limits import check_size, set_max_elements  # noqa: F401  (set_max_elements: re-exported)
 from ..tensor import Tensor
 from .registry import FUNCTIONS, METHOD_NAMES
 from ..shape_rules import list_str, numel
-from .signature import ArgParser
+from ..dispatch.signature import ArgParser
 
 def leaf(data: np.ndarray, dtype: "dtypes.DType", requires_grad: bool) -> Tensor:
     t = Tensor._make(data, dtype)

@@ -86,7 +86,7 @@ def apply_indexing(self: Tensor, index: Any, setting: bool = False) -> tuple[Ten
         if isinstance(index, slice):
             _step(index)  # a bad step is reported first
             from ..autograd import grad_mode
-            from ..autograd.engine import gradient_edge
+            from ..autograd.views import gradient_edge
             if grad_mode._enabled and self.requires_grad:
                 gradient_edge(self)  # then slice's node takes its edge (a stale view fails here)
             raise TorchIndexError("slice() cannot be applied to a 0-dim tensor.")
@@ -403,7 +403,7 @@ def _index_put_method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     mask for as many dims as it has) becomes the (dim, index) pairs used inside."""
     global _INDEX_PUT_ARGS
     if _INDEX_PUT_ARGS is None:
-        from .signature import ArgParser
+        from ..dispatch.signature import ArgParser
         _INDEX_PUT_ARGS = ArgParser(["index_put_(Tensor input, Tensor[] indices, Tensor values, "
                                      "bool accumulate=False)"], method=True)
     _, b = _INDEX_PUT_ARGS.parse((self,) + args, kwargs)

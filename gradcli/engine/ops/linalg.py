@@ -442,7 +442,7 @@ defop("linalg.inv", "inv(Tensor A, *, Tensor? out=None)", _inv_forward, node="Li
 
 def _install() -> None:
     from .registry import METHOD_NAMES
-    from .signature import ArgParser
+    from ..dispatch.signature import ArgParser
     global _MATMUL, _OUTER
     _MATMUL = ArgParser(["matmul(Tensor input, Tensor other, *, Tensor? out=None)"])
     _OUTER = ArgParser(["outer(Tensor input, Tensor vec2)"])

@@ -20,14 +20,14 @@ from ..tensor import Tensor
 from ..warnings import warn
 from .activations import EXP, LOG1P, log_sigmoid
 from . import grad_ops as G
-from .arith import arr, binary_arrays, promote
+from ..dispatch.promotion import arr, binary_arrays, promote
 from .extras import add_scalar, div_scalar
 from .grad_ops import call
 from .loss_support import (MEAN, NONE, SUM, attribute, broadcast_pair, get_enum, grad_norm, invalid_reduction,
                            no_grad_argument, reduce_array, reduction_of, size_of, warn_size_mismatch)
 from .pointwise import wide
 from .registry import FUNCTIONS, d, defop, run
-from .signature import LazyParser
+from ..dispatch.signature import LazyParser
 
 
 LOG = wide(np.log)

@@ -22,7 +22,7 @@ from .grad_ops import call, grad_op, zeros
 from .loss_support import MEAN, NONE, SUM, get_enum, no_grad_argument, reduction_of
 from .registry import FUNCTIONS, d, defop, run
 from ..shape_rules import list_str
-from .signature import LazyParser
+from ..dispatch.signature import LazyParser
 from ..kernels.summation import nll_cascade_sum
 
 

@@ -16,7 +16,7 @@ from ..tensor import Tensor
 from . import activations as A
 from .loss_support import attribute
 from .registry import FUNCTIONS
-from .signature import LazyParser
+from ..dispatch.signature import LazyParser
 
 
 def python_op(fn: Callable[[], Any]) -> Any:

@@ -27,7 +27,7 @@ from .nn_activations import NAMESPACE as ACTIVATIONS
 from .nn_activations import python_op
 from .nn_linear import bilinear, linear
 from .registry import FUNCTIONS, NAMESPACES
-from .signature import LazyParser
+from ..dispatch.signature import LazyParser
 
 F: dict[str, Any] = NAMESPACES.setdefault("nn.functional", {})
 

@@ -18,7 +18,7 @@ from ..errors import TorchRuntimeError
 from ..tensor import Tensor
 from .extras import ADDMM
 from .registry import d, defop, run
-from .signature import LazyParser
+from ..dispatch.signature import LazyParser
 from ..shape_rules import numel
 
 _LINEAR = LazyParser("linear(Tensor input, Tensor weight, Tensor? bias=None)")

@@ -16,7 +16,7 @@ import numpy as np
 from .. import dtypes
 from ..errors import TorchNotImplementedError, TorchRuntimeError
 from ..tensor import Tensor, wrap_scalar
-from .arith import arr, binary_arrays, float_dtype, promote
+from ..dispatch.promotion import arr, binary_arrays, float_dtype, promote
 from ..kernels import sleef
 from .registry import binary_dunder, d, defop, inplace_dunder
 
@@ -709,7 +709,7 @@ def _where_method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """``x.where(condition, y)`` is ``torch.where(condition, x, y)``."""
     global _WHERE_METHOD
     if _WHERE_METHOD is None:
-        from .signature import ArgParser
+        from ..dispatch.signature import ArgParser
         _WHERE_METHOD = ArgParser(["where(Tensor input, Tensor condition, Tensor other)",
                                    "where(Tensor input, Tensor condition, Scalar other)"], method=True)
     _, b = _WHERE_METHOD.parse((self,) + args, kwargs)

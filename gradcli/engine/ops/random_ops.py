@@ -18,7 +18,7 @@ from ..warnings import warn
 from .factories import _OPTIONS, check_size, leaf
 from ..shape_rules import broadcast_shapes
 from .registry import FUNCTIONS, METHOD_NAMES, defop, d, run
-from .signature import ArgParser, _Mismatch, _is_int_like, py_type_name
+from ..dispatch.signature import ArgParser, _Mismatch, _is_int_like, py_type_name
 
 
 class _LazyRandom:

@@ -15,10 +15,10 @@ import numpy as np
 from .. import dtypes
 from ..errors import TorchIndexError, TorchNotImplementedError, TorchRuntimeError
 from ..tensor import Tensor
-from .arith import arr, float_dtype
+from ..dispatch.promotion import arr, float_dtype
 from .pointwise import zeros_like
 from .registry import FUNCTIONS, NAMESPACES, OPS, d, defop, run
-from .return_types import return_type
+from ..dispatch.return_types import return_type
 from ..shape_rules import wrap_dim, wrap_dims
 from ..kernels import sleef
 from ..kernels.summation import torch_sum, var_all
@@ -168,7 +168,7 @@ def _extreme(name: str, np_fn: Any, arg_fn: Any, pair_fn: Any) -> Any:
         t = b["self"]
         a = t._data
         if "other" in b:
-            from .arith import binary_arrays
+            from ..dispatch.promotion import binary_arrays
             x, y, _ = binary_arrays(t, b["other"])
             return pair_fn(x, y)
         if "dim" not in b:
@@ -510,7 +510,7 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
 
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
              equal_nan: bool = False) -> bool:
-    from .arith import binary_arrays
+    from ..dispatch.promotion import binary_arrays
     _same_dtype_check(input, other)
     a, b, _ = binary_arrays(input, other)
     return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
@@ -523,7 +523,7 @@ def _same_dtype_check(input: Tensor, other: Tensor) -> None:  # noqa: A002
 
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
             equal_nan: bool = False) -> Tensor:
-    from .arith import binary_arrays
+    from ..dispatch.promotion import binary_arrays
     _same_dtype_check(input, other)
     a, b, _ = binary_arrays(input, other)
     return Tensor._make(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))

@@ -353,7 +353,7 @@ def _cat_forward(b: dict) -> Any:
     # 1-d empty tensors are skipped, as in PyTorch's legacy behaviour.
     ref = next((t for t in tensors if not (t.ndim == 1 and t.numel() == 0)), None)
     if ref is None and all(t.ndim == 1 for t in tensors):
-        from .arith import promote
+        from ..dispatch.promotion import promote
         return np.zeros(0, dtype=promote(*tensors).np)  # all skipped: no dim to check
     ref = ref if ref is not None else tensors[0]
     nd = ref.ndim
@@ -361,7 +361,7 @@ def _cat_forward(b: dict) -> Any:
         raise TorchRuntimeError(
             "zero-dimensional tensor (at position 0) cannot be concatenated")
     dim = wrap_dim(b["dim"], nd)
-    from .arith import promote
+    from ..dispatch.promotion import promote
     rt = promote(*tensors)
     parts = []
     for i, t in enumerate(tensors):
@@ -584,7 +584,7 @@ Tensor.slice = lambda self, dim=0, start=None, end=None, step=1: run(
 def _embed_forward(b: dict) -> Any:
     g = b["self"]
     out = np.zeros(b["shape"], dtype=g._dtype.np)
-    from .views import region_of
+    from ..autograd.views import region_of
     region_of(b["region"], out)[...] = g._data
     return out
 
@@ -732,7 +732,7 @@ def _diag(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: A002
 
 def _install() -> None:
     from .registry import METHOD_NAMES
-    from .signature import ArgParser
+    from ..dispatch.signature import ArgParser
     global _RESHAPE, _RESHAPE_FN
     _RESHAPE = ArgParser(["reshape(Tensor input, int[] shape)"], method=True)
     _RESHAPE_FN = ArgParser(["reshape(Tensor input, int[] shape)"])

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from ..errors import TorchRuntimeError, TorchTypeError
-from .engine import gradient_edge, run_backward
-
-if TYPE_CHECKING:
-    from ..tensor import Tensor
+from ..tensor import Tensor
+from ..warnings import warn_once
+from .accumulate import accumulate_into_leaf
+from .engine import run_backward
+from .views import gradient_edge
 
 
 def _as_tensor_list(value: Any, what: str) -> list:
-    from ..tensor import Tensor
     if isinstance(value, Tensor):
         return [value]
     if isinstance(value, (list, tuple)):
@@ -22,9 +22,8 @@ def _as_tensor_list(value: Any, what: str) -> list:
     raise TorchTypeError(f"'{type(value).__name__}' object is not iterable")
 
 
-def _make_grads(outputs: list["Tensor"], grads: list) -> list["Tensor"]:
+def _make_grads(outputs: list[Tensor], grads: list) -> list[Tensor]:
     """Fill in the seed gradients: ones for scalar outputs, checked shapes otherwise."""
-    from ..tensor import Tensor
     result = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
         if g is None:
@@ -42,7 +41,7 @@ def _make_grads(outputs: list["Tensor"], grads: list) -> list["Tensor"]:
     return result
 
 
-def _root_edges(outputs: list["Tensor"]) -> list[tuple]:
+def _root_edges(outputs: list[Tensor]) -> list[tuple]:
     edges = []
     for i, out in enumerate(outputs):
         edge = gradient_edge(out)
@@ -77,7 +76,7 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: Any = None,
     roots = _root_edges(outputs)
     input_edges = None if input_list is None else [gradient_edge(t) for t in input_list]
     if create_graph:
-        from ..warnings import warn_once  # the engine's TORCH_WARN_ONCE, for backward() only
+        # the engine's TORCH_WARN_ONCE, for backward() only
         warn_once("Using backward() with create_graph=True will create a reference cycle between the "
                   "parameter and its gradient which can cause a memory leak. We recommend using "
                   "autograd.grad when creating the graph to avoid this. If you have to use this function, "
@@ -88,7 +87,6 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: Any = None,
                             inputs=input_edges, accumulate=True)
     if input_list is not None:
         # Non-leaf inputs get their gradient in .grad, as if they retained it.
-        from .accumulate import accumulate_into_leaf
         for t, g in zip(input_list, captured):
             if t._grad_fn is not None:
                 accumulate_into_leaf(t, g, create_graph)
@@ -127,7 +125,6 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: Any 
     for i, (t, g) in enumerate(zip(in_list, captured)):
         if g is None:
             if materialize_grads:
-                from ..tensor import Tensor
                 g = Tensor._make(np.zeros(t._data.shape, dtype=t._dtype.np), t._dtype)
             elif not allow_unused:
                 raise TorchRuntimeError(

@@ -13,8 +13,8 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import TorchRuntimeError
-from . import grad_mode
-from .functions import grad
+from ..autograd import grad_mode
+from ..autograd.backward import grad
 
 
 def _tensor() -> Any:

@@ -20,7 +20,11 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from .. import dtypes
+from ..device import Device, parse_device
+from ..dtypes import DType
 from ..errors import TorchTypeError
+from ..tensor import Tensor
 
 REQUIRED = object()
 
@@ -33,7 +37,6 @@ _DISPLAY = {
 
 
 def py_type_name(value: object) -> str:
-    from ..tensor import Tensor
     if isinstance(value, Tensor):
         return "Tensor"
     return type(value).__name__
@@ -213,7 +216,6 @@ def _is_int_like(value: Any) -> bool:
         return False
     if isinstance(value, int):
         return True
-    from ..tensor import Tensor
     return isinstance(value, Tensor) and value.ndim == 0 and not value.dtype.is_floating_point \
         and value.dtype.name != "bool"
 
@@ -231,13 +233,10 @@ def python_type_dtype(value: Any) -> Any:
     name = _PYTHON_TYPE_DTYPES.get(value) if isinstance(value, type) else None
     if name is None:
         return None
-    from .. import dtypes
     return getattr(dtypes, name)
 
 
 def _check(base: str, value: Any, numbers_as_tensors: bool) -> tuple[bool, Any]:
-    from ..dtypes import DType
-    from ..tensor import Tensor
     if base == "Tensor":
         if isinstance(value, Tensor):
             return True, value
@@ -289,7 +288,6 @@ def _check(base: str, value: Any, numbers_as_tensors: bool) -> tuple[bool, Any]:
         dtype = python_type_dtype(value)
         return (True, dtype) if dtype is not None else (False, None)
     if base == "device":
-        from ..device import Device, parse_device
         if isinstance(value, Device):
             return True, value
         if isinstance(value, str):

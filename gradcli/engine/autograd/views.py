@@ -24,13 +24,27 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..autograd import grad_mode
-from ..autograd.engine import gradient_edge
-from ..autograd.node import FREED_MESSAGE, Node, node_class
 from ..errors import TorchRuntimeError
 from ..tensor import Tensor
+from . import grad_mode
+from .node import FREED_MESSAGE, Node, move_retain_hook, node_class, short_name
 
 Replay = Callable[[Tensor], Tensor]
+Edge = tuple  # (Node, output_nr)
+
+
+def gradient_edge(t: Tensor) -> Edge | None:
+    """Where a gradient for ``t`` enters the graph, or None if it does not require grad.
+
+    (Here, with the views: a view whose base changed since its grad_fn was set reads it
+    from the base again first.)"""
+    if t._view_fn is not None and t._view_ver != t._vc.value:
+        refresh_view_grad_fn(t)
+    if t._grad_fn is not None:
+        return (t._grad_fn, t._output_nr)
+    if t._requires_grad:
+        return (t._grad_accumulator(), 0)
+    return None
 
 
 def mark_view(src: Tensor, out: Tensor, replay: Replay, multi: bool = False) -> None:
@@ -48,7 +62,6 @@ def mark_view(src: Tensor, out: Tensor, replay: Replay, multi: bool = False) -> 
 
 
 def _short(node: Any) -> str:
-    from ..autograd.node import short_name
     return short_name(type(node).__name__)
 
 
@@ -161,7 +174,6 @@ AsStridedBackward0 = node_class("AsStridedBackward0", base=AsStridedNode)
 
 def rebase_view(view: Tensor, fn: Any) -> None:
     """After an in-place op (node ``fn``) on ``view``, rewrite its base's history."""
-    from .registry import move_retain_hook
     root = view._base
     edge = gradient_edge(root) or (None, 0)
     old = root._grad_fn, root._output_nr
@@ -182,7 +194,6 @@ def refresh_view_grad_fn(view: Tensor) -> None:
 
 
 def _point_view_at_base(view: Tensor) -> None:
-    from .registry import move_retain_hook
     root = view._base
     view._view_ver = view._vc.value
     edge = gradient_edge(root) or (None, 0)

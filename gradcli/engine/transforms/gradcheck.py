@@ -7,8 +7,8 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import TorchRuntimeError
-from . import grad_mode
-from .functions import grad
+from ..autograd import grad_mode
+from ..autograd.backward import grad
 
 
 def _as_tuple(x: Any) -> tuple:

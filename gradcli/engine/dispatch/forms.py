@@ -1,0 +1,99 @@
+"""The callables an op record is published as: ``torch.f``, ``Tensor.f``, ``Tensor.f_``, operators.
+
+Each form parses its arguments with the record's PyTorch signatures (so errors
+are PyTorch's), then runs the op.  Operators skip the parsing: ``x + y`` binds
+its two operands directly, and returns NotImplemented for foreign types as a
+Python operator should.  Every form carries a ``__signature__`` made from the
+PyTorch signatures, for ``inspect.signature`` (the REPL's completion).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..tensor import Tensor, wrap_scalar
+from .op import BINARY, INPLACE, METHOD, REFLECTED, Op
+from .python_signature import LazySignature
+from .runner import rename_input, run, run_inplace, run_inplace_view
+
+
+def function_form(op: Op) -> Callable:
+    prepare = op.prepare
+
+    def function(*args: Any, **kwargs: Any) -> Any:
+        _, bound = op.parser("function").parse(args, kwargs)
+        rename_input(bound)
+        if prepare is not None:
+            prepare(bound)
+        return run(op, bound)
+    function.__name__ = function.__qualname__ = op.name
+    function.__signature__ = LazySignature(lambda: op.parser("function"))  # type: ignore[attr-defined]
+    return function
+
+
+def method_form(op: Op) -> Callable:
+    prepare = op.prepare
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        _, bound = op.parser("method").parse((self,) + args, kwargs)
+        rename_input(bound)
+        if prepare is not None:
+            prepare(bound)
+        return run(op, bound)
+    method.__name__ = method.__qualname__ = op.name
+    method.__signature__ = LazySignature(lambda: op.parser("method"), method=True)  # type: ignore[attr-defined]
+    return method
+
+
+def inplace_form(op: Op) -> Callable:
+    runner = run_inplace_view if op.view else run_inplace
+    prepare = op.prepare_inplace
+
+    def inplace(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        _, bound = op.parser("inplace").parse((self,) + args, kwargs)
+        rename_input(bound)
+        if prepare is not None:
+            prepare(bound)
+        return runner(op, bound)
+    inplace.__name__ = inplace.__qualname__ = op.name + "_"
+    inplace.__signature__ = LazySignature(lambda: op.parser("inplace"), method=True)  # type: ignore[attr-defined]
+    return inplace
+
+
+def operator_form(op: Op, kind: str, method: Callable) -> Callable:
+    """The callable behind one of ``op.operators`` (``method`` is the op's method form)."""
+    if kind == METHOD:
+        return method
+    cache: list[dict] = []  # the op's keyword defaults (alpha=1), read on first use
+
+    def defaults() -> dict:
+        if not cache:
+            cache.append(_defaults(op))
+        return cache[0]
+
+    if kind == INPLACE:
+        def inplace_operator(self: Tensor, other: Any) -> Any:
+            if not isinstance(other, (Tensor, int, float)):
+                return NotImplemented
+            return run_inplace(op, {"self": self, "other": other, **defaults()})
+        return inplace_operator
+    if kind == REFLECTED:
+        def reflected_operator(self: Tensor, other: Any) -> Any:
+            if not isinstance(other, (Tensor, int, float)):
+                return NotImplemented
+            return run(op, {"self": other if isinstance(other, Tensor) else wrap_scalar(other), "other": self,
+                            **defaults()})
+        return reflected_operator
+    assert kind == BINARY, kind
+
+    def binary_operator(self: Tensor, other: Any) -> Any:
+        if not isinstance(other, (Tensor, int, float)):
+            return NotImplemented
+        return run(op, {"self": self, "other": other, **defaults()})
+    return binary_operator
+
+
+def _defaults(op: Op) -> dict:
+    """The keyword defaults of an op's first signature (``alpha=1``)."""
+    sig = op.parser("function").signatures[0]
+    return {p.name: p.default for p in sig.params if p.name not in ("input", "self", "other", "out")}

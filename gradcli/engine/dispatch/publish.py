@@ -1,0 +1,95 @@
+"""Publishing: where op records and hand-written callables become ``torch.X`` and ``Tensor.X``.
+
+Modules that define ops only fill a ``Catalog`` (plain data, no effect at
+import); ``gradcli.engine.install`` publishes every catalog once, in order.
+``register`` is the one way anything reaches the tables below or the Tensor
+class, so a method, its name in ``METHOD_NAMES`` and the sandbox's list of
+what a script may reach on a tensor (``Tensor.__script_attrs__``) never drift
+apart.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from ..tensor import Tensor
+from .forms import function_form, inplace_form, method_form, operator_form
+from .op import Op, defop
+from .python_signature import LazySignature
+
+# torch.<name> (a name with a dot, "linalg.inv", is an op that lives in a namespace only).
+FUNCTIONS: dict[str, Callable] = {}
+# torch.<namespace>.<name>: "nn.functional", "linalg".
+NAMESPACES: dict[str, dict[str, Callable]] = {}
+# Tensor methods published here (each also has a function form in the calculator shorthand).
+METHOD_NAMES: set[str] = set()
+# Every published op record, by name (tests break one on purpose to see the oracle fail).
+OPS: dict[str, Op] = {}
+
+
+def register(fn: Any, name: str | None = None, *, torch: bool = False, method: bool = False,
+             namespaces: Sequence[str] = (), operators: Sequence[str] = (), signature: Any = None) -> Any:
+    """Publish ``fn`` as ``torch.<name>``, ``Tensor.<name>`` (a property is an attribute), in
+    ``torch.<namespace>`` and as Tensor operators; ``name`` defaults to ``fn.__name__``.
+
+    ``signature`` is the parser (or a function returning it) whose PyTorch signatures are
+    ``fn``'s parameters, when ``fn`` takes ``*args, **kwargs``."""
+    if signature is not None:
+        source = signature if callable(signature) and not hasattr(signature, "signatures") else (lambda: signature)
+        fn.__signature__ = LazySignature(source, method=method and not torch)
+    name = name or fn.__name__
+    if torch:
+        FUNCTIONS[name] = fn
+    for namespace in namespaces:
+        NAMESPACES.setdefault(namespace, {})[name] = fn
+    if method:
+        setattr(Tensor, name, fn)
+        if not isinstance(fn, property):
+            METHOD_NAMES.add(name)
+        Tensor.__script_attrs__ = Tensor.__script_attrs__ | {name}
+    for operator in operators:
+        setattr(Tensor, operator, fn)
+    return fn
+
+
+def publish(op: Op) -> None:
+    """Every form of an op record: function, method, in-place, operators."""
+    OPS[op.name] = op
+    method = None
+    if op.function:
+        register(function_form(op), op.name, torch=True, namespaces=op.also_in)
+    if op.method or any(kind == "method" for kind in op.operators.values()):
+        method = method_form(op)
+        if op.method:
+            register(method, op.name, method=True)
+    if op.inplace:
+        register(inplace_form(op), op.name + "_", method=True)
+    for operator, kind in op.operators.items():
+        register(operator_form(op, kind, method), operators=(operator,), name=operator)
+
+
+class Catalog:
+    """What one module defines for publication, in order: op records and hand-written callables."""
+
+    def __init__(self) -> None:
+        self._entries: list[tuple[Any, str | None, dict]] = []
+
+    def defop(self, name: str, sigs: str | Sequence[str], forward: Callable[[dict], Any], **kw: Any) -> Op:
+        """A new op record (see ``dispatch.op.Op`` for its fields), published by ``install``."""
+        return self.add(defop(name, sigs, forward, **kw))
+
+    def add(self, op: Op) -> Op:
+        self._entries.append((op, None, {}))
+        return op
+
+    def register(self, fn: Any, name: str | None = None, **where: Any) -> Any:
+        """``register(fn, name, **where)`` at install time (the same keywords)."""
+        self._entries.append((fn, name, where))
+        return fn
+
+    def install(self) -> None:
+        for item, name, where in self._entries:
+            if isinstance(item, Op):
+                publish(item)
+            else:
+                register(item, name, **where)
