@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 from . import dtypes, ops  # noqa: F401  (importing ops installs the op table)
+from .install import install
 from .autograd import grad_mode
 from .autograd.backward import backward as _backward
 from .autograd.backward import grad as _grad
@@ -57,6 +58,9 @@ def _no_cuda() -> bool:
 
 def _zero() -> int:
     return 0
+
+
+install()
 
 
 def _build_torch() -> dict[str, Any]:

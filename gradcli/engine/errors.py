@@ -34,3 +34,8 @@ TorchStopIteration = _visible(StopIteration)
 # its module ("torch._C._LinAlgError: linalg.inv: ..."), and an error report prints __name__.
 TorchLinAlgError = type("torch._C._LinAlgError", (RuntimeError, TorchError), {"__module__": __name__})
 TorchLinAlgError.__qualname__ = "TorchLinAlgError"
+
+
+def no_kernel(kernel: str, dtype: object) -> Exception:
+    """PyTorch's error for a dtype its CPU kernel was not built for: ``"abs_cpu" not implemented for 'Bool'``."""
+    return TorchNotImplementedError(f"\"{kernel}\" not implemented for '{dtype.legacy_name}'")  # type: ignore[attr-defined]

@@ -361,18 +361,28 @@ def _names_of(signatures: Sequence[Signature], skip_first: bool) -> list[str]:
 class LazyParser:
     """An ``ArgParser`` built on first use (parsing signatures at import costs start-up time)."""
 
-    __slots__ = ("_signatures", "_parser", "name")
+    __slots__ = ("_signatures", "_numbers_as_tensors", "_method", "_parser", "name")
 
-    def __init__(self, *signatures: str) -> None:
+    def __init__(self, *signatures: str, numbers_as_tensors: bool | str = False, method: bool = False) -> None:
         self._signatures = signatures
+        self._numbers_as_tensors = numbers_as_tensors
+        self._method = method
         self._parser: ArgParser | None = None
         self.name = signatures[0].partition("(")[0]
 
-    def parse(self, args: Sequence, kwargs: dict) -> tuple[int, dict]:
+    @property
+    def parser(self) -> ArgParser:
         if self._parser is None:
-            self._parser = ArgParser(self._signatures)
-        return self._parser.parse(args, kwargs)
+            self._parser = ArgParser(self._signatures, self._numbers_as_tensors, method=self._method)
+        return self._parser
+
+    @property
+    def signatures(self) -> list[Signature]:
+        return self.parser.signatures
+
+    def parse(self, args: Sequence, kwargs: dict) -> tuple[int, dict]:
+        return self.parser.parse(args, kwargs)
 
     def parameter_names(self, skip_first: bool = False) -> list[str]:
         """Every parameter name of every overload, in order (for keyword completion)."""
-        return _names_of([Signature(text) for text in self._signatures], skip_first)
+        return self.parser.parameter_names(skip_first)

@@ -1,0 +1,149 @@
+"""``where``, comparisons, logical and bitwise ops, and the ``isnan`` family.
+
+Only ``where`` is differentiable (its gradient is a ``where`` again); the
+in-place comparisons record a node with zero gradients, as PyTorch's do
+(``x.lt_(0)`` is ``LtBackward0``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import dtypes
+from ..autograd.formulas import d
+from ..dispatch.op import BINARY, INPLACE, METHOD
+from ..dispatch.promotion import binary_arrays
+from ..dispatch.publish import Catalog
+from ..dispatch.signature import LazyParser
+from ..errors import TorchRuntimeError
+from ..shape_rules import broadcast_all
+from ..tensor import Tensor
+from .constants import zero_scalar, zeros_like
+
+CATALOG = Catalog()
+defop = CATALOG.defop
+
+
+# -- where ---------------------------------------------------------------------------------------
+
+def _where_forward(b: dict) -> Any:
+    if "self" not in b:
+        # where(condition) is nonzero(condition, as_tuple=True): one int64 index tensor per dim
+        return tuple(np.asarray(i, dtype=np.int64) for i in np.nonzero(np.atleast_1d(b["condition"]._data)))
+    cond, x, y = b["condition"], b["self"], b["other"]
+    if cond._dtype is not dtypes.bool_:
+        raise TorchRuntimeError(
+            f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{cond._dtype.legacy_name}")
+    broadcast_all([cond._data.shape, x._data.shape, y._data.shape])  # in PyTorch's operand order
+    a1, a2, _ = binary_arrays(x, y)
+    return np.where(cond._data, a1, a2)
+
+
+# PyTorch's overloads, in its order (they make its "invalid combination" messages).
+WHERE = defop("where", ["where(Tensor condition)",
+                        "where(Tensor condition, Tensor input, Tensor other, *, Tensor? out=None)",
+                        "where(Tensor condition, Scalar self, Tensor other)",
+                        "where(Tensor condition, Tensor input, Scalar other)",
+                        "where(Tensor condition, Scalar self, Scalar other)"],
+              _where_forward, node="WhereBackward0", inputs=("self", "other"), method=False,
+              derivs={"self": d("condition")(lambda g, s: WHERE(s.condition, g, zero_scalar(g))),
+                      "other": d("condition")(lambda g, s: WHERE(s.condition, zero_scalar(g), g))})
+
+_WHERE_METHOD = LazyParser("where(Tensor input, Tensor condition, Tensor other)",
+                           "where(Tensor input, Tensor condition, Scalar other)", method=True)
+
+
+def where_method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """``x.where(condition, y)`` is ``torch.where(condition, x, y)``."""
+    _, b = _WHERE_METHOD.parse((self,) + args, kwargs)
+    return WHERE(b["condition"], self, b["other"])
+
+
+CATALOG.register(where_method, "where", method=True, signature=_WHERE_METHOD)
+
+
+# -- comparisons (never differentiable, but for the in-place forms) ------------------------------
+
+def _compare(fn: Callable) -> Callable[[dict], Any]:
+    def forward(b: dict) -> Any:
+        a1, a2, _ = binary_arrays(b["self"], b["other"])
+        return fn(a1, a2)
+    return forward
+
+
+def _zeros_of_other(g: Tensor, s: Any) -> Tensor:
+    return Tensor._make(np.zeros(s.other_sym_sizes, s.other_dtype.np), s.other_dtype)
+
+
+def _comparison(name: str, fn: Callable) -> Any:
+    # A Tensor and a Scalar overload; numbers only for `other` (torch.lt(2, x) is refused).  The
+    # in-place forms are differentiable (zero gradients): x.lt_(0) is LtBackward0 in PyTorch.
+    title = name.capitalize()
+    return defop(name, [f"{name}(Tensor input, Tensor other, *, Tensor? out=None)",
+                        f"{name}(Tensor input, Scalar other, *, Tensor? out=None)"],
+                 _compare(fn), inputs=("self", "other"), numbers_as_tensors="other", inplace=True,
+                 scalar_inputs=("other",), operators={f"__{name}__": BINARY},
+                 node=lambda b: None if "_inplace" not in b else f"{title}Backward{0 if b['other']._wrapped else 1}",
+                 derivs={"self": d()(lambda g, s: zeros_like(g)), "other": d()(_zeros_of_other)})
+
+
+EQ, NE, LT, LE, GT, GE = (_comparison(name, fn) for name, fn in (
+    ("eq", np.equal), ("ne", np.not_equal), ("lt", np.less), ("le", np.less_equal), ("gt", np.greater),
+    ("ge", np.greater_equal)))
+
+
+# -- logic and bits -----------------------------------------------------------------------------
+
+def _logical(fn: Callable) -> Callable[[dict], Any]:
+    def forward(b: dict) -> Any:
+        return fn(b["self"]._data.astype(bool), b["other"]._data.astype(bool))
+    return forward
+
+
+for _name, _fn in (("logical_and", np.logical_and), ("logical_or", np.logical_or),
+                   ("logical_xor", np.logical_xor)):
+    defop(_name, f"{_name}(Tensor input, Tensor other, *, Tensor? out=None)", _logical(_fn),
+          inputs=("self", "other"), inplace=True)
+defop("logical_not", "logical_not(Tensor input, *, Tensor? out=None)", lambda b: np.logical_not(b["self"]._data),
+      inplace=True)
+
+
+def _bitwise(fn: Callable, name: str) -> Callable[[dict], Any]:
+    def forward(b: dict) -> Any:
+        a1, a2, rt = binary_arrays(b["self"], b["other"])
+        if rt.is_floating_point:
+            raise TorchRuntimeError(f"\"{name}_cpu\" not implemented for '{rt.legacy_name}'")
+        return fn(a1, a2)
+    return forward
+
+
+for _name, _fn, _symbol in (("bitwise_and", np.bitwise_and, "and"), ("bitwise_or", np.bitwise_or, "or"),
+                            ("bitwise_xor", np.bitwise_xor, "xor")):
+    defop(_name, f"{_name}(Tensor input, Tensor other, *, Tensor? out=None)", _bitwise(_fn, _name),
+          inputs=("self", "other"), numbers_as_tensors=True, inplace=True,
+          operators={f"__{_symbol}__": BINARY, f"__r{_symbol}__": BINARY, f"__i{_symbol}__": INPLACE})
+
+
+def _bitwise_not(b: dict) -> Any:
+    a = b["self"]._data
+    if a.dtype.kind == "f":
+        raise TorchRuntimeError(f"\"bitwise_not_cpu\" not implemented for '{b['self']._dtype.legacy_name}'")
+    return np.invert(a)
+
+
+defop("bitwise_not", "bitwise_not(Tensor input, *, Tensor? out=None)", _bitwise_not, inplace=True,
+      operators={"__invert__": METHOD})
+
+
+# -- predicates -----------------------------------------------------------------------------------
+
+def _unary_predicate(fn: Callable) -> Callable[[dict], Any]:
+    return lambda b: fn(b["self"]._data)
+
+
+for _name, _fn in (("isnan", np.isnan), ("isinf", np.isinf), ("isfinite", np.isfinite),
+                   ("isposinf", np.isposinf), ("isneginf", np.isneginf), ("signbit", np.signbit)):
+    defop(_name, f"{_name}(Tensor input)", _unary_predicate(_fn))
