@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Regenerate tests/engine/data/printing_golden.json with real PyTorch.
+"""Regenerate tests/data/printing_golden.json with real PyTorch.
 
 Every case is a tensor built in PyTorch under given print options and default
 dtype. The file stores its inputs (dtype, shape, exact values, autograd facts,
@@ -31,7 +31,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-OUT = pathlib.Path(__file__).resolve().parents[1] / "engine" / "data" / "printing_golden.json"
+OUT = pathlib.Path(__file__).resolve().parents[1] / "data" / "printing_golden.json"
 
 DTYPES = {
     torch.float32: "float32",
