@@ -105,7 +105,7 @@ def test_golden(case: dict[str, Any]) -> None:
         assert render() == case["expected"]
 
 
-def test_golden_file_covers_the_brief() -> None:
+def test_golden_file_covers_every_dtype_rank_option_and_layout() -> None:
     names = {c["name"] for c in CASES}
     assert len(names) == len(CASES) > 500
     assert {c["dtype"] for c in CASES} == set(NUMPY_DTYPES)

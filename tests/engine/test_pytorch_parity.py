@@ -458,22 +458,28 @@ def test_overlapping_memory_in_place() -> None:
     assert T["ones"](1).expand(1).add_(1).tolist() == [2.0]  # nothing repeated: writable
 
 
-def test_more_messages_word_for_word() -> None:
+def test_index_dim_and_cast_messages_word_for_word() -> None:
     raises(lambda: T["tensor"](2.0)[-1], IndexError, "index -1 is out of bounds for dimension 0 with size 0")
     raises(lambda: T["tensor"]([[1.0], [2.0]]).softmax(2), IndexError,
            "Dimension out of range (expected to be in range of [-2, 1], but got 2)")
     raises(lambda: T["ones"](1, dtype=T["int32"]).clamp_(min=0.5), RuntimeError,
            "result type Float can't be cast to the desired output type int")
+
+
+def test_index_assignment_and_cumsum_in_place_refuse_a_leaf() -> None:
     leaf = T["ones"](2, 2, requires_grad=True)
     raises(lambda: leaf.__setitem__((T["tensor"]([False, False]), T["tensor"]([1, 1, 0])), 1.0), RuntimeError,
            "a leaf Variable that requires grad is being used in an in-place operation.")
     raises(lambda: leaf.cumsum_(0, dtype=T["float64"]), RuntimeError,
            "a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def test_a_whole_range_slice_is_skipped_only_when_it_starts_at_zero() -> None:
     x = T["ones"](3, 2, requires_grad=True)
     assert edges(x[-3:, 0]) == ["SliceBackward0"] and edges(x[0:, 0]) == ["AccumulateGrad"]
 
 
-# -- saved index tensors, where, and more of the same ---------------------------------------------------
+# -- saved index tensors, hand-written nodes, where; node names and kernel refusals --------------------
 
 def test_index_tensors_are_saved_tensors() -> None:
     x = T["ones"](3, requires_grad=True)
@@ -506,21 +512,36 @@ def test_where_gradient_is_a_where() -> None:
            "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 2")
 
 
-def test_small_node_and_kernel_details() -> None:
+def test_div_with_rounding_mode_none_is_div_backward2() -> None:
     x = T["ones"](2, requires_grad=True)
     assert type(x.div(2, rounding_mode=None).grad_fn).__name__ == "DivBackward2"
-    f = x * 1
+
+
+def test_floor_divide_in_place_has_no_derivative() -> None:
+    f = T["ones"](2, requires_grad=True) * 1
     f.floor_divide_(2)
     raises(lambda: f.sum().backward(), RuntimeError, "derivative for aten::floor_divide_ is not implemented")
+
+
+def test_pow_of_bools_refuses_a_bool_tensor_exponent_but_not_a_bool_number() -> None:
     raises(lambda: T["pow"](T["tensor"]([True]), T["tensor"]([True])), NotImplementedError,
            "\"pow\" not implemented for 'Bool'")
     assert (T["tensor"]([True]) ** True).tolist() == [True]
+
+
+def test_chunk_of_an_empty_tensor_gives_every_chunk() -> None:
     parts = T["ones"](0).chunk(2)
     assert len(parts) == 2 and all(tuple(p.shape) == (0,) for p in parts)
+
+
+def test_clamp_gradient_with_broadcast_bounds_fails_as_pytorchs_does() -> None:
     a = T["ones"](1, 2, requires_grad=True)
     hi = T["ones"](1, requires_grad=True)  # PyTorch combines the masks in place, and so fails here
     raises(lambda: T["clamp"](a * 1, min=T["zeros"](3, 1, 2), max=hi).sum().backward(), RuntimeError,
            "output with shape [1, 2] doesn't match the broadcast shape [3, 1, 2]")
+
+
+def test_a_leaf_detached_in_place_gets_no_gradient() -> None:
     leaf = T["tensor"]([1.0, 2.0], requires_grad=True)
     product = leaf * 1
     leaf.detach_()

@@ -134,7 +134,7 @@ COS = [2.443315711809948e-5, -1.388731625493765e-3, 4.166664568298827e-2]
 SIN = [-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1]
 
 
-def _k(x: float, like: np.ndarray) -> np.ndarray:
+def _constant_like(x: float, like: np.ndarray) -> np.ndarray:
     return np.full(like.shape, x, F32)
 
 
@@ -147,9 +147,9 @@ def ref_log(t: np.ndarray) -> np.ndarray:
     x = np.where(small, (m - F32(1)) + m, m - F32(1))
     e = np.where(small, e - F32(1), e)
     z = x * x
-    y = _k(P[0], x)
+    y = _constant_like(P[0], x)
     for p in P[1:]:
-        y = fma32(y, x, _k(p, x))
+        y = fma32(y, x, _constant_like(p, x))
     y = y * x
     y = fma32(y, z, e * F32(Q1))
     y = y - z * F32(0.5)
@@ -165,15 +165,15 @@ def ref_sincos(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     y = j.astype(F32)
     x = x + y * F32(DP1)
     x = x + y * F32(DP2)
-    x = fma32(y, _k(DP3, y), x)
+    x = fma32(y, _constant_like(DP3, y), x)
     z = x * x
-    c = fma32(_k(COS[0], z), z, _k(COS[1], z))
-    c = fma32(c, z, _k(COS[2], z))
+    c = fma32(_constant_like(COS[0], z), z, _constant_like(COS[1], z))
+    c = fma32(c, z, _constant_like(COS[2], z))
     c = c * z
     c = fma32(c, z, -(z * F32(0.5)))
     c = c + F32(1)
-    s = fma32(_k(SIN[0], z), z, _k(SIN[1], z))
-    s = fma32(s, z, _k(SIN[2], z))
+    s = fma32(_constant_like(SIN[0], z), z, _constant_like(SIN[1], z))
+    s = fma32(s, z, _constant_like(SIN[2], z))
     s = s * z
     s = fma32(s, x, x)
     swap = (j & 2) != 0
