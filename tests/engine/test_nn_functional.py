@@ -1,6 +1,6 @@
 """``torch.nn.functional`` without PyTorch: formulas at the awkward points, node names,
 warnings and errors.  Every expected number here is worked out by hand from PyTorch's
-documented behaviour (ops.md quotes several of them)."""
+documented behaviour."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """The tensor printer against PyTorch's own output, without PyTorch.
 
-The golden cases come from tests/tools/make_printing_golden.py (real torch
-2.13); the rest pins the print-options API and the printer's cost.
+The golden cases (tests/data/printing_golden.json) come from
+tests/tools/make_printing_golden.py (real torch 2.13); the rest pins the
+print-options API and the printer's cost.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from gradcli.engine.printing import (
     tensor_repr,
 )
 
-GOLDEN = pathlib.Path(__file__).parent / "data" / "printing_golden.json"
+GOLDEN = pathlib.Path(__file__).parents[1] / "data" / "printing_golden.json"
 CASES: list[dict[str, Any]] = json.loads(GOLDEN.read_text())["cases"]
 
 NUMPY_DTYPES = {
@@ -104,7 +105,7 @@ def test_golden(case: dict[str, Any]) -> None:
         assert render() == case["expected"]
 
 
-def test_golden_file_covers_the_brief() -> None:
+def test_golden_file_covers_every_dtype_rank_option_and_layout() -> None:
     names = {c["name"] for c in CASES}
     assert len(names) == len(CASES) > 500
     assert {c["dtype"] for c in CASES} == set(NUMPY_DTYPES)

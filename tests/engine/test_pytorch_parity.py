@@ -1,16 +1,22 @@
 """Focused tests for discrepancies the random-graph oracle (tests/oracle) found.
 
 Each expected value, name and message here was read off real PyTorch 2.13;
-these tests run without it.
+these tests run without it.  The short scenarios of parity_scenarios.py are
+compared with the outcomes tests/tools/make_parity_expected.py recorded from
+PyTorch in tests/data/parity_expected.json.
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from gradcli.engine import api
+
+import parity_scenarios  # tests/engine is on sys.path (pytest rootdir-relative import)
 
 T = api.TORCH
 
@@ -452,22 +458,28 @@ def test_overlapping_memory_in_place() -> None:
     assert T["ones"](1).expand(1).add_(1).tolist() == [2.0]  # nothing repeated: writable
 
 
-def test_more_messages_word_for_word() -> None:
+def test_index_dim_and_cast_messages_word_for_word() -> None:
     raises(lambda: T["tensor"](2.0)[-1], IndexError, "index -1 is out of bounds for dimension 0 with size 0")
     raises(lambda: T["tensor"]([[1.0], [2.0]]).softmax(2), IndexError,
            "Dimension out of range (expected to be in range of [-2, 1], but got 2)")
     raises(lambda: T["ones"](1, dtype=T["int32"]).clamp_(min=0.5), RuntimeError,
            "result type Float can't be cast to the desired output type int")
+
+
+def test_index_assignment_and_cumsum_in_place_refuse_a_leaf() -> None:
     leaf = T["ones"](2, 2, requires_grad=True)
     raises(lambda: leaf.__setitem__((T["tensor"]([False, False]), T["tensor"]([1, 1, 0])), 1.0), RuntimeError,
            "a leaf Variable that requires grad is being used in an in-place operation.")
     raises(lambda: leaf.cumsum_(0, dtype=T["float64"]), RuntimeError,
            "a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def test_a_whole_range_slice_is_skipped_only_when_it_starts_at_zero() -> None:
     x = T["ones"](3, 2, requires_grad=True)
     assert edges(x[-3:, 0]) == ["SliceBackward0"] and edges(x[0:, 0]) == ["AccumulateGrad"]
 
 
-# -- saved index tensors, where, and more of the same ---------------------------------------------------
+# -- saved index tensors, hand-written nodes, where; node names and kernel refusals --------------------
 
 def test_index_tensors_are_saved_tensors() -> None:
     x = T["ones"](3, requires_grad=True)
@@ -500,21 +512,36 @@ def test_where_gradient_is_a_where() -> None:
            "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 2")
 
 
-def test_small_node_and_kernel_details() -> None:
+def test_div_with_rounding_mode_none_is_div_backward2() -> None:
     x = T["ones"](2, requires_grad=True)
     assert type(x.div(2, rounding_mode=None).grad_fn).__name__ == "DivBackward2"
-    f = x * 1
+
+
+def test_floor_divide_in_place_has_no_derivative() -> None:
+    f = T["ones"](2, requires_grad=True) * 1
     f.floor_divide_(2)
     raises(lambda: f.sum().backward(), RuntimeError, "derivative for aten::floor_divide_ is not implemented")
+
+
+def test_pow_of_bools_refuses_a_bool_tensor_exponent_but_not_a_bool_number() -> None:
     raises(lambda: T["pow"](T["tensor"]([True]), T["tensor"]([True])), NotImplementedError,
            "\"pow\" not implemented for 'Bool'")
     assert (T["tensor"]([True]) ** True).tolist() == [True]
+
+
+def test_chunk_of_an_empty_tensor_gives_every_chunk() -> None:
     parts = T["ones"](0).chunk(2)
     assert len(parts) == 2 and all(tuple(p.shape) == (0,) for p in parts)
+
+
+def test_clamp_gradient_with_broadcast_bounds_fails_as_pytorchs_does() -> None:
     a = T["ones"](1, 2, requires_grad=True)
     hi = T["ones"](1, requires_grad=True)  # PyTorch combines the masks in place, and so fails here
     raises(lambda: T["clamp"](a * 1, min=T["zeros"](3, 1, 2), max=hi).sum().backward(), RuntimeError,
            "output with shape [1, 2] doesn't match the broadcast shape [3, 1, 2]")
+
+
+def test_a_leaf_detached_in_place_gets_no_gradient() -> None:
     leaf = T["tensor"]([1.0, 2.0], requires_grad=True)
     product = leaf * 1
     leaf.detach_()
@@ -550,113 +577,12 @@ def test_inf_norm_of_nothing_and_matmul_dtype_messages() -> None:
     assert (T["ones"](1, 0, dtype=T["bool"]) @ T["ones"](0, 2, dtype=T["bool"])).tolist() == [[False, False]]
 
 
-# -- a batch of smaller ones, checked against PyTorch's outcomes ----------------------------------------
+# -- short scenarios, each case's outcome checked against PyTorch's ---------------------------------
+#
+# The scenarios are in parity_scenarios.py; what PyTorch 2.13 gives for each case is in
+# tests/data/parity_expected.json, written by tests/tools/make_parity_expected.py.
 
-def _scenarios(T: Any) -> list[str]:
-    """Each line's outcome, as PyTorch 2.13 gives it (listed in EXPECTED)."""
-    out: list[str] = []
-
-    def t(f: Any) -> None:
-        try:
-            r = f()
-            out.append(repr(r.tolist() if hasattr(r, "tolist") else r))
-        except Exception as e:  # noqa: BLE001 - the error is the outcome
-            out.append(type(e).__name__ + ": " + str(e).split("\n")[0][:160])
-    # AsStridedBackward0 of an expanded view adds up the repeats
-    x = T.tensor([0.0, 0.5, 3.0], requires_grad=True)
-    c = x.cumsum(0)
-    e = c.expand(2, 3)
-    with T.no_grad():
-        c.mul_(2)
-    (e * T.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])).sum().backward()
-    t(lambda: x.grad)
-    t(lambda: T.ones(3, 1, 2)[T.tensor([[3, -3], [1, 0]]), 1:1])
-    t(lambda: T.ones(2, 3, 2)[..., T.tensor([[0, 0], [1, -3]])])
-    t(lambda: T.ones(4, 1, 2).permute(2, 1, 0).index_select(1, T.tensor([1])))
-    t(lambda: T.cat([T.ones(0), T.ones(0, dtype=T.bool)], -2))
-    t(lambda: T.ones(1, 4, 2).expand(2, 1, 3))
-    h = T.ones(2, 3, requires_grad=True) * 1
-    parts = h.split(1)
-    with T.no_grad():
-        parts[0].fill_(2.0)
-    t(lambda: T.lerp(T.ones(1, 3, dtype=T.float64), parts[0], 0.5))
-    t(lambda: T.tensor(False).remainder_(T.tensor([3.25, -2.25])))
-    t(lambda: T.clamp(-T.zeros(2), max=0.0))
-    t(lambda: (-T.zeros(2)).clamp_(min=0.0, max=0.0))
-    t(lambda: T.clamp(T.tensor([True]), min=T.tensor([True]), max=T.tensor([True])))
-    t(lambda: T.clamp(T.tensor([True]), min=True))
-    t(lambda: T.ones(0, 2, dtype=T.bool).softmax(0))
-    v = T.tensor(-1.25, requires_grad=True)
-    v.var(correction=2).backward()
-    t(lambda: v.grad)
-    w = T.ones(2, requires_grad=True)
-    t(lambda: T.ones(2, dtype=T.int64).copy_(w).requires_grad)
-    ex = T.tensor(False).expand(3, 3)
-    t(lambda: ex.copy_(ex))
-    y = T.lerp(w, T.ones(2), 0.5).sum()
-    y.backward()
-    t(lambda: y.backward())
-    r = w * 1
-    r.retain_grad()
-    r.mul_(3)
-    (r * 2).sum().backward()
-    t(lambda: r.grad)
-    g0 = w * 1
-    gg = g0.gather(0, T.tensor([1]))
-    with T.no_grad():
-        g0.add_(1)
-    t(lambda: gg.sum().backward())
-    t(lambda: (-T.zeros(2)).cumsum(0))
-    t(lambda: T.ones(0, dtype=T.bool).cumsum_(0))
-    t(lambda: T.ones(2, 2, requires_grad=True).cumsum_(2))
-    e2 = T.ones(1, 0, requires_grad=True)
-    e2.prod().backward()
-    t(lambda: e2.grad)
-    m = (w * 1).max(0)
-    m.indices.fill_(0)
-    t(lambda: m.values.sum().backward())
-    a = T.tensor(-2.5, requires_grad=True)
-    b = T.tensor(-0.25, requires_grad=True)
-    t(lambda: ((a * 1).sum() + (b * 1).sum() + b.floor_divide(b).sum()).backward())
-    t(lambda: a.grad)
-    n = T.tensor([1.0, float("nan"), 2.0], requires_grad=True)
-    n.min().backward()
-    t(lambda: n.grad)
-    t(lambda: T.tensor([True]) @ T.tensor([1.0, 2.0], dtype=T.float64))
-    return out
-
-
-
-EXPECTED = [
-    '[21.0, 16.0, 9.0]',
-    '[[[], []], [[], []]]',
-    'IndexError: index -3 is out of bounds for dimension 0 with size 2',
-    'RuntimeError: INDICES element is out of DATA bounds, id=1 axis_dim=1',
-    '[]',
-    'RuntimeError: The expanded size of the tensor (3) must match the existing size (2) at non-singleton dimension 2.  Target sizes: [2, 1, 3].  Tensor sizes: [1, 4, 2]',
-    'RuntimeError: Output 0 of Split is a view and its base or another view of its base has been modified inplace. This view is the output of a function that returns multiple view',
-    "RuntimeError: output with shape [] doesn't match the broadcast shape [2]",
-    '[-0.0, -0.0]',
-    '[-0.0, -0.0]',
-    'NotImplementedError: "clamp_cpu" not implemented for \'Bool\'',
-    'NotImplementedError: "clamp_min_scalar_cpu" not implemented for \'Bool\'',
-    '[]',
-    'nan',
-    'False',
-    '[[False, False, False], [False, False, False], [False, False, False]]',
-    'None',
-    '[2.0, 2.0]',
-    'RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor [2]], which is output 0 of Mul, is at version',
-    '[0.0, 0.0]',
-    '[]',
-    'RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.',
-    '[[]]',
-    'RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: [torch.LongTensor []] is at version 1; expected version 0 instea',
-    'RuntimeError: derivative for aten::floor_divide is not implemented',
-    'None',
-    '[0.0, 1.0, 0.0]',
-    'RuntimeError: dot : expected both vectors to have same dtype, but found Bool and Double',
-]
+EXPECTED = json.loads((Path(__file__).parents[1] / "data" / "parity_expected.json").read_text())["scenarios"]
 
 
 def _namespace(*submodules: str) -> Any:
@@ -674,337 +600,29 @@ def _assert_outcomes(outcomes: list[str], expected: list[str]) -> None:
     assert len(outcomes) == len(expected)
 
 
-def test_small_cases_have_pytorchs_outcomes() -> None:
-    seen: list[str] = []
-    from gradcli.engine import warnings as engine_warnings
-    engine_warnings.set_warning_handler(lambda category, message: seen.append(message))
-    try:
-        outcomes = _scenarios(_namespace())
-    finally:
-        engine_warnings.set_warning_handler(None)
-    _assert_outcomes(outcomes, EXPECTED)
-
-
-def _scenarios_2(T: Any) -> list[str]:
-    """More cases; their outcomes under PyTorch 2.13 are EXPECTED_2."""
-    out: list[str] = []
-
-    def t(f: Any) -> None:
-        try:
-            r = f()
-            out.append(repr(r.tolist() if hasattr(r, "tolist") else r))
-        except Exception as e:  # noqa: BLE001 - the error is the outcome
-            out.append(type(e).__name__ + ": " + str(e).split("\n")[0][:160])
-    # a saved non-leaf detached in place
-    x = T.ones(3, requires_grad=True)
-    h = x * 2
-    y = h.gather(0, T.tensor([1]))
-    h.detach_()
-    t(lambda: y.sum().backward())
-    # 0-dim slicing reports a bad step first; an index into a size-0 dim
-    t(lambda: T.tensor(1.0)[::0])
-    t(lambda: T.ones(0, 3)[T.tensor([0]), 0:0])
-    t(lambda: T.ones(3, 2)[T.tensor([0]), T.tensor([], dtype=T.int64)])
-    # overlap as PyTorch classifies it
-    m = T.ones(3, 1)
-    t(lambda: m.copy_(m.squeeze(1)))
-    c = T.ones(3, 2)
-    t(lambda: c.copy_(c[:, 0:1]).tolist())
-    t(lambda: (lambda e: e.fill_(T.tensor(2.0)))(T.ones(3).expand(2, 3)))
-    t(lambda: (lambda e: e.fill_(2.0).tolist())(T.ones(3).expand(2, 3)))
-    t(lambda: T.tensor([1]).expand(1, 1).expand(1, 1).stride())
-    # kernels and signs
-    t(lambda: T.tensor([True]).div(T.tensor([True]), rounding_mode="floor"))
-    t(lambda: T.floor_divide(T.tensor([True]), T.tensor([True])))
-    t(lambda: T.maximum(T.tensor([0.0, -0.0]), T.tensor([-0.0, 0.0])).tolist())
-    t(lambda: T.clamp(-T.zeros(2), min=T.zeros(2)).tolist())
-    b = T.tensor([0.0, 2.0], requires_grad=True)
-    (b ** False).sum().backward()
-    t(lambda: b.grad)
-    t(lambda: T.lerp(T.tensor(1.0), T.tensor(2.0), T.tensor(0.5, dtype=T.float64)).dtype)
-    t(lambda: T.tensor(float("nan")).log_softmax(0))
-    t(lambda: T.ones(0, dtype=T.bool).cumsum_(0))
-    t(lambda: T.ones(0, 2).argmin(-2))
-    t(lambda: T.ones(0, 2).amax(-2))
-    n = T.tensor([2.0, 0.0], requires_grad=True)
-    T.norm(n, 0).backward()
-    t(lambda: n.grad)
-    t(lambda: T.norm(T.ones(2, 2, 2), "fro", (0, 1, 2)))
-    p = T.tensor([2.0, float("inf"), -1.0], requires_grad=True)
-    p.prod().backward()
-    t(lambda: p.grad)
-    q = T.tensor([2.0, float("-inf"), 3.0], requires_grad=True)
-    q.cumprod(0).sum().backward()
-    t(lambda: q.grad)
-    t(lambda: T.linalg.inv(T.eye(2).expand(2, 2, 2) + 1).stride())
-    t(lambda: T.ones(2, 2, dtype=T.bool).expand(1, 2, 2) @ T.ones(1, 2, 2))
-    t(lambda: T.cat([T.ones(1), T.tensor(2.0)]))
-    t(lambda: T.stack([T.tensor(1.0), T.ones(1)], 1))
-    e2 = (T.ones(2, requires_grad=True) * 1).expand(3, 2)
-    e2.fill_(1.0)
-    t(lambda: e2.sum().backward())
-    t(lambda: T.pow(T.tensor([1.0]), T.tensor([True])).sum().backward() or "fine")
-    g = T.ones(2, requires_grad=True) * 1
-    z = g.sum()
-    w = (g * 1)
-    with T.no_grad():
-        v = w.expand(2, 2)
-    t(lambda: (v.gather(0, T.tensor([[0, 1]])).sum() + z).backward())
-    t(lambda: (v.gather(0, T.tensor([[0, 1]])).sum()).backward(retain_graph=True) or "first")
-    f = T.ones(3) * 1
-    t(lambda: f.softmax(0).is_contiguous())
-    t(lambda: T.ones(2, 3).t().softmax(0).stride())
-    return out
-
-
-
-EXPECTED_2 = [
-    'RuntimeError: Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is not supported, please use out-of-place `.detach()` instead',
-    'ValueError: slice step cannot be zero',
-    'IndexError: index is out of bounds for dimension with size 0',
-    '[]',
-    'RuntimeError: unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performin',
-    '[[1.0, 1.0], [1.0, 1.0], [1.0, 1.0]]',
-    'RuntimeError: unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operat',
-    '[[2.0, 2.0, 2.0], [2.0, 2.0, 2.0]]',
-    '(1, 1)',
-    'NotImplementedError: "div_floor_cpu" not implemented for \'Bool\'',
-    'NotImplementedError: "div_floor_cpu" not implemented for \'Bool\'',
-    '[0.0, -0.0]',
-    '[-0.0, -0.0]',
-    '[nan, 0.0]',
-    'torch.float64',
-    'nan',
-    '[]',
-    'IndexError: argmin(): Expected reduction dim 0 to have non-zero size.',
-    'IndexError: amax(): Expected reduction dim -2 to have non-zero size.',
-    'None',
-    'RuntimeError: linalg.matrix_norm: dim must be a 2-tuple. Got 0 1 2',
-    '[-inf, nan, inf]',
-    '[-inf, nan, -inf]',
-    '(4, 1, 2)',
-    'NotImplementedError: "bmm" not implemented for \'Bool\'',
-    'RuntimeError: zero-dimensional tensor (at position 1) cannot be concatenated',
-    'IndexError: Dimension out of range (expected to be in range of [-1, 0], but got 1)',
-    'RuntimeError: unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operat',
-    'RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn',
-    'None',
-    "'first'",
-    'True',
-    '(2, 1)',
-]
-
-
-def test_more_small_cases_have_pytorchs_outcomes() -> None:
+def test_views_in_place_and_empty_tensors_match_pytorch() -> None:
     outcomes: list[str] = []
-    caught_warnings(lambda: outcomes.extend(_scenarios_2(_namespace("linalg"))))
-    _assert_outcomes(outcomes, EXPECTED_2)
+    caught_warnings(lambda: outcomes.extend(parity_scenarios.views_in_place_and_empty_tensors(_namespace())))
+    _assert_outcomes(outcomes, EXPECTED["views_in_place_and_empty_tensors"])
 
 
-def _scenarios_3(T: Any) -> list[str]:
-    """And more; their outcomes under PyTorch 2.13 are EXPECTED_3 (errors named as Python prints them)."""
-    out: list[str] = []
-
-    def t(f: Any) -> None:
-        try:
-            r = f()
-            out.append(repr(r.tolist() if hasattr(r, "tolist") else r))
-        except Exception as e:  # noqa: BLE001 - the error is the outcome
-            cls = type(e)
-            plain = cls.__module__ in ("builtins", "gradcli.engine.errors")
-            name = cls.__name__ if plain else f"{cls.__module__}.{cls.__qualname__}"
-            out.append(name + ": " + str(e).split("\n")[0][:160])
-    # of two modified saved tensors, the one PyTorch names
-    x = T.ones(2, requires_grad=True)
-    a = x * 1
-    b = x.exp()
-    c = T.pow(a.round(), b)
-    with T.no_grad():
-        a.add_(1)
-        b.add_(1)
-    t(lambda: c.sum().backward())
-    t(lambda: T.linalg.inv(T.tensor([[[-3.5], [-2.75], [2.5]]]).index_select(-1, T.tensor([0, 0, 0]))))
-    t(lambda: T.ones(2, 3, dtype=T.bool).hypot_(T.ones(2, 3, dtype=T.int64)))
-    base = T.tensor([[0.75, -0.75], [-0.5, -1.75]])
-    view = base.expand(3, 2, 2)
-    view[[-3, -3, -3], -2:2:2] = 1.0
-    t(lambda: base)
-    leafy = T.ones(3)[1:]
-    leafy.requires_grad_()
-    t(lambda: leafy.exp_())
-    m = T.tensor([[False, True], [True, False]])
-    e = m.expand(2, 2, 2)
-    t(lambda: e.__setitem__((T.tensor([[1, 0]]), m), False))
-    v = T.tensor([True, False, True])
-    t(lambda: v.T.__setitem__(v, T.ones(3, 2)))
-    w = T.tensor([1.0, 2.0, 3.0]).isinf()
-    t(lambda: w.__setitem__((None, w), 0.0))
-    t(lambda: T.tensor(2.0).cumsum(1))
-    h = T.ones(2, 2, requires_grad=True) * 1
-    hv = h.view_as(h)
-    h.detach_()
-    with T.no_grad():
-        h[0:1] = 1.75
-    t(lambda: type(hv.grad_fn).__name__)
-    z = T.ones(0, requires_grad=True)
-    t(lambda: T.autograd.grad(T.cat([z, T.ones(0)], 2).sum(), [z]))
-    return out
-
-
-
-EXPECTED_3 = [
-    'RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: [torch.FloatTensor [2]], which is output 0 of Exp, is at version',
-    'torch._C._LinAlgError: linalg.inv: (Batch element 0): The diagonal element 3 is zero, the inversion could not be completed because the input matrix is singular.',
-    "RuntimeError: result type Long can't be cast to the desired output type Bool",
-    '[[1.0, 1.0], [-0.5, -1.75]]',
-    'RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.',
-    'None',
-    'RuntimeError: unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performin',
-    'RuntimeError: unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performin',
-    'IndexError: Dimension out of range (expected to be in range of [-1, 0], but got 1)',
-    "'AsStridedBackward0'",
-    '(tensor([]),)',
-]
-
-
-def test_third_batch_of_small_cases() -> None:
+def test_memory_overlap_signed_zeros_and_infinities_match_pytorch() -> None:
     outcomes: list[str] = []
-    caught_warnings(lambda: outcomes.extend(_scenarios_3(_namespace("linalg", "autograd"))))
-    _assert_outcomes(outcomes, EXPECTED_3)
+    caught_warnings(lambda: outcomes.extend(
+        parity_scenarios.memory_overlap_signed_zeros_and_infinities(_namespace("linalg"))))
+    _assert_outcomes(outcomes, EXPECTED["memory_overlap_signed_zeros_and_infinities"])
 
 
-def _scenarios_4(T: Any) -> list[str]:
-    """A fourth batch; their outcomes under PyTorch 2.13 are EXPECTED_4."""
-    out: list[str] = []
-
-    def t(f: Any) -> None:
-        try:
-            r = f()
-            out.append(repr(r.tolist() if hasattr(r, "tolist") else r))
-        except Exception as e:  # noqa: BLE001 - the error is the outcome
-            message = str(e).split("\n")[0]
-            if "modified by an inplace operation" in message:
-                message = message[message.index("[torch"):message.index(" is at")]
-            out.append(type(e).__name__ + ": " + message[:160])
-
-    def grads(f: Any, *shape_values: Any) -> Any:
-        x = T.tensor(*shape_values, requires_grad=True)
-        f(x).backward()
-        return x.grad
-
-    # lerp's `1 - weight` for a bool weight tensor is bool minus bool; a Scalar weight is a number
-    t(lambda: grads(lambda x: T.lerp(x, x * 2, T.tensor(False)).sum(), [1.0, 2.0]))
-    t(lambda: grads(lambda x: T.lerp(x, x * 2, True).sum(), [1.0, 2.0]))
-    # trace's gradient fills the diagonal of zeros
-    for scale in (-2.0, float("inf"), float("nan")):
-        t(lambda: grads(lambda x: T.trace(x) * scale, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
-    # CopySlices frees its function after a backward even when that saved nothing
-    a = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    c = a.clone()
-    c[0] = 5.0
-    y = c.sum()
-    y.backward()
-    t(lambda: y.backward())
-    # an in-place op's saved result that is a view is named by the view's node while it lives
-    x = T.tensor([1.0, 2.0, 3.0], requires_grad=True) * 1
-    v = x[1:]
-    v.exp_()
-    y = v.sum()
-    x.add_(1)
-    t(lambda: y.backward())
-    x = T.tensor([1.0, 2.0, 3.0], requires_grad=True) * 1
-    v = x[1:]
-    v.exp_()
-    x.add_(1)
-    t(lambda: type(v.grad_fn).__name__)  # a new AsStridedBackward0: the first is gone
-    y = v.sum()
-    t(lambda: y.backward())
-    # cumprod's gradient with zeros: nothing past a slice's first zero (no NaN spreads)
-    t(lambda: grads(lambda x: T.cumprod(x, 0).sum(), [0.0, 0.0, float("nan"), 0.0]))
-    t(lambda: grads(lambda x: (T.cumprod(x, 1) * T.tensor([[1.0, -1.0, 2.0], [3.0, 1.0, 1.0]])).sum(),
-                    [[2.0, 0.0, -3.0], [float("nan"), 1.5, 0.0]]))
-    z = T.tensor([2.0, 0.0, float("nan")], requires_grad=True)
-    t(lambda: T.autograd.grad(T.cumprod(z, 0).sum(), z, create_graph=True)[0])
-    # an integer tensor that requires grad (through eq_): ops that clone self fail first
-    w = T.tensor(-2.0, dtype=T.float64, requires_grad=True)
-    n = T.tensor(0).eq_(w)
-    t(lambda: n.clamp_(min=-0.5))
-    t(lambda: n.mul_(2.5))
-    t(lambda: n.clone().mul_(w))
-    # converting to integers reads no history: a stale view of split converts
-    s = (T.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True) * 1).split([1, 1], 0)[0]
-    with T.no_grad():
-        s[0].fill_(5.0)
-    t(lambda: s.int())
-    t(lambda: s.double())
-    # the in-place op's own edge does not keep a view's old node alive: only other users do
-    for keep in (False, True):
-        x = T.tensor([[1.0, 2.0, 3.0, 4.0]], requires_grad=True)
-        v = ((x * 1).expand(2, 4) * 1)[0:1]
-        v.tan_()
-        user = v * 2 if keep else None
-        v.add_(1)
-        t(lambda: T.autograd.grad([v.sum()], [x]))
-        del user
-    # cat's result is contiguous unless all inputs are channels last; stack is cat then a view
-    e = T.tensor([[1.0, 2.0, 3.0]], requires_grad=True)[0].expand(2, 3)
-    t(lambda: [T.stack([e, e, e], d).stride() for d in (-1, 0, 1)] + [T.cat([e, e], 1).stride()])
-    z = T.arange(24.0).reshape(1, 2, 3, 4).permute(0, 3, 1, 2)
-    t(lambda: [T.cat([z, z], 0).stride(), T.stack([z, z]).stride(), T.cat([z, z.contiguous()]).stride()])
-    t(lambda: type(T.stack([e, e], -1).reshape(-1).grad_fn).__name__)
-    # slicing a 0-dim view: slice's node takes its edge before the kernel refuses the 0-dim
-    o = T.unbind(T.tensor([-1.25], requires_grad=True), 0)[0]
-    with T.no_grad():
-        o._base[0:1] = 3.75
-    t(lambda: o[0:])
-    t(lambda: o[0:0:0])
-    # an in-place kernel's own error comes after self's shape is checked against the broadcast
-    t(lambda: T.tensor(True).hypot_(T.tensor([[False, True]])))
-    t(lambda: T.tensor([True, False]).hypot_(T.tensor([False, True])))
-    t(lambda: T.tensor([[4, 0]]).floor_divide_(T.tensor([[0], [1], [0]])))
-    # integer division by zero fails only where something is computed
-    t(lambda: T.ones(4, 0, dtype=T.int64) // 0)
-    t(lambda: T.ones(4, 1, dtype=T.int64).fmod(T.zeros(0, dtype=T.int64)))
-    t(lambda: T.ones(2, dtype=T.int64) % T.zeros(1, dtype=T.int64))
-    return out
+def test_writes_through_views_and_expanded_tensors_match_pytorch() -> None:
+    outcomes: list[str] = []
+    caught_warnings(lambda: outcomes.extend(
+        parity_scenarios.writes_through_views_and_expanded_tensors(_namespace("linalg", "autograd"))))
+    _assert_outcomes(outcomes, EXPECTED["writes_through_views_and_expanded_tensors"])
 
 
-EXPECTED_4 = [
-    'RuntimeError: Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.',
-    '[2.0, 2.0]',
-    '[[-2.0, 0.0, 0.0], [0.0, -2.0, 0.0]]',
-    '[[inf, 0.0, 0.0], [0.0, inf, 0.0]]',
-    '[[nan, 0.0, 0.0], [0.0, nan, 0.0]]',
-    'RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph',
-    'RuntimeError: [torch.FloatTensor [2]], which is output 0 of AsStrided,',
-    "'AsStridedBackward0'",
-    'RuntimeError: [torch.FloatTensor [2]], which is output 0 of Exp,',
-    '[1.0, 0.0, 0.0, 0.0]',
-    '[[1.0, -14.0, 0.0], [nan, nan, nan]]',
-    '[nan, nan, 0.0]',
-    'RuntimeError: Autograd not support dtype: Long',
-    "RuntimeError: result type Float can't be cast to the desired output type Long",
-    'RuntimeError: Autograd not support dtype: Long',
-    '[[5, 5]]',
-    'RuntimeError: Output 0 of SplitWithSizes is a view and its base or another view of its base has been modified inplace. This view is the output of a function that returns mult',
-    'RuntimeError: [torch.FloatTensor [1, 4]], which is output 0 of Tan,',
-    'RuntimeError: [torch.FloatTensor [1, 4]], which is output 0 of AsStrided,',
-    '[(9, 3, 1), (6, 3, 1), (9, 3, 1), (6, 1)]',
-    '[(24, 1, 12, 4), (24, 4, 1, 12, 4), (24, 6, 3, 1)]',
-    "'ViewBackward0'",
-    'RuntimeError: Output 0 of Unbind is a view and its base or another view of its base has been modified inplace. This view is the output of a function that returns multiple vie',
-    'ValueError: slice step cannot be zero',
-    "RuntimeError: output with shape [] doesn't match the broadcast shape [1, 2]",
-    'NotImplementedError: "hypot_cpu" not implemented for \'Bool\'',
-    "RuntimeError: output with shape [1, 2] doesn't match the broadcast shape [3, 2]",
-    '[[], [], [], []]',
-    '[[], [], [], []]',
-    'RuntimeError: ZeroDivisionError',
-]
-
-
-def test_fourth_batch_of_small_cases() -> None:
-    _assert_outcomes(_scenarios_4(_namespace("autograd")), EXPECTED_4)
+def test_saved_views_zero_gradients_and_check_order_match_pytorch() -> None:
+    _assert_outcomes(parity_scenarios.saved_views_zero_gradients_and_check_order(_namespace("autograd")),
+                     EXPECTED["saved_views_zero_gradients_and_check_order"])
 
 
 def test_float_of_a_tensor_requiring_grad_and_create_graph_backward_warn_once() -> None:

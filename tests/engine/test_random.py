@@ -1,9 +1,10 @@
-"""gradcli.engine.random against PyTorch's recorded outputs and rng.md's rules.
+"""gradcli.engine.random against PyTorch's recorded outputs and its CPU generator's mechanics.
 
 ``test_vector_sequence`` replays every AVX2-tagged call sequence of
 tests/data/rng_vectors.json (PyTorch 2.13's own outputs).  The other tests
-check the documented mechanics (draw counts, the normal cache, memory order,
-saved state) against a plain transcription of torch's engine written here.
+check the mechanics of PyTorch's CPU sampling (draw counts, the normal cache,
+memory order, saved state) against a plain transcription of torch's engine
+written here.
 """
 
 from __future__ import annotations
@@ -47,7 +48,13 @@ def _size(call: dict[str, Any], key: str = "size") -> tuple[int, ...]:
 
 
 def run_call(gen: Generator, call: dict[str, Any]) -> Any:
-    """Map one call record of rng_vectors.json (rng.md section 12) to the API."""
+    """Map one call record of rng_vectors.json to the API.
+
+    A sequence is ``{"id", "note", "calls", "capability", "outputs"}``; each call is
+    ``{"seed": n}`` (manual_seed) or ``{"fn": name, ...its arguments}``, and ``outputs``
+    has one entry per call: None for a seed, else the values the call returned
+    (floats as ``float.hex`` text).
+    """
     fn = call["fn"]
     dtype = np.dtype(call.get("dtype", "float32"))
     if fn == "initial_seed":

@@ -4,9 +4,11 @@
   cases built so that the naive ``a*b + c`` rounds wrongly.
 - The float32 normal kernel (``avx_mathfun``), exhaustively: every one of the
   2**24 possible radius inputs and 2**24 angle inputs against a plain
-  transcription of rng.md 3.4 that uses the correctly rounded ``fma32`` at
-  each fused site.  This is the proof that its cheaper double-precision fma
-  scheme is exact.
+  transcription of PyTorch's AVX2 normal kernel -- ``normal_fill_16_AVX2``,
+  Box-Muller with the Cephes-derived ``log256_ps`` and ``sincos256_ps`` of
+  ATen/native/cpu/avx_mathfun.h, compiled with its multiply-adds fused -- that
+  uses the correctly rounded ``fma32`` at each fused site.  This is the proof
+  that its cheaper double-precision fma scheme is exact.
 """
 
 from __future__ import annotations
@@ -122,7 +124,8 @@ def test_fma64_extremes_and_specials() -> None:
 
 
 # -- the float32 normal kernel, exhaustively ---------------------------------------------
-# Constants re-typed from rng.md, independently of the engine's module.
+# The Cephes constants of avx_mathfun.h's log256_ps and sincos256_ps, typed here independently of the
+# engine's module.
 P = [7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1, 1.4249322787e-1,
      -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1]  # fmt: skip
 Q1, Q2, SQRTHF = -2.12194440e-4, 0.693359375, 0.707106781186547524
@@ -131,12 +134,12 @@ COS = [2.443315711809948e-5, -1.388731625493765e-3, 4.166664568298827e-2]
 SIN = [-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1]
 
 
-def _k(x: float, like: np.ndarray) -> np.ndarray:
+def _constant_like(x: float, like: np.ndarray) -> np.ndarray:
     return np.full(like.shape, x, F32)
 
 
 def ref_log(t: np.ndarray) -> np.ndarray:
-    """rng.md's LOG, step by step, float32 arithmetic and exact fma32."""
+    """``log256_ps``, step by step: float32 arithmetic, and exact fma32 where the compiled kernel fuses."""
     bits = t.view(np.uint32)
     e = ((bits >> 23).astype(np.int32) - 127).astype(F32) + F32(1)
     m = ((bits & 0x807FFFFF) | 0x3F000000).view(F32)
@@ -144,9 +147,9 @@ def ref_log(t: np.ndarray) -> np.ndarray:
     x = np.where(small, (m - F32(1)) + m, m - F32(1))
     e = np.where(small, e - F32(1), e)
     z = x * x
-    y = _k(P[0], x)
+    y = _constant_like(P[0], x)
     for p in P[1:]:
-        y = fma32(y, x, _k(p, x))
+        y = fma32(y, x, _constant_like(p, x))
     y = y * x
     y = fma32(y, z, e * F32(Q1))
     y = y - z * F32(0.5)
@@ -154,7 +157,7 @@ def ref_log(t: np.ndarray) -> np.ndarray:
 
 
 def ref_sincos(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """rng.md's SINCOS, step by step."""
+    """``sincos256_ps`` of ``theta``, step by step, likewise."""
     sgn = np.signbit(theta)
     x = np.abs(theta)
     j = (x * F32(FOPI)).astype(np.int32)
@@ -162,15 +165,15 @@ def ref_sincos(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     y = j.astype(F32)
     x = x + y * F32(DP1)
     x = x + y * F32(DP2)
-    x = fma32(y, _k(DP3, y), x)
+    x = fma32(y, _constant_like(DP3, y), x)
     z = x * x
-    c = fma32(_k(COS[0], z), z, _k(COS[1], z))
-    c = fma32(c, z, _k(COS[2], z))
+    c = fma32(_constant_like(COS[0], z), z, _constant_like(COS[1], z))
+    c = fma32(c, z, _constant_like(COS[2], z))
     c = c * z
     c = fma32(c, z, -(z * F32(0.5)))
     c = c + F32(1)
-    s = fma32(_k(SIN[0], z), z, _k(SIN[1], z))
-    s = fma32(s, z, _k(SIN[2], z))
+    s = fma32(_constant_like(SIN[0], z), z, _constant_like(SIN[1], z))
+    s = fma32(s, z, _constant_like(SIN[2], z))
     s = s * z
     s = fma32(s, x, x)
     swap = (j & 2) != 0

@@ -1,4 +1,4 @@
-"""sum and mean in PyTorch's CPU order (ops/summation.py), without torch.
+"""sum and mean in PyTorch's CPU order (kernels/summation.py), without torch.
 
 Expected bit patterns were computed once with torch 2.13 (CPU, two threads).
 NumPy's pairwise sum gives different last bits for most of them.

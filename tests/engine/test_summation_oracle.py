@@ -1,4 +1,4 @@
-"""sum and mean against live PyTorch, bit for bit (ops/summation.py).
+"""sum and mean against live PyTorch, bit for bit (kernels/summation.py).
 
 Skipped unless torch is importable (the project never depends on it).  Random
 shapes (0-d to 4-d, some over PyTorch's 32768-element parallel threshold),
@@ -30,7 +30,7 @@ def _bits(a: np.ndarray) -> bytes:
     return np.ascontiguousarray(a).tobytes()
 
 
-def _case(rng: np.random.Generator, big: bool):
+def _random_case(rng: np.random.Generator, big: bool):
     if big:
         nd = int(rng.integers(1, 4))
         total = int(rng.integers(33000, 120000))
@@ -81,7 +81,7 @@ def _apply(x, ops):
 def test_sum_and_mean_match_torch(seed):
     rng = np.random.default_rng(seed)
     for i in range(60):
-        data, ops, dims, keep = _case(rng, big=(i % 30 == 29))
+        data, ops, dims, keep = _random_case(rng, big=(i % 30 == 29))
         ref_in = _apply(torch.from_numpy(data.copy()), ops)
         ours_in = _apply(Tensor._make(data.copy()), ops)
         assert ours_in.stride() == ref_in.stride()

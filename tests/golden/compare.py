@@ -1,4 +1,4 @@
-"""Compare gradcli's output with PyTorch's, the way the conformance corpus does.
+"""Compare gradcli's output with PyTorch's, by the rules the conformance corpus (see .ci/run) uses.
 
 Text must be identical (object addresses aside).  Numbers must be identical
 too, except that two floats may differ by float32 rounding: within one part

@@ -48,12 +48,12 @@ def check(path: Path, expected_dir: Path) -> None:
 
 
 @pytest.mark.parametrize("path", CASES, ids=[str(p.relative_to(HERE / "cases")) for p in CASES])
-def test_case(path: Path) -> None:
+def test_case_prints_what_pytorch_printed(path: Path) -> None:
     check(path, path.parent)
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=[p.name for p in SAMPLES])
-def test_sample(path: Path) -> None:
+def test_sample_prints_what_pytorch_printed(path: Path) -> None:
     check(path, HERE / "samples")
 
 

@@ -1,4 +1,6 @@
-"""A script reaches nothing outside the language (language.md section 8)."""
+"""A script reaches nothing outside the language: no dunder attributes, no open, eval, exec,
+getattr, __import__ or globals, no module gradcli does not provide, no new types, and only
+the attributes gradcli lets a script set."""
 
 from __future__ import annotations
 

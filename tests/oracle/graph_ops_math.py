@@ -1,4 +1,4 @@
-"""Random steps for the math ops of language.md section 9: pointwise, reductions, linear algebra.
+"""Random steps for the math ops gradcli supports: pointwise, reductions, linear algebra.
 
 Each ``gen_*`` function draws one step (or None when nothing fits) from the
 values built so far.  Operands mostly fit; sometimes they do not, and the

@@ -1,8 +1,9 @@
-"""gradcli against live PyTorch on random expression graphs (issue 3).
+"""gradcli against live PyTorch on random expression graphs.
 
 Skipped unless torch is importable.  Hypothesis draws small programs --
 inputs of random broadcasting shapes and dtypes, then steps drawn from the
-ops of language.md section 9, some under ``no_grad``, some in place on
+torch ops gradcli supports (graph_ops_math, graph_ops_shape), some under
+``no_grad``, some in place on
 views and non-leaves -- and ``graph_check.check`` runs each program on both
 libraries in lockstep, comparing values, errors, warnings, graphs and
 gradients.  Seeds are derandomized, so a CI run is reproducible; 3000

@@ -1,7 +1,9 @@
 #!/usr/bin/env python
 """Regenerate the expected output of the golden tests with real PyTorch.
 
-    /work/torchenv/bin/python tests/tools/make_golden.py [-k SUBSTRING] [--check]
+Run from the repository root with a Python that has torch==2.13.0 installed:
+
+    python tests/tools/make_golden.py [-k SUBSTRING] [--check]
 
 Every ``tests/golden/cases/<area>/<name>.ag`` is run as a Python program with
 PyTorch 2.13 (CPU) -- or its twin ``<name>.torch.py`` when the case uses the

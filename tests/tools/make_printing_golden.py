@@ -1,14 +1,14 @@
 #!/usr/bin/env python
-"""Regenerate tests/engine/data/printing_golden.json with real PyTorch.
+"""Regenerate tests/data/printing_golden.json with real PyTorch.
 
 Every case is a tensor built in PyTorch under given print options and default
 dtype. The file stores its inputs (dtype, shape, exact values, autograd facts,
 options) and ``repr(tensor)``, or the type and message of the exception the
 repr raises. tests/engine/test_printing.py replays the cases without PyTorch.
 
-Run from the repository root with a Python that has torch 2.13 (CPU):
+Run from the repository root with a Python that has torch==2.13.0 (CPU) installed:
 
-    /work/torchenv/bin/python tests/tools/make_printing_golden.py
+    python tests/tools/make_printing_golden.py
 
 Format: one case per line; keys equal to their default are left out (see
 ``add``). Ints and bools are JSON ints/bools. A float is a JSON int when it is
@@ -31,7 +31,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-OUT = pathlib.Path(__file__).resolve().parents[1] / "engine" / "data" / "printing_golden.json"
+OUT = pathlib.Path(__file__).resolve().parents[1] / "data" / "printing_golden.json"
 
 DTYPES = {
     torch.float32: "float32",
@@ -225,7 +225,7 @@ def randint(lo: int, hi: int, *shape: int, dtype: torch.dtype = torch.int64) -> 
 
 
 def conformance_corpus() -> None:
-    """The tensors printed by shared/conformance/cases/printing/*.ag."""
+    """The tensors that the printing cases of the conformance corpus (see .ci/run) print."""
     add("corpus/bool_eye", lambda: torch.eye(3) > 0)
     add("corpus/bool_50x50", lambda: torch.arange(2500).reshape(50, 50) % 3 == 0)
     add("corpus/bool_vec", T([True, False, True]))
