@@ -8,7 +8,8 @@ of the same name would replace an earlier one).
 
 from __future__ import annotations
 
-from .ops import arithmetic, backward_ops, comparison, pointwise_binary, pointwise_unary
+from .ops import (arithmetic, backward_ops, comparison, conversions, joining, pointwise_binary, pointwise_unary,
+                  shape, slicing)
 
 _installed = False
 
@@ -19,5 +20,6 @@ def install() -> None:
     if _installed:
         return
     _installed = True
-    for module in (pointwise_unary, arithmetic, pointwise_binary, comparison, backward_ops):
+    for module in (pointwise_unary, arithmetic, pointwise_binary, comparison, backward_ops, conversions, shape,
+                   joining, slicing):
         module.CATALOG.install()

@@ -7,12 +7,23 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..autograd.formulas import d
+from ..autograd.grad_mode import no_grad
 from ..device import Device, check_cpu
+from ..dispatch.memory import repeats, same_memory
+from ..dispatch.op import SHARED, UNIQUE, UNTOUCHED, CHECKED
+from ..dispatch.publish import Catalog
+from ..dispatch.runner import run
+from ..dispatch.signature import python_type_dtype
 from ..dtypes import DType
 from ..errors import TorchRuntimeError, TorchTypeError
+from ..shape_rules import broadcast_shapes, is_expandable_to
 from ..tensor import Tensor
-from .registry import FUNCTIONS, OPS, d, defop, run, run_inplace
-from ..dispatch.signature import python_type_dtype
+from ..warnings import warn
+from .indexing import EXPANDED_WARNING
+
+CATALOG = Catalog()
+defop = CATALOG.defop
 
 
 def _zeros(g: Tensor) -> Tensor:
@@ -25,7 +36,7 @@ def _to_copy_forward(b: dict) -> Any:
 
 
 TO_COPY = defop("_to_copy", "_to_copy(Tensor input, *, dtype dtype)", _to_copy_forward,
-                node="ToCopyBackward0", method=False,
+                node="ToCopyBackward0", method=False, integer_result_ok=True,
                 derivs={"self": d()(lambda g, s: g.to(s.self_dtype))})
 
 
@@ -36,7 +47,6 @@ def convert(t: Tensor, dtype: DType, copy: bool = False) -> Tensor:
     if not dtype.is_floating_point:
         # PyTorch records nothing for a copy to integers: the input's history is not even read
         # (a stale view of a multi-output op converts without an error)
-        from ..autograd.grad_mode import no_grad
         with no_grad():
             return run(TO_COPY, {"self": t, "dtype": dtype})
     return run(TO_COPY, {"self": t, "dtype": dtype})
@@ -110,9 +120,7 @@ def _contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
 
 def _copy_forward(b: dict) -> Any:
     dst, src = b["self"], b["src"]
-    from ..shape_rules import is_expandable_to
     if not is_expandable_to(src.shape, dst.shape):
-        from ..shape_rules import broadcast_shapes
         broadcast_shapes(dst.shape, src.shape)
         raise TorchRuntimeError(
             f"output with shape [{', '.join(map(str, dst.shape))}] doesn't match the broadcast shape "
@@ -122,7 +130,9 @@ def _copy_forward(b: dict) -> Any:
 
 defop("copy", "copy(Tensor input, Tensor src, bool non_blocking=False)", _copy_forward,
       node="CopyBackwards", inputs=("self", "src"), numbers_as_tensors=True, function=False,
-      method=False, inplace=True,
+      method=False, inplace=True, inplace_broadcasts=False, grad_only_into_float=True,
+      # x.copy_(x) returns at once, having written nothing (not even into an expanded x)
+      inplace_memory=lambda b: UNTOUCHED if same_memory(b["self"], b["src"]) else CHECKED,
       derivs={"self": d()(lambda g, s: _zeros(g)), "src": d()(lambda g, s: g.to(s.src_dtype))})
 
 
@@ -137,10 +147,15 @@ def _fill_forward(b: dict) -> Any:
 defop("fill", "fill(Tensor input, Tensor value)", _fill_forward,
       node=lambda b: "FillBackward2" if b["value"]._wrapped else "FillBackward3",
       inputs=("self", "value"), numbers_as_tensors=True, method=False, inplace=True, scalar_inputs=("value",),
+      inplace_broadcasts=False,
+      # fill_ of a number may write memory that elements share; fill_ of a tensor may not (it
+      # copies a value that aliases self from a clone, so no overlap check either)
+      inplace_memory=lambda b: SHARED if b["value"]._wrapped else UNIQUE,
       derivs={"self": d()(lambda g, s: _zeros(g)), "value": d()(lambda g, s: g.sum())})
 
 defop("zero", "zero(Tensor input)", lambda b: np.zeros_like(b["self"]._data), node="ZeroBackward0",
-      function=False, method=False, inplace=True, derivs={"self": d()(lambda g, s: _zeros(g))})
+      function=False, method=False, inplace=True, inplace_broadcasts=False, inplace_memory=SHARED,
+      derivs={"self": d()(lambda g, s: _zeros(g))})
 
 
 def _masked_fill_forward(b: dict) -> Any:
@@ -152,11 +167,8 @@ def _masked_fill_forward(b: dict) -> Any:
         raise TorchRuntimeError(
             "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
             f"{value._data.ndim} dimension(s).")
-    from ..shape_rules import broadcast_shapes
     broadcast_shapes(t._data.shape, mask._data.shape)
-    from .indexing import EXPANDED_WARNING, repeats_memory
-    if b.get("_inplace") and repeats_memory(t._data):
-        from ..warnings import warn
+    if b.get("_inplace") and repeats(t._data):
         warn(EXPANDED_WARNING.format("masked_fill_", "mask] = scalar", 2450))
     return np.where(mask._data, value._data.astype(t._dtype.np), t._data)
 
@@ -164,24 +176,14 @@ def _masked_fill_forward(b: dict) -> Any:
 defop("masked_fill", "masked_fill(Tensor input, Tensor mask, Tensor value)", _masked_fill_forward,
       node=lambda b: "MaskedFillBackward0" if b["value"]._wrapped else "MaskedFillBackward1",
       inputs=("self", "value"), numbers_as_tensors=True, inplace=True, scalar_inputs=("value",),
+      inplace_broadcasts=False, inplace_memory=SHARED,  # (PyTorch warns when self is expanded)
       derivs={"self": d("mask")(lambda g, s: g.masked_fill(s.mask, 0)),
               "value": d("mask")(lambda g, s: (g * s.mask).sum())})
 
 
-def _install() -> None:
-    Tensor.to = _to
-    Tensor.float = _caster(dtypes.float32, "float")
-    Tensor.double = _caster(dtypes.float64, "double")
-    Tensor.long = _caster(dtypes.int64, "long")
-    Tensor.int = _caster(dtypes.int32, "int")
-    Tensor.bool = _caster(dtypes.bool_, "bool")
-    Tensor.type_as = _type_as
-    Tensor.contiguous = _contiguous
-    names = {"to", "float", "double", "long", "int", "bool", "type_as", "contiguous"}
-    Tensor.__script_attrs__ = Tensor.__script_attrs__ | names
-    from .registry import METHOD_NAMES
-    METHOD_NAMES.update(names)
-
-
-_install()
-__all__ = ["convert", "FUNCTIONS", "OPS", "run_inplace"]
+CATALOG.register(_to, "to", method=True)
+for _dtype, _name in ((dtypes.float32, "float"), (dtypes.float64, "double"), (dtypes.int64, "long"),
+                      (dtypes.int32, "int"), (dtypes.bool_, "bool")):
+    CATALOG.register(_caster(_dtype, _name), _name, method=True)
+CATALOG.register(_type_as, "type_as", method=True)
+CATALOG.register(_contiguous, "contiguous", method=True)

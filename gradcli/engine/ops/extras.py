@@ -34,8 +34,8 @@ def _addmm_forward(b: dict) -> Any:
     if m1.shape[1] != m2.shape[0]:
         raise TorchRuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({m1.shape[0]}x{m1.shape[1]} and "
                                 f"{m2.shape[0]}x{m2.shape[1]})")
-    from .shape import _expand_forward
-    base = _expand_forward({"self": s, "size": (m1.shape[0], m2.shape[1])})
+    from .shape import expand_forward
+    base = expand_forward({"self": s, "size": (m1.shape[0], m2.shape[1])})
     # Saved with the node (as PyTorch's _saved_*_sym_strides): the layouts choose the formulas.
     b["mat1_sym_strides"], b["mat2_sym_strides"] = m1.stride(), m2.stride()
     t = m2._data.dtype.type

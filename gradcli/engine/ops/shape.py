@@ -1,5 +1,5 @@
-"""Shape ops: views (view, squeeze, permute, expand, narrow, split, ...) and copies
-(repeat, cat, stack, flip, tril/triu, diag).
+"""Shape ops: views that move or reinterpret dims (view, reshape, squeeze, permute, transpose,
+``t``, expand) and ``repeat``.
 
 View ops return NumPy views, so writes through them reach the base tensor;
 their gradients put the gradient back into the input's shape (the inverse
@@ -12,12 +12,17 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import TorchIndexError, TorchRuntimeError, TorchValueError
-from ..tensor import Tensor
-from .pointwise import zeros_like
-from .registry import FUNCTIONS, OPS, d, defop, run
+from ..autograd.formulas import d
+from ..dispatch.publish import Catalog
+from ..dispatch.runner import run
+from ..dispatch.signature import LazyParser
+from ..errors import TorchRuntimeError
 from ..shape_rules import list_str, numel, type_string, wrap_dim, wrap_dims
+from ..tensor import Tensor
+from ..warnings import warn_once
 
+CATALOG = Catalog()
+defop = CATALOG.defop
 
 # -- view / reshape ----------------------------------------------------------------------------
 
@@ -141,17 +146,17 @@ def _squeeze_node(b: dict) -> str:
     return f"SqueezeBackward{number + 3 if b.get('_inplace') else number}"
 
 
-defop("squeeze", ["squeeze(Tensor input)", "squeeze(Tensor input, int dim)",
+SQUEEZE = defop("squeeze", ["squeeze(Tensor input)", "squeeze(Tensor input, int dim)",
                   "squeeze(Tensor input, int[] dim)"], _squeeze_forward, node=_squeeze_node, view=True,
       inplace=True, exposes=("dim", "self_sym_sizes"), derivs={"self": _back_to_input})
 
 
 def _unsqueeze_forward(b: dict) -> Any:
     a = b["self"]._data
-    return _unsqueeze_array(a, wrap_dim(b["dim"], a.ndim + 1))
+    return unsqueeze_array(a, wrap_dim(b["dim"], a.ndim + 1))
 
 
-def _unsqueeze_array(a: np.ndarray, dim: int) -> np.ndarray:
+def unsqueeze_array(a: np.ndarray, dim: int) -> np.ndarray:
     """A view with a new size-1 dim at ``dim``, strided as PyTorch strides it: the next dim's
     extent, or one element at the end (NumPy's expand_dims differs there, and .stride() shows it)."""
     strides = list(a.strides)
@@ -160,7 +165,7 @@ def _unsqueeze_array(a: np.ndarray, dim: int) -> np.ndarray:
     return np.lib.stride_tricks.as_strided(a, shape, strides, writeable=a.flags.writeable)
 
 
-defop("unsqueeze", "unsqueeze(Tensor input, int dim)", _unsqueeze_forward,
+UNSQUEEZE = defop("unsqueeze", "unsqueeze(Tensor input, int dim)", _unsqueeze_forward,
       node=lambda b: "UnsqueezeBackward1" if b.get("_inplace") else "UnsqueezeBackward0", view=True,
       inplace=True, exposes=("dim",), derivs={"self": d()(lambda g, s: g.squeeze(s.dim))})
 
@@ -221,13 +226,13 @@ def _t_forward(b: dict) -> Any:
     return a.T
 
 
-defop("t", "t(Tensor input)", _t_forward, node=lambda b: "TBackward1" if b.get("_inplace") else "TBackward0",
+T = defop("t", "t(Tensor input)", _t_forward, node=lambda b: "TBackward1" if b.get("_inplace") else "TBackward0",
       view=True, inplace=True,
       derivs={"self": d()(lambda g, s: g.t())})
 
 
 def _T(self: Tensor) -> Tensor:
-    from ..warnings import warn_once  # both warnings are TORCH_WARN_ONCE
+    # both warnings are TORCH_WARN_ONCE
     if self.ndim == 0:
         warn_once("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases. "
                   "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4321.)")
@@ -241,7 +246,6 @@ def _T(self: Tensor) -> Tensor:
 
 def _mT(self: Tensor) -> Tensor:
     if self.ndim == 0:
-        from ..warnings import warn_once
         warn_once("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases. "
                   "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4373.)")
         return self
@@ -265,7 +269,7 @@ def _movedim(self: Tensor, source: Any, destination: Any) -> Tensor:
 
 # -- expand / repeat ---------------------------------------------------------------------------
 
-def _expand_forward(b: dict) -> Any:
+def expand_forward(b: dict) -> Any:
     t = b["self"]
     a = t._data
     sizes = b["size"]
@@ -307,7 +311,7 @@ def _expand_forward(b: dict) -> Any:
     return np.lib.stride_tricks.as_strided(a, tuple(target), strides, writeable=a.flags.writeable and not repeats)
 
 
-EXPAND = defop("expand", "expand(Tensor input, int[] size, *, bool implicit=False)", _expand_forward,
+EXPAND = defop("expand", "expand(Tensor input, int[] size, *, bool implicit=False)", expand_forward,
                node="ExpandBackward0", view=True, function=False, exposes=("self_sym_sizes",),
                derivs={"self": d()(lambda g, s: g.sum_to_size(s.self_sym_sizes))})
 
@@ -337,424 +341,25 @@ def _repeat_backward(g: Tensor, s: Any) -> Tensor:
     return summed.reshape(in_shape)
 
 
-defop("repeat", "repeat(Tensor input, int[] repeats)", _repeat_forward, node="RepeatBackward0",
+REPEAT = defop("repeat", "repeat(Tensor input, int[] repeats)", _repeat_forward, node="RepeatBackward0",
       function=False, exposes=("repeats", "self_sym_sizes"), derivs={"self": d()(_repeat_backward)})
 
 
-# -- cat / stack -----------------------------------------------------------------------------
-
-def _cat_forward(b: dict) -> Any:
-    tensors = b["tensors"]
-    if not tensors:
-        raise TorchValueError("torch.cat(): expected a non-empty list of Tensors")
-    for i, t in enumerate(tensors):
-        if t.ndim == 0:  # checked for every tensor before anything else
-            raise TorchRuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
-    # 1-d empty tensors are skipped, as in PyTorch's legacy behaviour.
-    ref = next((t for t in tensors if not (t.ndim == 1 and t.numel() == 0)), None)
-    if ref is None and all(t.ndim == 1 for t in tensors):
-        from ..dispatch.promotion import promote
-        return np.zeros(0, dtype=promote(*tensors).np)  # all skipped: no dim to check
-    ref = ref if ref is not None else tensors[0]
-    nd = ref.ndim
-    if nd == 0:
-        raise TorchRuntimeError(
-            "zero-dimensional tensor (at position 0) cannot be concatenated")
-    dim = wrap_dim(b["dim"], nd)
-    from ..dispatch.promotion import promote
-    rt = promote(*tensors)
-    parts = []
-    for i, t in enumerate(tensors):
-        if t.ndim == 1 and t.numel() == 0 and ref is not t:
-            continue
-        if t.ndim != nd:
-            raise TorchRuntimeError(f"Tensors must have same number of dimensions: got {nd} and {t.ndim}")
-        for k in range(nd):
-            if k != dim and t.shape[k] != ref.shape[k]:
-                raise TorchRuntimeError(
-                    f"Sizes of tensors must match except in dimension {dim}. Expected size {ref.shape[k]} but "
-                    f"got size {t.shape[k]} for tensor number {i} in the list.")
-        parts.append(t._data.astype(rt.np, copy=False))
-    shape = list(ref.shape)
-    shape[dim] = sum(p.shape[dim] for p in parts)
-    out = _empty_in_format(tuple(shape), rt.np, _cat_memory_format(tensors))
-    return np.concatenate(parts, axis=dim, out=out)
-
-
-# PyTorch's suggest_memory_format looks for these stride orders (innermost first) in 4-d and
-# 5-d tensors; cat's result takes the format all its inputs share, else it is contiguous
-# (NumPy's concatenate would follow its inputs' layout instead).
-_LAST_ORDERS = {4: (1, 3, 2, 0), 5: (1, 4, 3, 2, 0)}
-
-
-def _memory_format(t: Tensor) -> int | None:
-    """4 or 5 for a channels-last (3d) layout, None for contiguous."""
-    order = _LAST_ORDERS.get(t.ndim)
-    if order is None:
-        return None
-    sizes = t.shape
-    strides = [st // t._data.itemsize for st in t._data.strides]
-    if strides[1] == 0:
-        return None
-    least = 0
-    for k in order:
-        if sizes[k] == 0 or strides[k] < least:
-            return None
-        if k == 0 and least == strides[1]:
-            return None  # ambiguous (N111 and the like): contiguous
-        least = strides[k] * (sizes[k] if sizes[k] > 1 else 1)
-    return t.ndim
-
-
-def _cat_memory_format(tensors: list) -> int | None:
-    found = None
-    for t in tensors:
-        f = _memory_format(t)
-        if f is None or (found is not None and f != found):
-            return None
-        found = f
-    return found
-
-
-def _empty_in_format(shape: tuple, dtype: Any, fmt: int | None) -> np.ndarray:
-    if fmt is None:
-        return np.empty(shape, dtype=dtype)
-    # channels last: C innermost, then the spatial dims, then N
-    perm = (0,) + tuple(range(2, len(shape))) + (1,)
-    back = tuple(int(i) for i in np.argsort(perm))
-    return np.empty(tuple(shape[i] for i in perm), dtype=dtype).transpose(back)
-
-
-def _cat_backward(g: Tensor, s: Any) -> list:
-    if all(len(shape) == 1 and shape[0] == 0 for shape in s.tensors_sym_sizes):
-        return [g] * len(s.tensors_sym_sizes)  # all skipped: an empty gradient each, no dim to check
-    dim = wrap_dim(s.dim, g.ndim)
-    grads = []
-    start = 0
-    for shape in s.tensors_sym_sizes:
-        if len(shape) == 1 and shape[0] == 0 and g.ndim != 1:
-            grads.append(None)
-            continue
-        n = shape[dim]
-        grads.append(g.narrow(dim, start, n))
-        start += n
-    return grads
-
-
-defop("cat", "cat(Tensor[] tensors, int dim=0, *, Tensor? out=None)", _cat_forward, node="CatBackward0",
-      inputs=("tensors",), method=False, exposes=("dim",), derivs={"tensors": d()(_cat_backward)})
-FUNCTIONS["concat"] = FUNCTIONS["concatenate"] = FUNCTIONS["cat"]
-
-
-def _stack_forward(b: dict) -> Any:
-    tensors = b["tensors"]
-    if not tensors:
-        raise TorchRuntimeError("stack expects a non-empty TensorList")
-    first = tensors[0].shape
-    wrap_dim(b["dim"], len(first) + 1)  # the dim is checked before the sizes
-    for i, t in enumerate(tensors):
-        if t.shape != first:
-            raise TorchRuntimeError(
-                f"stack expects each tensor to be equal size, but got {list_str(first)} at entry 0 and "
-                f"{list_str(t.shape)} at entry {i}")
-    dim = wrap_dim(b["dim"], len(first) + 1)
-    if dim < len(first):
-        # PyTorch's stack: cat along dim, then a view that splits it (so the layout is cat's)
-        flat = _cat_forward({"tensors": tensors, "dim": dim})
-        return flat.reshape(first[:dim] + (len(tensors),) + first[dim:])
-    return _cat_forward({"tensors": [_unsqueezed(t, dim) for t in tensors], "dim": dim})
-
-
-def _unsqueezed(t: Tensor, dim: int) -> Tensor:
-    """A graph-free t.unsqueeze(dim) with PyTorch's stride for the new dim."""
-    return Tensor._make(_unsqueeze_array(t._data, dim), t._dtype)
-
-
-defop("stack", "stack(Tensor[] tensors, int dim=0, *, Tensor? out=None)", _stack_forward,
-      node="StackBackward0", inputs=("tensors",), method=False, exposes=("dim",),
-      derivs={"tensors": d()(lambda g, s: list(g.unbind(s.dim)))})
-
-
-def _hstack(tensors: Any) -> Tensor:
-    ts = list(tensors)
-    return FUNCTIONS["cat"](ts, 0 if ts and ts[0].ndim == 1 else 1)
-
-
-def _vstack(tensors: Any) -> Tensor:
-    return FUNCTIONS["cat"]([t.reshape(1, -1) if t.ndim <= 1 else t for t in tensors], 0)
-
-
-# -- split / chunk / unbind (multi-output views) -----------------------------------------------
-
-def _split_sizes(size: int, split_size: int) -> list[int]:
-    if split_size == 0 and size != 0:
-        raise TorchRuntimeError(
-            f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
-    if split_size < 0:
-        raise TorchRuntimeError(f"split expects split_size be non-negative, but got split_size={split_size}")
-    if split_size == 0:
-        return [0]
-    n = max((size + split_size - 1) // split_size, 1)
-    return [min(split_size, size - i * split_size) for i in range(n)]
-
-
-def _pieces(a: np.ndarray, dim: int, sizes: list[int]) -> tuple:
-    out, start = [], 0
-    for n in sizes:
-        index = [slice(None)] * a.ndim
-        index[dim] = slice(start, start + n)
-        out.append(a[tuple(index)])
-        start += n
-    return tuple(out)
-
-
-def _split_forward(b: dict) -> Any:
-    a = b["self"]._data
-    dim = wrap_dim(b["dim"], a.ndim)
-    size = b["split_size"]
-    if isinstance(size, tuple):
-        if sum(size) != a.shape[dim]:
-            raise TorchRuntimeError(
-                f"split_with_sizes expects split_sizes to sum exactly to {a.shape[dim]} (input tensor's size "
-                f"at dimension {b['dim']}), but got split_sizes={list_str(size)}")
-        return _pieces(a, dim, list(size))
-    return _pieces(a, dim, _split_sizes(a.shape[dim], size))
-
-
-def _cat_grads(grads: list, s: Any) -> Tensor:
-    return FUNCTIONS["cat"](grads, s.dim)
-
-
-defop("split", ["split(Tensor input, int split_size, int dim=0)",
-                "split(Tensor input, int[] split_size, int dim=0)"], _split_forward,
-      node=lambda b: "SplitWithSizesBackward0" if isinstance(b["split_size"], tuple) else "SplitBackward0",
-      view=True, exposes={"SplitBackward0": ("dim", "self_sym_sizes", "split_size")},
-      derivs={"self": d()(_cat_grads)})
-
-
-def _chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple:
-    if chunks <= 0:
-        raise TorchRuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    size = self.shape[wrap_dim(dim, self.ndim)]
-    split_size = (size + chunks - 1) // chunks
-    if split_size == 0 and size == 0:
-        return self.split([0] * chunks, dim)  # PyTorch's split_with_sizes of zeros
-    return self.split(split_size, dim)
-
-
-def _unbind_forward(b: dict) -> Any:
-    a = b["self"]._data
-    if a.ndim == 0:
-        raise TorchIndexError("Dimension specified as 0 but tensor has no dimensions")
-    dim = wrap_dim(b["dim"], a.ndim)
-    return tuple(a[(slice(None),) * dim + (i, Ellipsis)] for i in range(a.shape[dim]))
-
-
-defop("unbind", "unbind(Tensor input, int dim=0)", _unbind_forward, node="UnbindBackward0", view=True,
-      exposes=("dim",),
-      derivs={"self": d()(lambda g, s: FUNCTIONS["stack"](g, s.dim))})
-
-
-# -- narrow / select / slice / diagonal ----------------------------------------------------------
-
-def _slice_forward(b: dict) -> Any:
-    a = b["self"]._data
-    dim = wrap_dim(b["dim"], a.ndim)
-    start, end, step = b["start"], b["end"], b["step"]
-    if step <= 0:
-        raise TorchValueError("step must be greater than zero")
-    index = [slice(None)] * a.ndim
-    index[dim] = slice(start, end, step)
-    return a[tuple(index)]
-
-
-def _slice_backward(g: Tensor, s: Any) -> Tensor:
-    return _embed(s.self_sym_sizes, g, lambda t: t.slice(s.dim, s.start, s.end, s.step),
-                  "SliceBackwardBackward0")
-
-
-SLICE = defop("slice", "slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1)",
-              _slice_forward, node="SliceBackward0", view=True, function=False, method=False,
-              exposes=("dim", "start", "end", "step", "self_sym_sizes"),
-              derivs={"self": d()(_slice_backward)})
-Tensor.slice = lambda self, dim=0, start=None, end=None, step=1: run(
-    SLICE, {"self": self, "dim": dim, "start": start, "end": end, "step": step})
-
-
-def _embed_forward(b: dict) -> Any:
-    g = b["self"]
-    out = np.zeros(b["shape"], dtype=g._dtype.np)
-    from ..autograd.views import region_of
-    region_of(b["region"], out)[...] = g._data
-    return out
-
-
-# The gradient of a view op: zeros of the input's shape with the gradient in the view's
-# region.  Its own gradient is the view op again (PyTorch's <View>BackwardBackward0).
-EMBED = defop("_embed", "_embed(Tensor input, any shape, any region, str node)", _embed_forward,
-              node=lambda b: b["node"], function=False, method=False,
-              derivs={"self": d()(lambda g, s: s.region(g))})
-
-
-def _embed(shape: Any, g: Tensor, region: Any, node: str) -> Tensor:
-    return run(EMBED, {"self": g, "shape": tuple(shape), "region": region, "node": node})
-
-
-def _narrow(self: Tensor, dim: int, start: Any, length: int) -> Tensor:
-    nd = self.ndim
-    if nd == 0:
-        raise TorchRuntimeError("narrow() cannot be applied to a 0-dim tensor.")
-    dim = wrap_dim(dim, nd)
-    size = self.shape[dim]
-    start = int(start)
-    if start < -size or start > size:
-        raise TorchIndexError(
-            f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
-    if start < 0:
-        start += size
-    if length < 0:
-        raise TorchRuntimeError("narrow(): length must be non-negative.")
-    if start + length > size:
-        raise TorchRuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
-    return run(SLICE, {"self": self, "dim": dim, "start": start, "end": start + length, "step": 1})
-
-
-def _select_forward(b: dict) -> Any:
-    a = b["self"]._data
-    if a.ndim == 0:
-        raise TorchIndexError("select() cannot be applied to a 0-dim tensor.")
-    dim = wrap_dim(b["dim"], a.ndim)
-    i = b["index"]
-    size = a.shape[dim]
-    if not -size <= i < size:
-        raise TorchIndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
-    return a[(slice(None),) * dim + (i, Ellipsis)]
-
-
-def _select_backward(g: Tensor, s: Any) -> Tensor:
-    return _embed(s.self_sym_sizes, g, lambda t: t.select(s.dim, s.index), "SelectBackwardBackward0")
-
-
-SELECT = defop("select", "select(Tensor input, int dim, int index)", _select_forward,
-               node="SelectBackward0", view=True, exposes=("dim", "index", "self_sym_sizes"), derivs={"self": d()(_select_backward)})
 
 ALIAS = defop("alias", "alias(Tensor input)", lambda b: b["self"]._data.view(), node="AliasBackward0",
               view=True, method=False, derivs={"self": d()(lambda g, s: g)})
 
+_RESHAPE = LazyParser("reshape(Tensor input, int[] shape)", method=True)
+_RESHAPE_FN = LazyParser("reshape(Tensor input, int[] shape)")
 
-def _diagonal_forward(b: dict) -> Any:
-    a = b["self"]._data
-    d1, d2 = wrap_dim(b["dim1"], a.ndim), wrap_dim(b["dim2"], a.ndim)
-    if d1 == d2:
-        raise TorchRuntimeError(f"diagonal dimensions cannot be identical {b['dim1']}, {b['dim2']}")
-    return diagonal_view(a, b["offset"], d1, d2)
-
-
-def diagonal_view(a: np.ndarray, offset: int, d1: int, d2: int) -> np.ndarray:
-    """A writable view of a diagonal (NumPy's own ``diagonal`` is read-only)."""
-    index = [slice(None)] * a.ndim
-    if offset >= 0:
-        index[d2] = slice(offset, None)
-    else:
-        index[d1] = slice(-offset, None)
-    sub = a[tuple(index)]
-    length = max(min(sub.shape[d1], sub.shape[d2]), 0)
-    keep = [i for i in range(a.ndim) if i not in (d1, d2)]
-    shape = tuple(sub.shape[i] for i in keep) + (length,)
-    strides = tuple(sub.strides[i] for i in keep) + (sub.strides[d1] + sub.strides[d2],)
-    return np.lib.stride_tricks.as_strided(sub, shape, strides, writeable=sub.flags.writeable)
-
-
-def _diagonal_backward(g: Tensor, s: Any) -> Tensor:
-    return _embed(s.self_sym_sizes, g, lambda t: t.diagonal(s.offset, s.dim1, s.dim2),
-                  "DiagonalBackwardBackward0")
-
-
-defop("diagonal", "diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1)", _diagonal_forward,
-      node="DiagonalBackward0", view=True, exposes=("dim1", "dim2", "offset", "self_sym_sizes"), derivs={"self": d()(_diagonal_backward)})
-
-
-# -- flip / tril / triu / diag -----------------------------------------------------------------
-
-def _flip_forward(b: dict) -> Any:
-    a = b["self"]._data
-    dims = wrap_dims(b["dims"], a.ndim)
-    return np.flip(a, dims).copy() if dims and a.ndim else a.copy()
-
-
-defop("flip", "flip(Tensor input, int[] dims)", _flip_forward, node="FlipBackward0", exposes=("dims",),
-      derivs={"self": d()(lambda g, s: g.flip(s.dims))})
-
-
-def _tri(fn: Any, name: str) -> Any:
-    def forward(b: dict) -> Any:
-        a = b["self"]._data
-        if a.ndim < 2:
-            raise TorchRuntimeError(f"{name}: input tensor must have at least 2 dimensions")
-        return fn(a, b["diagonal"])
-    return forward
-
-
-defop("tril", "tril(Tensor input, int diagonal=0, *, Tensor? out=None)", _tri(np.tril, "tril"),
-      node="TrilBackward0", inplace=True, exposes=("diagonal",), derivs={"self": d()(lambda g, s: g.tril(s.diagonal))})
-defop("triu", "triu(Tensor input, int diagonal=0, *, Tensor? out=None)", _tri(np.triu, "triu"),
-      node="TriuBackward0", inplace=True, exposes=("diagonal",), derivs={"self": d()(lambda g, s: g.triu(s.diagonal))})
-
-
-def _diag_embed_forward(b: dict) -> Any:
-    a = b["self"]._data
-    k = b["offset"]
-    n = a.shape[-1] + abs(k)
-    out = np.zeros(a.shape[:-1] + (n, n), dtype=a.dtype)
-    rows = np.arange(a.shape[-1]) + max(-k, 0)
-    cols = np.arange(a.shape[-1]) + max(k, 0)
-    out[..., rows, cols] = a
-    return out
-
-
-DIAG_EMBED = defop("diag_embed", "diag_embed(Tensor input, int offset=0, int dim1=-2, int dim2=-1)",
-                   _diag_embed_forward, node="DiagEmbedBackward0",
-                   derivs={"self": d()(lambda g, s: g.diagonal(s.offset, -2, -1))})
-DIAG_COPY = defop("_diagonal_copy", "_diagonal_copy(Tensor input, int offset=0)",
-                  lambda b: diagonal_view(b["self"]._data, b["offset"], 0, 1).copy(),
-                  node="DiagonalBackward0_copy", function=False, method=False,
-                  derivs={"self": d()(lambda g, s: _embed(s.self_sym_sizes, g, lambda t: t.diagonal(s.offset),
-                                                          "DiagonalBackwardBackward0"))})
-
-
-def _diag(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: A002
-    if input.ndim == 1:
-        return run(DIAG_EMBED, {"self": input, "offset": diagonal, "dim1": -2, "dim2": -1})
-    if input.ndim == 2:
-        return run(DIAG_COPY, {"self": input, "offset": diagonal})
-    raise TorchRuntimeError("diag(): Supports 1D or 2D tensors. Got " + f"{input.ndim}D")
-
-
-def _install() -> None:
-    from .registry import METHOD_NAMES
-    from ..dispatch.signature import ArgParser
-    global _RESHAPE, _RESHAPE_FN
-    _RESHAPE = ArgParser(["reshape(Tensor input, int[] shape)"], method=True)
-    _RESHAPE_FN = ArgParser(["reshape(Tensor input, int[] shape)"])
-    methods = {
-        "reshape": reshape, "view_as": _view_as, "reshape_as": _reshape_as, "flatten": flatten,
-        "unflatten": _unflatten, "movedim": _movedim, "moveaxis": _movedim, "expand_as": _expand_as,
-        "chunk": _chunk, "narrow": _narrow, "diag": _diag,
-    }
-    for name, fn in methods.items():
-        setattr(Tensor, name, fn)
-    Tensor.T = property(_T)
-    Tensor.mT = property(_mT)
-    METHOD_NAMES.update(methods)
-    Tensor.__script_attrs__ = Tensor.__script_attrs__ | set(methods)
-    FUNCTIONS.update({
-        "reshape": _reshape_function, "flatten": flatten, "unflatten": _unflatten, "movedim": _movedim,
-        "moveaxis": _movedim, "chunk": _chunk, "narrow": _narrow, "diag": _diag, "hstack": _hstack,
-        "vstack": _vstack,
-    })
-
-
-_RESHAPE: Any = None
-_RESHAPE_FN: Any = None
-_install()
-__all__ = ["OPS", "zeros_like"]
+CATALOG.register(reshape, "reshape", method=True, signature=_RESHAPE)
+CATALOG.register(_reshape_function, "reshape", torch=True)
+CATALOG.register(_view_as, "view_as", method=True)
+CATALOG.register(_reshape_as, "reshape_as", method=True)
+CATALOG.register(flatten, "flatten", torch=True, method=True)
+CATALOG.register(_unflatten, "unflatten", torch=True, method=True)
+CATALOG.register(_movedim, "movedim", torch=True, method=True)
+CATALOG.register(_movedim, "moveaxis", torch=True, method=True)
+CATALOG.register(_expand_as, "expand_as", method=True)
+CATALOG.register(property(_T), "T", method=True)
+CATALOG.register(property(_mT), "mT", method=True)
