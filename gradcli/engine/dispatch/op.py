@@ -47,6 +47,8 @@ class Op:
     inplace: bool = False
     # Where the function form also lives (besides torch): e.g. "nn.functional".
     also_in: tuple[str, ...] = ()
+    # Other torch names of the function form (torch.concat and torch.concatenate are torch.cat).
+    aliases: tuple[str, ...] = ()
     # Operators of Tensor that call the op: {"__add__": BINARY, "__iadd__": INPLACE, "__neg__": METHOD}.
     operators: dict[str, str] = field(default_factory=dict)
     numbers_as_tensors: bool | str = False  # "other": not for the first parameter

@@ -57,7 +57,9 @@ def publish(op: Op) -> None:
     OPS[op.name] = op
     method = None
     if op.function:
-        register(function_form(op), op.name, torch=True, namespaces=op.also_in)
+        function = register(function_form(op), op.name, torch=True, namespaces=op.also_in)
+        for alias in op.aliases:
+            register(function, alias, torch=True)
     if op.method or any(kind == "method" for kind in op.operators.values()):
         method = method_form(op)
         if op.method:

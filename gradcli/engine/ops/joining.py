@@ -122,7 +122,8 @@ def _cat_backward(g: Tensor, s: Any) -> list:
 
 
 CAT = defop("cat", "cat(Tensor[] tensors, int dim=0, *, Tensor? out=None)", _cat_forward, node="CatBackward0",
-      inputs=("tensors",), method=False, exposes=("dim",), derivs={"tensors": d()(_cat_backward)})
+      inputs=("tensors",), method=False, exposes=("dim",), aliases=("concat", "concatenate"),
+      derivs={"tensors": d()(_cat_backward)})
 
 
 def _stack_forward(b: dict) -> Any:
@@ -235,8 +236,6 @@ UNBIND = defop("unbind", "unbind(Tensor input, int dim=0)", _unbind_forward, nod
 
 
 
-CATALOG.register(CAT, "concat", torch=True)
-CATALOG.register(CAT, "concatenate", torch=True)
 CATALOG.register(_hstack, "hstack", torch=True)
 CATALOG.register(_vstack, "vstack", torch=True)
 CATALOG.register(_chunk, "chunk", torch=True, method=True)
