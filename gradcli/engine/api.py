@@ -11,16 +11,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from . import dtypes, ops  # noqa: F401  (importing ops installs the op table)
-from .install import install
+from . import dtypes
 from .autograd import grad_mode
 from .autograd.backward import backward as _backward
 from .autograd.backward import grad as _grad
-from .device import CPU, Device
-from .layout import strided
-from .ops import FUNCTIONS, METHOD_NAMES, NAMESPACES
-from .ops import nn_functional, random_ops  # noqa: F401
+from .device import CPU, Device, check_cpu
 from .dispatch.limits import set_max_elements  # noqa: F401  (re-exported for the CLI)
+from .dispatch.publish import FUNCTIONS, METHOD_NAMES, NAMESPACES
+from .install import install
+from .layout import strided
 from .printing import set_printoptions
 from .pytorch_names import MODULES as PYTORCH_NAMES
 from .pytorch_names import TENSOR as PYTORCH_TENSOR_NAMES  # noqa: F401
@@ -29,6 +28,8 @@ from .tensor import Tensor
 from ..__init__ import TORCH_VERSION
 from .transforms import autograd_functional as _functional
 from .transforms.gradcheck import gradcheck, gradgradcheck
+
+install()
 
 
 def _is_tensor(obj: object) -> bool:
@@ -44,7 +45,6 @@ def _is_floating_point(t: Tensor) -> bool:
 
 
 def _set_default_device(device: Any) -> None:
-    from .device import check_cpu
     check_cpu(device)
 
 
@@ -58,9 +58,6 @@ def _no_cuda() -> bool:
 
 def _zero() -> int:
     return 0
-
-
-install()
 
 
 def _build_torch() -> dict[str, Any]:

@@ -1,25 +1,34 @@
-"""Publishing every op: ``install()`` turns the op families' catalogs into ``torch.X`` and ``Tensor.X``.
+"""Publishing every op: ``install()`` turns the catalogs of the op families into ``torch.X`` and ``Tensor.X``.
 
 Importing an op module only defines its records (plain data); nothing reaches
 the Tensor class or the torch tables until ``install`` runs, once, from
-``gradcli.engine.api``.  The order is the order of publication (a later entry
-of the same name would replace an earlier one).
+``gradcli.engine.api``.  The order is the order of publication: ``nn`` comes
+after the ops it wraps (``F.sigmoid`` replaces the ``sigmoid`` op's entry in
+``torch.nn.functional`` with PyTorch's Python-level function).
 """
 
 from __future__ import annotations
 
-from .ops import (arithmetic, backward_ops, comparison, conversions, joining, pointwise_binary, pointwise_unary,
-                  shape, slicing)
+from .nn import activation_backward, activations, cross_entropy, functional, linear, loss_backward, losses
+from .ops import (arithmetic, backward_ops, comparison, conversions, cumulative, factories, gather_scatter,
+                  indexing, joining, linalg, matmul, norms, pointwise_binary, pointwise_unary, random_ops,
+                  reductions, shape, slicing, softmax)
+
+FAMILIES = (
+    pointwise_unary, arithmetic, pointwise_binary, comparison, backward_ops, conversions, shape, joining,
+    slicing, indexing, gather_scatter, reductions, norms, softmax, cumulative, matmul, linalg, factories,
+    random_ops,
+    activation_backward, loss_backward, activations, linear, losses, cross_entropy, functional,
+)
 
 _installed = False
 
 
 def install() -> None:
-    """Publish every op family, nn included (idempotent)."""
+    """Publish every op family, nn included (once; later calls do nothing)."""
     global _installed
     if _installed:
         return
     _installed = True
-    for module in (pointwise_unary, arithmetic, pointwise_binary, comparison, backward_ops, conversions, shape,
-                   joining, slicing):
-        module.CATALOG.install()
+    for family in FAMILIES:
+        family.CATALOG.install()

@@ -62,11 +62,7 @@ class Tensor:
     __script_settable__ = frozenset({"requires_grad", "grad", "data"})
 
     # -- construction -----------------------------------------------------------------
-    def __new__(cls, *args: Any, **kwargs: Any) -> "Tensor":
-        # torch.Tensor(...) is PyTorch's legacy constructor (float32 by default).
-        from .ops.factories import legacy_tensor_constructor
-        return legacy_tensor_constructor(*args, **kwargs)
-
+    # (torch.Tensor(...), PyTorch's legacy constructor, is a factory: ops/factories.py sets __new__.)
     @staticmethod
     def _make(data: Any, dtype: "dtypes.DType | None" = None) -> "Tensor":
         """A new leaf around ``data`` (an ndarray; NumPy scalars are made 0-dim)."""

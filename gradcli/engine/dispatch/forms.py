@@ -18,6 +18,9 @@ from .runner import rename_input, run, run_inplace, run_inplace_view
 
 
 def function_form(op: Op) -> Callable:
+    """``torch.<name>`` (made once per record, so every namespace holds the same function)."""
+    if "function" in op.forms:
+        return op.forms["function"]
     prepare = op.prepare
 
     def function(*args: Any, **kwargs: Any) -> Any:
@@ -28,6 +31,7 @@ def function_form(op: Op) -> Callable:
         return run(op, bound)
     function.__name__ = function.__qualname__ = op.name
     function.__signature__ = LazySignature(lambda: op.parser("function"))  # type: ignore[attr-defined]
+    op.forms["function"] = function
     return function
 
 

@@ -102,6 +102,9 @@ class Op:
     # Writing into an integer self records nothing (copy_, hand-written in PyTorch's autograd).
     grad_only_into_float: bool = False
 
+    # The callables made from the record (function, method, in-place), each made once.
+    forms: dict[str, Callable] = field(default_factory=dict, repr=False)
+
     fn_parser: ArgParser | None = None
     method_parser: ArgParser | None = None
     inplace_parser: ArgParser | None = None
@@ -138,6 +141,8 @@ class Op:
         """The op called as ``torch.<name>(...)`` (how one op's formulas call another)."""
         _, bound = self.parser("function").parse(args, kwargs)
         rename_input(bound)
+        if self.prepare is not None:
+            self.prepare(bound)
         return run(self, bound)
 
 

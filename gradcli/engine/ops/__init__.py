@@ -1,8 +1,5 @@
-"""The op table.  Importing this package installs every op on Tensor and in FUNCTIONS.
+"""The op definitions, one module per family; each fills a ``Catalog`` that ``install`` publishes.
 
-Order matters only in that later modules use ops defined by earlier ones
-inside their formulas (at call time, never at import time).
+Importing a family defines its records and nothing else: ``torch.X`` and
+``Tensor.X`` appear when ``gradcli.engine.install.install()`` runs.
 """
-
-from . import pointwise, conversions, shape, indexing, reductions, linalg, factories  # noqa: F401
-from .registry import FUNCTIONS, METHOD_NAMES, NAMESPACES, OPS  # noqa: F401

@@ -1,4 +1,5 @@
-"""``where``, comparisons, logical and bitwise ops, and the ``isnan`` family.
+"""``where``, comparisons (and ``allclose``, ``isclose``, ``equal``), logical and bitwise ops,
+and the ``isnan`` family.
 
 Only ``where`` is differentiable (its gradient is a ``where`` again); the
 in-place comparisons record a node with zero gradients, as PyTorch's do
@@ -147,3 +148,32 @@ def _unary_predicate(fn: Callable) -> Callable[[dict], Any]:
 for _name, _fn in (("isnan", np.isnan), ("isinf", np.isinf), ("isfinite", np.isfinite),
                    ("isposinf", np.isposinf), ("isneginf", np.isneginf), ("signbit", np.signbit)):
     defop(_name, f"{_name}(Tensor input)", _unary_predicate(_fn))
+
+
+# -- whole-tensor comparisons (Python functions of PyTorch's, no ops) ------------------------------
+
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
+             equal_nan: bool = False) -> bool:
+    _same_dtype_check(input, other)
+    a, b, _ = binary_arrays(input, other)
+    return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def _same_dtype_check(input: Tensor, other: Tensor) -> None:  # noqa: A002
+    if input._dtype is not other._dtype:  # isclose does not promote
+        raise TorchRuntimeError(f"{input._dtype.legacy_name} did not match {other._dtype.legacy_name}")
+
+
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
+            equal_nan: bool = False) -> Tensor:
+    _same_dtype_check(input, other)
+    a, b, _ = binary_arrays(input, other)
+    return Tensor._make(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def equal(input: Tensor, other: Tensor) -> bool:  # noqa: A002
+    return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
+
+
+for _fn in (allclose, isclose, equal):
+    CATALOG.register(_fn, torch=True, method=True)

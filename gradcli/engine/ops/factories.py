@@ -3,7 +3,8 @@
 
 Factories make leaves; ``requires_grad=True`` is checked against the dtype
 with PyTorch's message.  Every factory respects the element limit
-(``limits.check_size``) before allocating.
+(``limits.check_size``) before allocating.  Their signatures are parsed on
+first use (``LazyParser``), so start-up pays for none of them.
 """
 
 from __future__ import annotations
@@ -15,12 +16,17 @@ import numpy as np
 
 from .. import dtypes
 from ..device import check_cpu
+from ..dispatch.limits import check_size
+from ..dispatch.memory import write_into
+from ..dispatch.publish import Catalog
+from ..dispatch.signature import LazyParser
 from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
-from ..dispatch.limits import check_size, set_max_elements  # noqa: F401  (set_max_elements: re-exported)
+from ..kernels.exactfp import fma32, fma64
 from ..tensor import Tensor
-from .registry import FUNCTIONS, METHOD_NAMES
-from ..shape_rules import list_str, numel
-from ..dispatch.signature import ArgParser
+from ..warnings import warn
+
+CATALOG = Catalog()
+
 
 def leaf(data: np.ndarray, dtype: "dtypes.DType", requires_grad: bool) -> Tensor:
     t = Tensor._make(data, dtype)
@@ -35,8 +41,8 @@ _OPTIONS = "dtype? dtype=None, layout? layout=None, device? device=None, bool pi
            "bool requires_grad=False"
 
 
-def _parser(*sigs: str) -> ArgParser:
-    return ArgParser(list(sigs))
+def _parser(*sigs: str) -> LazyParser:
+    return LazyParser(*sigs)
 
 
 # -- torch.tensor ----------------------------------------------------------------------------------
@@ -125,7 +131,6 @@ def tensor(*args: Any, **kwargs: Any) -> Tensor:
     check_cpu(b["device"])
     data = b["data"]
     if isinstance(data, Tensor):
-        from ..warnings import warn
         warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
              "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).")
         array, dtype = data._data.copy(), data._dtype
@@ -188,14 +193,14 @@ def _filled(name: str, fill: Any) -> Any:
         dtype = b["dtype"] or dtypes.get_default_dtype()
         t = leaf(np.full(shape, fill, dtype=dtype.np), dtype, b["requires_grad"])
         return _maybe_out(t, b["out"])
-    factory.__name__ = name
+    factory.__name__ = factory.__qualname__ = name
+    factory.parser = parser  # type: ignore[attr-defined]  (its __signature__, at install)
     return factory
 
 
 def _maybe_out(t: Tensor, out: Any) -> Tensor:
     if out is None:
         return t
-    from .registry import write_into
     if out.shape != t.shape:
         out._data = np.empty(t.shape, dtype=out._dtype.np)
     write_into(out, t._data)
@@ -283,7 +288,6 @@ def _linspace_values(start: Any, end: Any, steps: int, dtype: "dtypes.DType") ->
         return vals.astype(dtype.np)
     # PyTorch's vectorised kernel uses fused multiply-adds: start + step*i for the
     # first half, end - step*(steps-1-i) for the second (hence -5.55e-17, not 0).
-    from ..kernels.exactfp import fma32, fma64
     fma = fma32 if dtype.np == np.float32 else fma64
     t = dtype.np.type
     s, e = t(start), t(end)
@@ -314,7 +318,8 @@ def _like(name: str, fill: Any) -> Any:
         src = b["input"]
         dtype = b["dtype"] or src._dtype
         return leaf(np.full(src._data.shape, fill, dtype=dtype.np), dtype, b["requires_grad"])
-    factory.__name__ = name
+    factory.__name__ = factory.__qualname__ = name
+    factory.parser = parser  # type: ignore[attr-defined]
     return factory
 
 
@@ -329,7 +334,7 @@ def full_like(*args: Any, **kwargs: Any) -> Tensor:
 
 
 def _new(name: str, fill: Any) -> Any:
-    parser = ArgParser([f"{name}(Tensor input, int[] size, *, {_OPTIONS})"], method=True)
+    parser = LazyParser(f"{name}(Tensor input, int[] size, *, {_OPTIONS})", method=True)
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         _, b = parser.parse((self,) + args, kwargs)
@@ -337,11 +342,12 @@ def _new(name: str, fill: Any) -> Any:
         check_size(shape)
         dtype = b["dtype"] or self._dtype
         return leaf(np.full(shape, fill, dtype=dtype.np), dtype, b["requires_grad"])
-    method.__name__ = name
+    method.__name__ = method.__qualname__ = name
+    method.parser = parser  # type: ignore[attr-defined]
     return method
 
 
-_NEW_FULL = ArgParser([f"new_full(Tensor input, int[] size, Scalar fill_value, *, {_OPTIONS})"], method=True)
+_NEW_FULL = LazyParser(f"new_full(Tensor input, int[] size, Scalar fill_value, *, {_OPTIONS})", method=True)
 
 
 def _new_full(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
@@ -358,19 +364,21 @@ def _new_tensor(self: Tensor, data: Any, dtype: Any = None, device: Any = None,
     return t
 
 
-def _install() -> None:
-    FUNCTIONS.update({
-        "tensor": tensor, "as_tensor": as_tensor, "ones": _filled("ones", 1), "zeros": _filled("zeros", 0),
-        "empty": _filled("empty", 0), "full": full, "eye": eye, "arange": arange, "linspace": linspace,
-        "logspace": logspace, "ones_like": _like("ones_like", 1), "zeros_like": _like("zeros_like", 0),
-        "empty_like": _like("empty_like", 0), "full_like": full_like,
-    })
-    methods = {"new_ones": _new("new_ones", 1), "new_zeros": _new("new_zeros", 0),
-               "new_empty": _new("new_empty", 0), "new_full": _new_full, "new_tensor": _new_tensor}
-    for name, fn in methods.items():
-        setattr(Tensor, name, fn)
-    METHOD_NAMES.update(methods)
-    Tensor.__script_attrs__ = Tensor.__script_attrs__ | set(methods)
+def _legacy_new(cls: type, *args: Any, **kwargs: Any) -> Tensor:
+    return legacy_tensor_constructor(*args, **kwargs)
 
 
-_install()
+CATALOG.register(staticmethod(_legacy_new), operators=("__new__",))  # torch.Tensor(...) is a factory too
+for _name, _fn, _parsed in (
+        ("tensor", tensor, _TENSOR), ("as_tensor", as_tensor, None), ("ones", _filled("ones", 1), None),
+        ("zeros", _filled("zeros", 0), None), ("empty", _filled("empty", 0), None), ("full", full, _FULL),
+        ("eye", eye, _EYE), ("arange", arange, _ARANGE), ("linspace", linspace, _LINSPACE),
+        ("logspace", logspace, None), ("ones_like", _like("ones_like", 1), None),
+        ("zeros_like", _like("zeros_like", 0), None), ("empty_like", _like("empty_like", 0), None),
+        ("full_like", full_like, _FULL_LIKE)):
+    CATALOG.register(_fn, _name, torch=True, signature=_parsed or getattr(_fn, "parser", None))
+for _name, _fn, _parsed in (
+        ("new_ones", _new("new_ones", 1), None), ("new_zeros", _new("new_zeros", 0), None),
+        ("new_empty", _new("new_empty", 0), None), ("new_full", _new_full, _NEW_FULL),
+        ("new_tensor", _new_tensor, None)):
+    CATALOG.register(_fn, _name, method=True, signature=_parsed or getattr(_fn, "parser", None))

@@ -1,4 +1,4 @@
-"""Indexing: ``x[...]`` and ``x[...] = v``, plus index_select, gather, scatter, masked_select.
+"""Indexing: ``x[...]`` and ``x[...] = v`` (and ``index_put_``).
 
 Basic indices (ints, slices, None, ``...``) become a chain of view ops, as
 PyTorch's ``applySlicing`` does (``SelectBackward0``, ``SliceBackward0``,
@@ -15,10 +15,24 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..autograd import grad_mode
+from ..autograd.formulas import d
+from ..autograd.views import gradient_edge
+from ..dispatch.memory import PARTIAL_OVERLAP_MESSAGE, overlap_status, repeats
+from ..dispatch.op import SHARED
+from ..dispatch.publish import Catalog
+from ..dispatch.runner import run, run_inplace
+from ..dispatch.signature import LazyParser
 from ..errors import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
+from ..shape_rules import broadcast_all, is_expandable_to, list_str
 from ..tensor import Tensor, wrap_scalar
-from .registry import FUNCTIONS, OPS, d, defop, run, run_inplace
-from ..shape_rules import broadcast_all, is_expandable_to, list_str, wrap_dim
+from ..warnings import warn
+from .factories import tensor as new_tensor
+from .shape import ALIAS
+from .slicing import SLICE
+
+CATALOG = Catalog()
+defop = CATALOG.defop
 
 
 # -- parsing an index ------------------------------------------------------------------------
@@ -27,7 +41,7 @@ def _as_index_tensor(value: Any) -> Tensor:
     if isinstance(value, Tensor):
         return value
     try:
-        t = FUNCTIONS["tensor"](value)
+        t = new_tensor(value)
     except (TypeError, ValueError, RuntimeError):
         raise TorchIndexError(
             "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
@@ -85,8 +99,6 @@ def apply_indexing(self: Tensor, index: Any, setting: bool = False) -> tuple[Ten
         # the one-item fast paths of PyTorch's indexing say it their own way (a 0-dim size is 0)
         if isinstance(index, slice):
             _step(index)  # a bad step is reported first
-            from ..autograd import grad_mode
-            from ..autograd.views import gradient_edge
             if grad_mode._enabled and self.requires_grad:
                 gradient_edge(self)  # then slice's node takes its edge (a stale view fails here)
             raise TorchIndexError("slice() cannot be applied to a 0-dim tensor.")
@@ -133,7 +145,7 @@ def apply_indexing(self: Tensor, index: Any, setting: bool = False) -> tuple[Ten
             step = t.ndim if t._dtype is dtypes.bool_ else 1
             dim += step
     if not applied and not advanced and not setting:
-        result = run(OPS["alias"], {"self": result})
+        result = run(ALIAS, {"self": result})
     return result, advanced
 
 
@@ -158,7 +170,7 @@ def _slice(t: Tensor, dim: int, s: slice) -> Tensor:
     # the kernel wraps and clamps them as NumPy's slicing does
     start = 0 if s.start is None else int(s.start)
     stop = _INT64_MAX if s.stop is None else int(s.stop)
-    return run(OPS["slice"], {"self": t, "dim": dim, "start": start, "end": stop, "step": step})
+    return run(SLICE, {"self": t, "dim": dim, "start": start, "end": stop, "step": step})
 
 
 _INT64_MAX = (1 << 63) - 1
@@ -315,7 +327,7 @@ def _index_put_forward(b: dict) -> Any:
     value or an index, the masks' shapes, the indices' broadcast, the value's shape, its dtype,
     and last the bounds (checked by the kernel)."""
     t, values, indices = b["self"], b["values"], b["indices"]
-    expanded = b.get("_inplace") and repeats_memory(t._data)
+    expanded = b.get("_inplace") and repeats(t._data)
     warn = _warn_expanded if expanded else (lambda *a: None)
     warn("index_put_", "indices] = tensor", 976)
     masked_fill = (not b["accumulate"] and values.numel() == 1 and len(indices) == 1
@@ -323,15 +335,11 @@ def _index_put_forward(b: dict) -> Any:
     if masked_fill:
         _numpy_index(t.shape, indices, bounds=False)  # the mask's shape
         warn("masked_fill_", "mask] = scalar", 2450)
-        from .registry import overlap_status
         if b.get("_inplace") and overlap_status(t._data, indices[0][1]._data) == "partial":
-            raise TorchRuntimeError(  # masked_fill_ refuses a mask that partly is the written tensor
-                "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
-                "single memory location. Please clone() the tensor before performing the operation.")
+            # masked_fill_ refuses a mask that partly is the written tensor
+            raise TorchRuntimeError(PARTIAL_OVERLAP_MESSAGE)
     elif b.get("_inplace") and any(_overlaps(t._data, x._data) for x in [values] + [i for _, i in indices]):
-        raise TorchRuntimeError(
-            "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
-            "single memory location. Please clone() the tensor before performing the operation.")
+        raise TorchRuntimeError(PARTIAL_OVERLAP_MESSAGE)
     _numpy_index(t.shape, indices, bounds=False)  # the masks' shapes
     _check_broadcastable(indices)
     out = t._data.copy()
@@ -359,23 +367,16 @@ def _index_put_forward(b: dict) -> Any:
 
 def _overlaps(a: np.ndarray, b: np.ndarray) -> bool:
     """PyTorch's assert_no_overlap: partial or full overlap (an expanded tensor is "too hard")."""
-    from .registry import overlap_status
     return overlap_status(a, b) in ("partial", "full")
 
 
 def _warn_expanded(op: str, example: str, line: int) -> None:
-    from ..warnings import warn
     warn(EXPANDED_WARNING.format(op, example, line))
 
 
 EXPANDED_WARNING = ("Use of {0} on expanded tensors is deprecated. Please clone() the tensor before performing this "
                     "operation. This also applies to advanced indexing e.g. tensor[{1} (Triggered internally at "
                     "/__w/pytorch/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:{2}.)")
-
-
-def repeats_memory(a: np.ndarray) -> bool:
-    """An expanded array: some elements share one memory location."""
-    return a.size > 0 and any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape))
 
 
 def _index_put_values_grad(g: Tensor, s: Any) -> Tensor:
@@ -391,21 +392,19 @@ def _index_put_self_grad(g: Tensor, s: Any) -> Tensor:
 
 INDEX_PUT = defop("index_put", "index_put(Tensor input, any indices, Tensor values, bool accumulate=False)",
                   _index_put_forward, node="IndexPutBackward0", inputs=("self", "values"),
-                  numbers_as_tensors=True, function=False, method=False, inplace=True,
+                  numbers_as_tensors=True, function=False, method=False,
+                  # (its own overlap checks, in the forward; PyTorch warns when self is expanded)
+                  inplace_broadcasts=False, inplace_memory=SHARED,
                   derivs={"self": d()(_index_put_self_grad), "values": d()(_index_put_values_grad)})
 
 
-_INDEX_PUT_ARGS = None
+_INDEX_PUT_ARGS = LazyParser("index_put_(Tensor input, Tensor[] indices, Tensor values, bool accumulate=False)",
+                             method=True)
 
 
 def _index_put_method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """``x.index_put_(indices, values, accumulate=False)``: PyTorch's tuple of index tensors (a
     mask for as many dims as it has) becomes the (dim, index) pairs used inside."""
-    global _INDEX_PUT_ARGS
-    if _INDEX_PUT_ARGS is None:
-        from ..dispatch.signature import ArgParser
-        _INDEX_PUT_ARGS = ArgParser(["index_put_(Tensor input, Tensor[] indices, Tensor values, "
-                                     "bool accumulate=False)"], method=True)
     _, b = _INDEX_PUT_ARGS.parse((self,) + args, kwargs)
     pairs, dim = [], 0
     for t in b["indices"]:
@@ -417,7 +416,7 @@ def _index_put_method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
                                    "accumulate": b["accumulate"]})
 
 
-Tensor.index_put_ = _index_put_method
+CATALOG.register(_index_put_method, "index_put_", method=True, signature=_INDEX_PUT_ARGS)
 
 
 def getitem(self: Tensor, index: Any) -> Tensor:
@@ -436,7 +435,7 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
         src = value
     else:
         try:
-            src = FUNCTIONS["tensor"](value, dtype=self._dtype)
+            src = new_tensor(value, dtype=self._dtype)
         except (TypeError, ValueError):
             raise TorchTypeError(
                 f"can't assign a {type(value).__name__} to a torch.{self._dtype.legacy_name}Tensor") from None
@@ -478,167 +477,6 @@ def _copy_to(dst: Tensor, src: Tensor) -> None:
         dst.copy_(src)
 
 
-# -- index_select / gather / scatter / masked_select -----------------------------------------------
 
-def _check_index(index: Tensor, name: str) -> None:
-    if index._dtype not in (dtypes.int64, dtypes.int32):
-        raise TorchRuntimeError(f"{name}(): Expected dtype int32/int64 for index")
-
-
-def _index_select_forward(b: dict) -> Any:
-    t, index = b["self"], b["index"]
-    if index._dtype not in (dtypes.int64, dtypes.int32):
-        raise TorchRuntimeError("index_select(): Expected dtype int32 or int64 for index")
-    if index.ndim > 1:
-        raise TorchIndexError("index_select(): Index is supposed to be a vector")
-    dim = wrap_dim(b["dim"], t.ndim)
-    idx = index._data.reshape(-1)
-    size = t.shape[dim] if t.ndim else 1
-    if t.ndim == 0 and idx.size > 1:
-        raise TorchRuntimeError(f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)")
-    if t.ndim > 1 and t.numel() == 0 and idx.size and size == 0:
-        raise TorchRuntimeError("index_select(): self indexing axis dim should be positive")
-    bad = (idx < 0) | (idx >= size)  # no negative indices here
-    if bad.any():
-        if t.ndim > 1 and (dim == 1 or t.numel() == 0):
-            # PyTorch's dim-1 fast path checks with caffe2's wording
-            raise TorchRuntimeError(
-                f"INDICES element is out of DATA bounds, id={int(idx[bad][0])} axis_dim={size}")
-        raise TorchIndexError("index out of range in self")
-    return np.take(t._data, idx, axis=dim) if t.ndim else t._data.reshape(1)[idx].reshape(index.shape)
-
-
-def _index_select_backward(g: Tensor, s: Any) -> Tensor:
-    zeros = Tensor._make(np.zeros(s.self_sym_sizes, dtype=g._dtype.np), g._dtype)
-    return zeros.index_add(s.dim, s.index, g)
-
-
-defop("index_select", "index_select(Tensor input, int dim, Tensor index, *, Tensor? out=None)",
-      _index_select_forward, node="IndexSelectBackward0",
-      derivs={"self": d("index")(_index_select_backward)})
-
-
-def _index_add_forward(b: dict) -> Any:
-    t, index, source = b["self"], b["index"], b["source"]
-    dim = wrap_dim(b["dim"], t.ndim)
-    out = t._data.copy()
-    src = source._data.astype(t._dtype.np, copy=False) * t._dtype.np.type(b["alpha"])
-    where = [slice(None)] * t.ndim
-    where[dim] = index._data.reshape(-1)
-    np.add.at(out, tuple(where), src)
-    return out
-
-
-defop("index_add", "index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1)",
-      _index_add_forward, node="IndexAddBackward0", inputs=("self", "source"), inplace=True,
-      derivs={"self": d()(lambda g, s: g),
-              "source": d("index")(lambda g, s: g.index_select(s.dim, s.index) * s.alpha)})
-
-
-def _gather_forward(b: dict) -> Any:
-    t, index = b["self"], b["index"]
-    _check_index(index, "gather")
-    dim = wrap_dim(b["dim"], t.ndim)
-    if index.ndim != t.ndim:
-        raise TorchRuntimeError("Index tensor must have the same number of dimensions as input tensor")
-    idx = index._data
-    size = t.shape[dim]
-    if ((idx < -size) | (idx >= size)).any():
-        raise TorchRuntimeError(f"index {int(idx.max())} is out of bounds for dimension {dim} with size {size}")
-    return np.take_along_axis(t._data[tuple(slice(0, n) for n in idx.shape[:dim])
-                                      + (slice(None),)
-                                      + tuple(slice(0, n) for n in idx.shape[dim + 1:])], idx, dim)
-
-
-def _gather_backward(g: Tensor, s: Any) -> Tensor:
-    zeros = Tensor._make(np.zeros(s.self_sym_sizes, dtype=g._dtype.np), g._dtype)
-    return zeros.scatter_add(s.dim, s.index, g)
-
-
-defop("gather", "gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None)",
-      # PyTorch's node keeps self too (gather_backward takes it for its sizes)
-      _gather_forward, node="GatherBackward0", exposes=("dim", "sparse_grad"), derivs={"self": d("self", "index")(_gather_backward)})
-
-
-def _scatter_positions(t: Tensor, dim: int, index: Tensor) -> tuple:
-    idx = index._data
-    grids = np.indices(idx.shape, sparse=True)
-    where = list(grids)
-    where[dim] = idx
-    return tuple(where)
-
-
-def _scatter_forward(b: dict) -> Any:
-    t, index = b["self"], b["index"]
-    dim = wrap_dim(b["dim"], t.ndim)
-    out = t._data.copy()
-    src = b["src"]
-    where = _scatter_positions(t, dim, index)
-    values = np.broadcast_to(src._data, index.shape) if src._data.ndim == 0 else \
-        src._data[tuple(slice(0, n) for n in index.shape)]
-    if b.get("reduce") == "add" or b.get("_add"):
-        np.add.at(out, where, values.astype(out.dtype))
-    else:
-        out[where] = values
-    return out
-
-
-def _scatter_self_grad(g: Tensor, s: Any) -> Tensor:
-    zeros = wrap_scalar(0.0)
-    return g.scatter(s.dim, s.index, zeros)
-
-
-def _scatter_src_grad(g: Tensor, s: Any) -> Tensor:
-    return g.gather(s.dim, s.index)
-
-
-defop("scatter", "scatter(Tensor input, int dim, Tensor index, Tensor src, *, str? reduce=None)",
-      _scatter_forward, node=lambda b: "ScatterBackward1" if b["src"]._wrapped else "ScatterBackward0",
-      inputs=("self", "src"), numbers_as_tensors=True, inplace=True, scalar_inputs=("src",),
-      derivs={"self": d("index")(_scatter_self_grad), "src": d("index")(_scatter_src_grad)})
-defop("scatter_add", "scatter_add(Tensor input, int dim, Tensor index, Tensor src)",
-      lambda b: _scatter_forward({**b, "_add": True}), node="ScatterAddBackward0",
-      inputs=("self", "src"), inplace=True,
-      derivs={"self": d()(lambda g, s: g), "src": d("index")(_scatter_src_grad)})
-
-
-def _masked_select_forward(b: dict) -> Any:
-    t, mask = b["self"], b["mask"]
-    if mask._dtype is not dtypes.bool_:
-        raise TorchRuntimeError(
-            f"masked_select: expected BoolTensor for mask")
-    shape = broadcast_all([t.shape, mask.shape])
-    return np.broadcast_to(t._data, shape)[np.broadcast_to(mask._data, shape)]
-
-
-def _masked_select_backward(g: Tensor, s: Any) -> Tensor:
-    shape = broadcast_all([s.self_sym_sizes, s.mask.shape])
-    zeros = Tensor._make(np.zeros(shape, dtype=g._dtype.np), g._dtype)
-    mask = s.mask.expand(shape)
-    full = run(INDEX_PUT, {"self": zeros, "indices": [(0, mask)], "values": g, "accumulate": True})
-    return full.sum_to_size(s.self_sym_sizes)
-
-
-defop("masked_select", "masked_select(Tensor input, Tensor mask, *, Tensor? out=None)",
-      _masked_select_forward, node="MaskedSelectBackward0",
-      derivs={"self": d("mask")(_masked_select_backward)})
-
-
-def _take_forward(b: dict) -> Any:
-    flat = b["self"]._data.reshape(-1)
-    idx = b["index"]._data
-    n = flat.size
-    if ((idx < -n) | (idx >= n)).any():
-        raise TorchIndexError(f"out of range: tried to access index {int(idx.max())} on a tensor of {n} elements.")
-    return flat[idx]
-
-
-defop("take", "take(Tensor input, Tensor index, *, Tensor? out=None)", _take_forward, node="TakeBackward0",
-      derivs={"self": d("index")(lambda g, s: run(INDEX_PUT, {
-          "self": Tensor._make(np.zeros(s.self_sym_sizes, dtype=g._dtype.np), g._dtype).reshape(-1),
-          "indices": [(0, s.index.reshape(-1))], "values": g.reshape(-1), "accumulate": True}
-      ).reshape(s.self_sym_sizes))})
-
-
-Tensor.__getitem__ = getitem
-Tensor.__setitem__ = setitem
+CATALOG.register(getitem, operators=("__getitem__",))
+CATALOG.register(setitem, operators=("__setitem__",))

@@ -81,7 +81,7 @@ def _minmax(fn: Callable) -> Callable[[dict], Any]:
     return forward
 
 
-def _tie_split(first: bool, greater: bool) -> Callable:
+def tie_split(first: bool, greater: bool) -> Callable:
     # PyTorch's formula: where(self == other, grad / 2, grad).masked_fill_(<the other won>, 0), so
     # ties share the gradient, a NaN passes it to both sides, and a loser gets +0 (not -0 or nan).
     def formula(g: Tensor, s: Any) -> Tensor:
@@ -93,12 +93,12 @@ def _tie_split(first: bool, greater: bool) -> Callable:
 
 MAXIMUM = defop("maximum", "maximum(Tensor input, Tensor other, *, Tensor? out=None)", _minmax(np.maximum),
       node="MaximumBackward0", inputs=("self", "other"),
-      derivs={"self": d("self", "other")(_tie_split(True, True)),
-              "other": d("self", "other")(_tie_split(False, True))})
+      derivs={"self": d("self", "other")(tie_split(True, True)),
+              "other": d("self", "other")(tie_split(False, True))})
 MINIMUM = defop("minimum", "minimum(Tensor input, Tensor other, *, Tensor? out=None)", _minmax(np.minimum),
       node="MinimumBackward0", inputs=("self", "other"),
-      derivs={"self": d("self", "other")(_tie_split(True, False)),
-              "other": d("self", "other")(_tie_split(False, False))})
+      derivs={"self": d("self", "other")(tie_split(True, False)),
+              "other": d("self", "other")(tie_split(False, False))})
 
 
 def _lerp_meta(b: dict) -> None:

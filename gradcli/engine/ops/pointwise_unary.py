@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import dtypes
 from ..autograd.formulas import d
-from ..dispatch.op import METHOD
+from ..dispatch.op import METHOD, Op
 from ..dispatch.promotion import arr, float_dtype
 from ..dispatch.publish import Catalog
 from ..errors import TorchRuntimeError, no_kernel
@@ -74,9 +74,9 @@ def _backward_op(op: Any, g: Tensor, **args: Any) -> Tensor:
 
 
 def unary(name: str, fn: Callable, node: str, deriv: Any, float_only: bool = True,
-          **kw: Any) -> None:
+          **kw: Any) -> Op:
     forward = _float_unary(fn) if float_only else _same_unary(fn)
-    defop(name, _sig(name), forward, node=node, derivs={"self": deriv}, inplace=True, **kw)
+    return defop(name, _sig(name), forward, node=node, derivs={"self": deriv}, inplace=True, **kw)
 
 
 def _no_bool_neg(a: np.ndarray) -> np.ndarray:
@@ -145,7 +145,7 @@ unary("trunc", _refusing(np.trunc, "trunc_vml_cpu", "b"), "TruncBackward0", d()(
 unary("frac", _refusing(lambda a: a - np.trunc(a), "frac_cpu", "bi"), "FracBackward0", d()(lambda g, s: g),
       float_only=False)
 # PyTorch's threshold_backward: blocked where result <= 0, so a NaN input passes its gradient.
-unary("relu", _relu, "ReluBackward0",
+RELU = unary("relu", _relu, "ReluBackward0",
       d("result")(lambda g, s: _backward_op(backward_ops.THRESHOLD, g, self=s.result, threshold=0)), float_only=False)
 
 

@@ -11,14 +11,22 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..autograd import grad_mode
+from ..autograd.formulas import d
+from ..autograd.inplace import check_inplace_allowed
 from ..device import check_cpu
+from ..dispatch.limits import check_size
+from ..dispatch.publish import Catalog
+from ..dispatch.runner import run
+from ..dispatch.signature import ArgParser, _Mismatch, _is_int_like, py_type_name
 from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchTypeError, TorchValueError
+from ..shape_rules import broadcast_shapes
 from ..tensor import Tensor
 from ..warnings import warn
-from .factories import _OPTIONS, check_size, leaf
-from ..shape_rules import broadcast_shapes
-from .registry import FUNCTIONS, METHOD_NAMES, defop, d, run
-from ..dispatch.signature import ArgParser, _Mismatch, _is_int_like, py_type_name
+from .factories import _OPTIONS, leaf
+
+CATALOG = Catalog()
+defop = CATALOG.defop
 
 
 class _LazyRandom:
@@ -397,8 +405,6 @@ _BERNOULLI_METHOD = _parser(f"bernoulli(Tensor self, {_GEN})", f"bernoulli(Tenso
 
 def _inplace_sampler(parser: ArgParser, fill: Any) -> Any:
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        from .registry import check_inplace_allowed
-        from ..autograd import grad_mode
         overload, b = parser.parse((self, *args), kwargs)
         if grad_mode.is_grad_enabled() and self.requires_grad:
             check_inplace_allowed(self)
@@ -485,21 +491,17 @@ def bernoulli(*args: Any, **kwargs: Any) -> Tensor:
     return _bernoulli(_BERNOULLI, args, kwargs)
 
 
-def _install() -> None:
-    FUNCTIONS.update({
-        "manual_seed": manual_seed, "seed": seed, "initial_seed": initial_seed, "rand": rand, "randn": randn,
-        "randint": randint, "randperm": randperm, "rand_like": _rand_like, "randn_like": _randn_like,
-        "randint_like": _randint_like, "normal": normal, "bernoulli": bernoulli,
-    })
-    methods = {"uniform_": _inplace_sampler(_UNIFORM_, _uniform_fill),
-               "normal_": _inplace_sampler(_NORMAL_, _normal_fill),
-               "random_": _inplace_sampler(_RANDOM_, _random_fill),
-               "bernoulli_": _inplace_sampler(_BERNOULLI_, _bernoulli_fill),
-               "bernoulli": lambda self, *a, **k: _bernoulli(_BERNOULLI_METHOD, (self, *a), k)}
-    for name, fn in methods.items():
-        setattr(Tensor, name, fn)
-    METHOD_NAMES.update(methods)
-    Tensor.__script_attrs__ = Tensor.__script_attrs__ | set(methods)
-
-
-_install()
+for _name, _fn, _parsed in (
+        ("manual_seed", manual_seed, None), ("seed", seed, None), ("initial_seed", initial_seed, None),
+        ("rand", rand, _RAND), ("randn", randn, _RANDN), ("randint", randint, _RANDINT),
+        ("randperm", randperm, _RANDPERM), ("rand_like", _rand_like, _RAND_LIKE),
+        ("randn_like", _randn_like, _RANDN_LIKE), ("randint_like", _randint_like, _RANDINT_LIKE),
+        ("normal", normal, _NORMAL), ("bernoulli", bernoulli, _BERNOULLI)):
+    CATALOG.register(_fn, _name, torch=True, signature=_parsed)
+for _name, _fn, _parsed in (
+        ("uniform_", _inplace_sampler(_UNIFORM_, _uniform_fill), _UNIFORM_),
+        ("normal_", _inplace_sampler(_NORMAL_, _normal_fill), _NORMAL_),
+        ("random_", _inplace_sampler(_RANDOM_, _random_fill), _RANDOM_),
+        ("bernoulli_", _inplace_sampler(_BERNOULLI_, _bernoulli_fill), _BERNOULLI_),
+        ("bernoulli", lambda self, *a, **k: _bernoulli(_BERNOULLI_METHOD, (self, *a), k), _BERNOULLI_METHOD)):
+    CATALOG.register(_fn, _name, method=True, signature=_parsed)

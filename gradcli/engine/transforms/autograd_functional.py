@@ -12,14 +12,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import TorchRuntimeError
 from ..autograd import grad_mode
 from ..autograd.backward import grad
-
-
-def _tensor() -> Any:
-    from ..tensor import Tensor
-    return Tensor
+from ..errors import TorchRuntimeError
+from ..ops.joining import STACK
+from ..tensor import Tensor
 
 
 def _as_tuple(x: Any) -> tuple[tuple, bool]:
@@ -41,7 +38,7 @@ def _prepare(inputs: tuple) -> tuple:
 
 
 def _zeros_like(t: Any) -> Any:
-    return _tensor()._make(np.zeros_like(t._data), t._dtype)
+    return Tensor._make(np.zeros_like(t._data), t._dtype)
 
 
 def _grads(outputs: Any, inputs: tuple, grad_outputs: Any, create_graph: bool) -> tuple:
@@ -100,7 +97,6 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
     ins = _prepare(ins)
     out = _call(func, ins)
     outs, out_tuple = _as_tuple(out)
-    Tensor = _tensor()
     per_output = []
     with grad_mode.enable_grad():
         for o in outs:
@@ -113,7 +109,7 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
             blocks = []
             for i, t in enumerate(ins):
                 if rows[i]:
-                    stacked = FUNCTIONS_STACK(rows[i])
+                    stacked = STACK(rows[i])
                 else:
                     stacked = Tensor._make(np.zeros((0,) + t._data.shape, dtype=t._dtype.np), t._dtype)
                 blocks.append(stacked.reshape(tuple(o.shape) + tuple(t.shape)))
@@ -121,11 +117,6 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
     if out_tuple:
         return tuple(per_output)
     return per_output[0]
-
-
-def FUNCTIONS_STACK(tensors: list) -> Any:
-    from ..ops.registry import FUNCTIONS
-    return FUNCTIONS["stack"](tensors)
 
 
 def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False,

@@ -6,9 +6,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import TorchRuntimeError
 from ..autograd import grad_mode
 from ..autograd.backward import grad
+from ..errors import TorchRuntimeError
+from ..printing import tensor_repr
+from ..tensor import Tensor
+from ..warnings import warn
 
 
 def _as_tuple(x: Any) -> tuple:
@@ -20,12 +23,10 @@ def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1
               check_grad_dtypes: bool = False, check_batched_grad: bool = False,
               check_batched_forward_grad: bool = False, check_forward_ad: bool = False,
               check_backward_ad: bool = True, fast_mode: bool = False, masked: Any = None) -> bool:
-    from ..tensor import Tensor
     ins = _as_tuple(inputs)
     diff = [i for i, t in enumerate(ins) if isinstance(t, Tensor) and t.requires_grad]
     for i in diff:
         if ins[i]._dtype.name != "float64":
-            from ..warnings import warn
             warn(f"Input #{i} requires gradient and is not a double precision floating point or complex. "
                  "This check will likely fail if all the inputs are not of double precision floating point "
                  "or complex. ")
@@ -66,12 +67,10 @@ def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1
 
 
 def _show(a: np.ndarray) -> str:
-    from ..printing import tensor_repr
     return tensor_repr(a, "float64", default_dtype="float32")
 
 
 def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, **kwargs: Any) -> bool:
-    from ..tensor import Tensor
     ins = _as_tuple(inputs)
 
     def first_derivative(*args: Any) -> Any:

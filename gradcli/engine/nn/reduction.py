@@ -1,6 +1,6 @@
-"""What every loss shares: the ``reduction=`` argument (with PyTorch's legacy
-``size_average``/``reduce`` and their warnings), the target-size warning, and
-the Python-level checks ``torch.nn.functional`` makes before calling C++.
+"""What every loss shares: the ``reduction=`` argument (PyTorch's ``torch.nn._reduction``,
+with the legacy ``size_average``/``reduce`` and their warnings), the target-size warning,
+and the Python-level checks ``torch.nn.functional`` makes before calling C++.
 
 The ``F.*`` losses are Python functions in PyTorch, so a bad argument fails
 there with Python's own errors (``AttributeError: 'list' object has no
@@ -15,10 +15,10 @@ import numpy as np
 
 from ..autograd import grad_mode
 from ..errors import TorchAttributeError, TorchRuntimeError, TorchValueError
+from ..kernels.summation import torch_sum
+from ..shape_rules import broadcast_shapes
 from ..tensor import Tensor
 from ..warnings import warn
-from ..shape_rules import broadcast_shapes
-from ..kernels.summation import torch_sum
 
 NONE, MEAN, SUM = 0, 1, 2
 

@@ -9,12 +9,12 @@ at the awkward points: ``hardtanh`` blocks it at both bounds, ``leaky_relu``
 uses the slope at 0, ``elu`` uses ``alpha`` at 0, and NaN inputs take the
 branch PyTorch's comparisons give them.
 
-Their gradients are PyTorch's ``*_backward`` ops (``grad_ops.py``), so a
-gradient taken with ``create_graph=True`` has PyTorch's node and second
+Their gradients are PyTorch's ``*_backward`` ops (``activation_backward.py``),
+so a gradient taken with ``create_graph=True`` has PyTorch's node and second
 derivative.
 
 The ``F.*`` wrappers (Python functions in PyTorch, with ``inplace=``) are in
-``nn_activations.py``.
+``activation_functions.py``.
 """
 
 from __future__ import annotations
@@ -23,25 +23,28 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import TorchNotImplementedError, TorchRuntimeError
-from ..tensor import Tensor
-from . import grad_ops as G
-from .extras import add_scalar
-from .grad_ops import SQRT1_2, TANH_BETA, TANH_KAPPA, call
-from .pointwise import wide
-from .registry import FUNCTIONS, OPS, Op, d, defop, run, run_inplace
+from ..autograd.formulas import d
+from ..dispatch.forms import function_form
+from ..dispatch.op import Op
+from ..dispatch.publish import Catalog
+from ..dispatch.runner import run, run_inplace
 from ..dispatch.signature import LazyParser
-
+from ..errors import TorchNotImplementedError, TorchRuntimeError
+from ..kernels.float32_math import erf
 # Transcendental functions as PyTorch's kernels compute them for float32: each correctly rounded,
-# the arithmetic around them in float32 (see pointwise.wide).
-EXP, EXPM1, LOG1P, TANH = wide(np.exp), wide(np.expm1), wide(np.log1p), wide(np.tanh)
+# the arithmetic around them in float32.
+from ..kernels.float32_math import exp as EXP, expm1 as EXPM1, log1p as LOG1P, tanh as TANH
+from ..ops import backward_ops
+from ..ops.arithmetic import SUB, add_scalar
+from ..tensor import Tensor
+from . import activation_backward as G
+from .activation_backward import SQRT1_2, TANH_BETA, TANH_KAPPA, call
+
+CATALOG = Catalog()
+defop = CATALOG.defop
 
 SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
-
-
-def where(cond: Tensor, a: Any, b: Any) -> Tensor:
-    return FUNCTIONS["where"](cond, a, b)
 
 
 def floating(t: Tensor, kernel: str) -> np.ndarray:
@@ -65,26 +68,30 @@ def entry(op: Op, sig: str, inplace: bool = False) -> Callable:
         bound["self"] = bound.pop("input")
         return run_inplace(op, bound) if inplace else run(op, bound)
     call.__name__ = call.__qualname__ = parser.name
+    call.op = op  # type: ignore[attr-defined]
+    call.parser = parser  # type: ignore[attr-defined]
     return call
 
 
 def pair(name: str, sig_args: str, forward: Callable, node: str, deriv: Any, inplace_node: str | None = None,
-         inplace_deriv: Any = None, public: bool = False, method: bool = False) -> tuple[Callable, Callable | None]:
+         inplace_deriv: Any = None, public: bool = False, method: bool = False,
+         exposes: tuple[str, ...] = ()) -> tuple[Callable, Callable | None]:
     """The out-of-place op and (when PyTorch has one) its in-place op, as call forms; ``public``
-    also makes them ``torch.<name>`` / ``torch.<name>_``, ``method`` a Tensor method."""
+    also makes them ``torch.<name>`` / ``torch.<name>_``, ``method`` a Tensor method; ``exposes``
+    the options both nodes show as ``grad_fn._saved_<name>``."""
     kw = dict(function=public, method=method)
-    op = defop(name, f"{name}({sig_args})", forward, node=node, derivs={"self": deriv}, **kw)
+    op = defop(name, f"{name}({sig_args})", forward, node=node, derivs={"self": deriv}, exposes=exposes, **kw)
     if public:
-        out_fn = FUNCTIONS[name]
+        out_fn = function_form(op)
     else:
         out_fn = entry(op, f"{name}({sig_args})")
     if inplace_node is None:
         return out_fn, None
     iop = defop(f"_{name}_inplace", f"_{name}_inplace({sig_args})", forward, node=inplace_node,
-                function=False, method=False, derivs={"self": inplace_deriv or deriv})
+                function=False, method=False, exposes=exposes, derivs={"self": inplace_deriv or deriv})
     in_fn = entry(iop, f"{name}_({sig_args})", inplace=True)
     if public:
-        FUNCTIONS[name + "_"] = in_fn
+        CATALOG.register(in_fn, name + "_", torch=True, signature=in_fn.parser)
     return out_fn, in_fn
 
 
@@ -105,7 +112,8 @@ def _hardtanh_grad(g: Tensor, s: Any) -> Tensor:
 
 
 hardtanh, hardtanh_ = pair("hardtanh", "Tensor input, Scalar min_val=-1, Scalar max_val=1", _hardtanh_forward,
-                           "HardtanhBackward0", d("self")(_hardtanh_grad), "HardtanhBackward0")
+                           "HardtanhBackward0", d("self")(_hardtanh_grad), "HardtanhBackward0",
+                           exposes=("min_val", "max_val"))
 
 
 # -- leaky_relu ---------------------------------------------------------------------------------
@@ -131,7 +139,7 @@ def _leaky_relu_result_grad(g: Tensor, s: Any) -> Tensor:
 
 leaky_relu, leaky_relu_ = pair("leaky_relu", "Tensor input, Scalar negative_slope=0.01", _leaky_relu_forward,
                                "LeakyReluBackward0", d("self")(_leaky_relu_grad), "LeakyReluBackward1",
-                               d("result")(_leaky_relu_result_grad))
+                               d("result")(_leaky_relu_result_grad), exposes=("negative_slope",))
 
 
 # -- elu / selu / celu -------------------------------------------------------------------------
@@ -164,13 +172,14 @@ _ELU_SIG = "Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1"
 elu, elu_ = pair("elu", _ELU_SIG, _elu_forward, "EluBackward0",
                  d("self")(lambda g, s: _elu_grad(s.alpha, s.scale, s.input_scale, g, s.self)),
                  "EluBackward1",
-                 d("result")(lambda g, s: _elu_result_grad(s.alpha, s.scale, s.input_scale, g, s.result)))
+                 d("result")(lambda g, s: _elu_result_grad(s.alpha, s.scale, s.input_scale, g, s.result)),
+                 exposes=("alpha", "scale", "input_scale"))
 
 
 def _selu(inplace: bool) -> Callable:
     """``torch.selu`` / ``torch.selu_``: ATen's elu with SELU's constants (so the node saves them)."""
     parser = LazyParser("selu_(Tensor input)" if inplace else "selu(Tensor input)")
-    op = OPS["_elu_inplace" if inplace else "elu"]
+    op = (elu_ if inplace else elu).op
 
     def call(*args: Any, **kwargs: Any) -> Tensor:
         _, b = parser.parse(args, kwargs)
@@ -181,7 +190,8 @@ def _selu(inplace: bool) -> Callable:
 
 
 selu, selu_ = _selu(False), _selu(True)
-FUNCTIONS["selu"], FUNCTIONS["selu_"] = selu, selu_
+CATALOG.register(selu, "selu", torch=True, signature=LazyParser("selu(Tensor input)"))
+CATALOG.register(selu_, "selu_", torch=True, signature=LazyParser("selu_(Tensor input)"))
 
 
 def _celu_forward(b: dict) -> Any:
@@ -194,7 +204,7 @@ def _celu_forward(b: dict) -> Any:
 celu, celu_ = pair("celu", "Tensor input, Scalar alpha=1.0", _celu_forward, "CeluBackward0",
                    d("self")(lambda g, s: _elu_grad(s.alpha, 1.0, 1.0 / s.alpha, g, s.self)), "CeluBackward1",
                    d("result")(lambda g, s: _elu_result_grad(s.alpha, 1.0, 1.0 / s.alpha, g, s.result)),
-                   public=True)
+                   public=True, exposes=("alpha",))
 
 
 # -- gelu ----------------------------------------------------------------------------------------
@@ -210,8 +220,7 @@ def _gelu_forward(b: dict) -> Any:
     if mode == "tanh":
         inner = t(TANH_BETA) * (a + t(TANH_KAPPA) * (a * a * a))
         return t(0.5) * a * (t(1) + TANH(inner))
-    from .pointwise import _erf
-    return a * t(0.5) * (t(1) + _erf(a * t(SQRT1_2)))
+    return a * t(0.5) * (t(1) + erf(a * t(SQRT1_2)))
 
 
 def _gelu_grad(g: Tensor, s: Any) -> Tensor:
@@ -219,7 +228,7 @@ def _gelu_grad(g: Tensor, s: Any) -> Tensor:
 
 
 gelu, _ = pair("gelu", "Tensor input, *, str approximate='none'", _gelu_forward, "GeluBackward0",
-               d("self")(_gelu_grad))
+               d("self")(_gelu_grad), exposes=("approximate",))
 
 
 # -- silu / mish / softplus / logsigmoid ---------------------------------------------------------
@@ -231,7 +240,7 @@ def _silu_forward(b: dict) -> Any:
 
 def _one_minus(t: Tensor) -> Tensor:
     # C++ ``1.0 - t``: SubBackward0 with a constant first operand
-    return FUNCTIONS["sub"](Tensor._make(np.array(1, dtype=t._data.dtype)), t)
+    return SUB(Tensor._make(np.array(1, dtype=t._data.dtype)), t)
 
 
 def _silu_grad(g: Tensor, s: Any) -> Tensor:
@@ -274,7 +283,7 @@ def _softplus_grad(g: Tensor, s: Any) -> Tensor:
 
 
 softplus, _ = pair("softplus", "Tensor input, Scalar beta=1, Scalar threshold=20", _softplus_forward,
-                   "SoftplusBackward0", d("self")(_softplus_grad))
+                   "SoftplusBackward0", d("self")(_softplus_grad), exposes=("beta", "threshold"))
 
 
 def _log_sigmoid_forward(b: dict) -> Any:
@@ -330,12 +339,12 @@ def _threshold_forward(b: dict) -> Any:
 
 
 def _threshold_grad(g: Tensor, s: Any) -> Tensor:
-    return call(G.THRESHOLD, g, self=s.self, threshold=s.threshold)
+    return call(backward_ops.THRESHOLD, g, self=s.self, threshold=s.threshold)
 
 
 threshold, threshold_ = pair("threshold", "Tensor input, Scalar threshold, Scalar value", _threshold_forward,
                              "ThresholdBackward0", d("self")(_threshold_grad), "ThresholdBackward1",
-                             public=True)
+                             public=True, exposes=("threshold",))
 
 
 # -- hardshrink / softshrink ------------------------------------------------------------------------
@@ -374,9 +383,9 @@ def _shrink_grad(kind: str) -> Callable:
 
 
 hardshrink, _ = pair("hardshrink", "Tensor input, Scalar lambd=0.5", _hardshrink_forward, "HardshrinkBackward0",
-                     d("self")(_shrink_grad("hardshrink")), public=True, method=True)
+                     d("self")(_shrink_grad("hardshrink")), public=True, method=True, exposes=("lambd",))
 softshrink, _ = pair("softshrink", "Tensor input, Scalar lambd=0.5", _softshrink_forward, "SoftshrinkBackward0",
-                     d("self")(_shrink_grad("softshrink")))
+                     d("self")(_shrink_grad("softshrink")), exposes=("lambd",))
 
 
 def relu_(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
@@ -386,4 +395,4 @@ def relu_(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
 
 
 _RELU_ = LazyParser("relu_(Tensor input)")
-FUNCTIONS["relu_"] = relu_
+CATALOG.register(relu_, "relu_", torch=True, signature=_RELU_)

@@ -15,15 +15,21 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import (TorchIndexError, TorchNotImplementedError, TorchRuntimeError, TorchValueError)
-from ..tensor import Tensor
-from .extras import div_scalar, mul_scalar
-from .grad_ops import call, grad_op, zeros
-from .loss_support import MEAN, NONE, SUM, get_enum, no_grad_argument, reduction_of
-from .registry import FUNCTIONS, d, defop, run
-from ..shape_rules import list_str
+from ..autograd.formulas import d
+from ..dispatch.publish import Catalog
+from ..dispatch.runner import run
 from ..dispatch.signature import LazyParser
+from ..errors import TorchIndexError, TorchNotImplementedError, TorchRuntimeError, TorchValueError
 from ..kernels.summation import nll_cascade_sum
+from ..ops import reductions
+from ..ops.arithmetic import div_scalar, mul_scalar
+from ..ops.backward_ops import call, grad_op, zeros
+from ..shape_rules import list_str
+from ..tensor import Tensor
+from .reduction import MEAN, NONE, SUM, get_enum, no_grad_argument, reduction_of
+
+CATALOG = Catalog()
+defop = CATALOG.defop
 
 
 def _picked(b: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -102,13 +108,13 @@ def _nll_op(name: str, node: str) -> tuple[Any, Any]:
     incoming gradient is the loss itself, for the input 0)."""
     args = ("target", "weight", "reduction", "ignore_index")
     loss: Any = None
-    grad = grad_op(f"{name}_backward", node.replace("Backward0", "BackwardBackward0"),
+    grad = grad_op(CATALOG, f"{name}_backward", node.replace("Backward0", "BackwardBackward0"),
                    lambda b: _nll_grad(b.grad_output, b), d()(zeros),
                    extra={"grad_output": d("target", "weight")(
                        lambda gg, s: run(loss, {"self": gg, **{k: getattr(s, k) for k in args}}))})
     loss = defop(name, f"{name}(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, "
                        "int ignore_index=-100)", _nll_forward, node=node, inputs=("self",), function=False,
-                 method=False, exposes=("ignore_index", "reduction"), derivs={"self": d("self", "target", "weight")(
+                 method=False, exposes=("ignore_index", "reduction", "weight"), derivs={"self": d("self", "target", "weight")(
                      lambda g, s: call(grad, g, self=s.self, **{k: getattr(s, k) for k in args}))})
     return loss, grad
 
@@ -251,10 +257,10 @@ def _prob_target(x: Tensor, target: Tensor, weight: Tensor | None, reduction: in
         product = product * _weight_view(weight, logp.ndim, class_dim)
     if reduction == MEAN:
         if logp.numel() == 0:
-            return -FUNCTIONS["sum"](product).fill_(float("nan"))
-        return div_scalar(-FUNCTIONS["sum"](product), logp.numel() // n_classes)
+            return -reductions.SUM(product).fill_(float("nan"))
+        return div_scalar(-reductions.SUM(product), logp.numel() // n_classes)
     if reduction == SUM:
-        return -FUNCTIONS["sum"](product)
+        return -reductions.SUM(product)
     return -product.sum(class_dim)
 
 
@@ -273,11 +279,11 @@ def _label_smoothing(x: Tensor, target: Tensor, weight: Tensor | None, reduction
     if reduction == MEAN:
         if weight is not None:
             kept = target.masked_select(ignored.logical_not()).flatten()
-            ret = FUNCTIONS["sum"](smooth) / FUNCTIONS["sum"](weight.gather(0, kept))
+            ret = reductions.SUM(smooth) / reductions.SUM(weight.gather(0, kept))
         else:
-            ret = FUNCTIONS["sum"](smooth) / FUNCTIONS["sum"](ignored.logical_not())
+            ret = reductions.SUM(smooth) / reductions.SUM(ignored.logical_not())
     elif reduction == SUM:
-        ret = FUNCTIONS["sum"](smooth)
+        ret = reductions.SUM(smooth)
     else:
         ret = smooth
     return mul_scalar(nll, 1 - ls) + mul_scalar(ret, ls / n_classes)

@@ -7,7 +7,7 @@ composes from other ops are composed the same way here, so their nodes
 match too (``l1_loss`` ends in ``MeanBackward0``, ``cross_entropy`` in
 ``NllLossBackward0`` over ``LogSoftmaxBackward0``, ``dropout`` in
 ``MulBackward0``).  The pieces live in ``activations.py``,
-``nn_activations.py``, ``nn_linear.py``, ``losses.py`` and ``nll.py``.
+``activation_functions.py``, ``linear.py``, ``losses.py`` and ``cross_entropy.py``.
 """
 
 from __future__ import annotations
@@ -17,19 +17,20 @@ from typing import Any
 import numpy as np
 
 from .. import random as rng
-from ..autograd.node import node_class
+from ..dispatch.publish import Catalog
+from ..dispatch.signature import LazyParser
 from ..errors import TorchRuntimeError, TorchValueError
+from ..ops.arithmetic import DIV
+from ..ops.pointwise_binary import CLAMP_MIN
 from ..tensor import Tensor
 from ..warnings import warn
-from . import losses, nll
-from .loss_support import attribute
-from .nn_activations import NAMESPACE as ACTIVATIONS
-from .nn_activations import python_op
-from .nn_linear import bilinear, linear
-from .registry import FUNCTIONS, NAMESPACES
-from ..dispatch.signature import LazyParser
+from . import cross_entropy, losses
+from .activation_functions import NAMESPACE as ACTIVATIONS
+from .activation_functions import python_op
+from .linear import bilinear, linear
+from .reduction import attribute
 
-F: dict[str, Any] = NAMESPACES.setdefault("nn.functional", {})
+CATALOG = Catalog()
 
 
 # -- softmax / log_softmax / softmin --------------------------------------------------------------
@@ -68,8 +69,8 @@ def normalize(input: Any, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out:
     """``input / max(norm(input, p, dim), eps)``, composed as PyTorch composes it."""
     norm = attribute(input, "norm")(p, dim, keepdim=True)
     if out is None:
-        return input / FUNCTIONS["clamp_min"](norm, eps).expand_as(input)
-    return FUNCTIONS["div"](input, norm.clamp_min_(eps).expand_as(input), out=out)
+        return input / CLAMP_MIN(norm, eps).expand_as(input)
+    return DIV(input, norm.clamp_min_(eps).expand_as(input), out=out)
 
 
 # -- dropout ------------------------------------------------------------------------------------
@@ -134,33 +135,18 @@ def one_hot(*args: Any, **kwargs: Any) -> Tensor:
     return Tensor._make((a[..., None] == np.arange(n)).astype(np.int64))
 
 
-FUNCTIONS["dropout"] = torch_dropout
-FUNCTIONS["dropout_"] = torch_dropout_
-FUNCTIONS["bilinear"] = bilinear
+CATALOG.register(torch_dropout, "dropout", torch=True, signature=_DROPOUT)
+CATALOG.register(torch_dropout_, "dropout_", torch=True, signature=_DROPOUT_)
+CATALOG.register(one_hot, "one_hot", namespaces=("nn.functional",), signature=_ONE_HOT)
 
-F.update(ACTIVATIONS)
-F.update({
+_NAMESPACE: dict[str, Any] = {
+    **ACTIVATIONS,
     "softmax": softmax, "log_softmax": log_softmax, "softmin": softmin, "normalize": normalize,
-    "dropout": dropout, "linear": linear, "bilinear": bilinear, "one_hot": one_hot,
+    "dropout": dropout, "linear": linear, "bilinear": bilinear,
     "mse_loss": losses.mse_loss, "l1_loss": losses.l1_loss, "smooth_l1_loss": losses.smooth_l1_loss,
     "huber_loss": losses.huber_loss, "binary_cross_entropy": losses.binary_cross_entropy,
     "binary_cross_entropy_with_logits": losses.binary_cross_entropy_with_logits, "kl_div": losses.kl_div,
-    "nll_loss": nll.nll_loss, "cross_entropy": nll.cross_entropy,
-})
-
-# The option values PyTorch's nodes expose as ``grad_fn._saved_<name>`` (tensors a formula
-# reads are exposed by the op table already).
-for _node, _names in {
-    "LeakyReluBackward0": ("negative_slope",), "LeakyReluBackward1": ("negative_slope",),
-    "EluBackward0": ("alpha", "scale", "input_scale"), "EluBackward1": ("alpha", "scale", "input_scale"),
-    "CeluBackward0": ("alpha",), "CeluBackward1": ("alpha",), "GeluBackward0": ("approximate",),
-    "SoftplusBackward0": ("beta", "threshold"), "HardtanhBackward0": ("min_val", "max_val"),
-    "ThresholdBackward0": ("threshold",), "ThresholdBackward1": ("threshold",),
-    "MseLossBackward0": ("reduction",), "SmoothL1LossBackward0": ("beta", "reduction"),
-    "HuberLossBackward0": ("delta", "reduction"), "BinaryCrossEntropyBackward0": ("reduction", "weight"),
-    "BinaryCrossEntropyWithLogitsBackward0": ("pos_weight", "reduction", "weight"),
-    "NllLossBackward0": ("ignore_index", "reduction", "weight"),
-    "NllLoss2DBackward0": ("ignore_index", "reduction", "weight"),
-    "AddmmBackward0": ("alpha", "beta"), "HardshrinkBackward0": ("lambd",), "SoftshrinkBackward0": ("lambd",),
-}.items():
-    node_class(_node, saved_names=_names)
+    "nll_loss": cross_entropy.nll_loss, "cross_entropy": cross_entropy.cross_entropy,
+}
+for _name, _fn in _NAMESPACE.items():
+    CATALOG.register(_fn, _name, namespaces=("nn.functional",), signature=getattr(_fn, "parser", None))

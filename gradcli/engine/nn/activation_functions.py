@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from ..dispatch.signature import LazyParser
 from ..errors import TorchTypeError, TorchValueError
+from ..ops import pointwise_unary
 from ..tensor import Tensor
 from . import activations as A
-from .loss_support import attribute
-from .registry import FUNCTIONS
-from ..dispatch.signature import LazyParser
+from .reduction import attribute
 
 
 def python_op(fn: Callable[[], Any]) -> Any:
@@ -28,7 +28,7 @@ def python_op(fn: Callable[[], Any]) -> Any:
 
 
 def relu(input: Any, inplace: bool = False) -> Tensor:  # noqa: A002 - PyTorch's names
-    return FUNCTIONS["relu_"](input) if inplace else FUNCTIONS["relu"](input)
+    return A.relu_(input) if inplace else pointwise_unary.RELU(input)
 
 
 _RELU6 = LazyParser("relu6(Tensor input)")
@@ -101,7 +101,7 @@ def sigmoid(input: Any) -> Tensor:  # noqa: A002
 
 
 NAMESPACE: dict[str, Any] = {
-    "relu": relu, "relu_": FUNCTIONS["relu_"], "relu6": relu6, "leaky_relu": leaky_relu,
+    "relu": relu, "relu_": A.relu_, "relu6": relu6, "leaky_relu": leaky_relu,
     "leaky_relu_": A.leaky_relu_, "elu": elu, "elu_": A.elu_, "selu": selu, "selu_": A.selu_, "celu": celu,
     "celu_": A.celu_, "gelu": A.gelu, "silu": silu, "mish": mish, "softplus": A.softplus, "softsign": softsign,
     "hardtanh": hardtanh, "hardtanh_": A.hardtanh_, "hardsigmoid": hardsigmoid, "hardswish": hardswish,

@@ -14,12 +14,17 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import TorchRuntimeError
-from ..tensor import Tensor
-from .extras import ADDMM
-from .registry import d, defop, run
+from ..autograd.formulas import d
+from ..dispatch.publish import Catalog
+from ..dispatch.runner import run
 from ..dispatch.signature import LazyParser
+from ..errors import TorchRuntimeError
+from ..ops.matmul import ADDMM, matmul_of
 from ..shape_rules import numel
+from ..tensor import Tensor
+
+CATALOG = Catalog()
+defop = CATALOG.defop
 
 _LINEAR = LazyParser("linear(Tensor input, Tensor weight, Tensor? bias=None)")
 
@@ -36,8 +41,7 @@ def linear(*args: Any, **kwargs: Any) -> Tensor:
             return _addmm(bias, x, w.t())
         if _fusable(bias) and x.is_contiguous():
             return _flattened(x, w, bias)
-    from .linalg import _matmul
-    out = _matmul(x, w.t())
+    out = matmul_of(x, w.t())
     if bias is not None:
         out.add_(bias)
     return out
@@ -122,3 +126,6 @@ def bilinear(*args: Any, **kwargs: Any) -> Tensor:
     flat2 = x2.reshape(-1, x2.shape[-1])
     out = trilinear(flat1, w, flat2, "ni,oij,nj->no").reshape(batch + (out_features,))
     return out + bias if bias is not None else out
+
+
+CATALOG.register(bilinear, "bilinear", torch=True, signature=_BILINEAR)

@@ -15,20 +15,27 @@ from typing import Any
 
 import numpy as np
 
+from ..autograd.formulas import d
+from ..dispatch.promotion import arr, binary_arrays, promote
+from ..dispatch.publish import Catalog
+from ..dispatch.runner import run
+from ..dispatch.signature import LazyParser
 from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchValueError
+from ..kernels.float32_math import exp as EXP, log1p as LOG1P, wide
+from ..ops import reductions
+from ..ops.arithmetic import add_scalar, div_scalar
+from ..ops.backward_ops import call
+from ..ops.pointwise_binary import XLOGY
+from ..shape_rules import broadcast_shapes, list_str
 from ..tensor import Tensor
 from ..warnings import warn
-from .activations import EXP, LOG1P, log_sigmoid
-from . import grad_ops as G
-from ..dispatch.promotion import arr, binary_arrays, promote
-from .extras import add_scalar, div_scalar
-from .grad_ops import call
-from .loss_support import (MEAN, NONE, SUM, attribute, broadcast_pair, get_enum, grad_norm, invalid_reduction,
-                           no_grad_argument, reduce_array, reduction_of, size_of, warn_size_mismatch)
-from .pointwise import wide
-from .registry import FUNCTIONS, d, defop, run
-from ..dispatch.signature import LazyParser
+from . import loss_backward as G
+from .activations import log_sigmoid
+from .reduction import (MEAN, NONE, SUM, attribute, broadcast_pair, get_enum, grad_norm, invalid_reduction,
+                        no_grad_argument, reduce_array, reduction_of, size_of, warn_size_mismatch)
 
+CATALOG = Catalog()
+defop = CATALOG.defop
 
 LOG = wide(np.log)
 
@@ -52,6 +59,7 @@ def _loss_op(name: str, node: str, forward: Any, grad: Any, option: str = "") ->
         extra = {option: getattr(s, option)} if option else {}
         return call(grad, g, self=x, target=t, reduction=s.reduction, **extra)
     return defop(name, sig, forward, node=node, inputs=("self", "target"), function=False, method=False,
+                 exposes=(option, "reduction") if option else ("reduction",),
                  derivs={"self": d("self", "target")(lambda g, s: gradient(g, s, False)),
                          "target": d("self", "target")(lambda g, s: gradient(g, s, True))})
 
@@ -99,9 +107,9 @@ def _weighted(loss: Tensor, weight: Tensor, reduction: Any, mean_by_weight: bool
     if reduction == "none":
         return weighted
     if reduction == "sum":
-        return FUNCTIONS["sum"](weighted)
+        return reductions.SUM(weighted)
     if reduction == "mean":
-        return FUNCTIONS["sum"](weighted) / FUNCTIONS["sum"](weight) if mean_by_weight else weighted.mean()
+        return reductions.SUM(weighted) / reductions.SUM(weight) if mean_by_weight else weighted.mean()
     raise invalid_reduction(reduction)
 
 
@@ -137,7 +145,7 @@ def _l1(x: Tensor, t: Tensor, reduction: int) -> Tensor:
     loss = (x - t).abs()
     if reduction == MEAN:
         return loss.mean()
-    return FUNCTIONS["sum"](loss) if reduction == SUM else loss
+    return reductions.SUM(loss) if reduction == SUM else loss
 
 
 def smooth_l1_loss(input: Any, target: Any, size_average: Any = None, reduce: Any = None,  # noqa: A002
@@ -193,7 +201,6 @@ def _times_in_place(loss: np.ndarray, w: Tensor) -> np.ndarray:
     """``loss.mul_(weight)``: the weight may not grow the loss's shape, nor change its dtype."""
     shape = np.broadcast_shapes(loss.shape, w._data.shape) if loss.shape != w._data.shape else loss.shape
     if shape != loss.shape:
-        from ..shape_rules import list_str
         raise TorchRuntimeError(f"output with shape {list_str(loss.shape)} doesn't match the broadcast shape "
                                 f"{list_str(shape)}")
     return (loss * w._data).astype(loss.dtype)
@@ -253,7 +260,7 @@ def _bce_target_grad(g: Tensor, s: Any) -> Tensor:
 BCE = defop("binary_cross_entropy",
             "binary_cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int reduction=1)",
             _bce_forward, node="BinaryCrossEntropyBackward0", inputs=("self", "target"), function=False,
-            method=False, derivs={"self": d("self", "target", "weight")(_bce_input_grad),
+            method=False, exposes=("reduction", "weight"), derivs={"self": d("self", "target", "weight")(_bce_input_grad),
                                   "target": d("self", "weight")(_bce_target_grad)})
 
 
@@ -339,7 +346,7 @@ BCE_LOGITS = defop(
     "binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, "
     "Tensor? pos_weight=None, int reduction=1)",
     _bce_logits_forward, node="BinaryCrossEntropyWithLogitsBackward0", inputs=("self", "target"),
-    function=False, method=False,
+    function=False, method=False, exposes=("pos_weight", "reduction", "weight"),
     derivs={"self": d("self", "target", "weight", "pos_weight")(_bce_logits_input_grad),
             "target": d("self", "weight", "pos_weight")(_bce_logits_target_grad)})
 
@@ -363,7 +370,6 @@ def _bce_logits(input: Tensor, target: Tensor, weight: Any, pos_weight: Any, enu
     _bce_logits_checks(bound)
     if pos_weight is not None:
         # (pos_weight - 1).mul(target): a mismatch is reported with pos_weight as tensor a
-        from ..shape_rules import broadcast_shapes
         broadcast_shapes(tuple(pos_weight.shape), tuple(target.shape))
     return run(BCE_LOGITS, bound)
 
@@ -375,7 +381,7 @@ def _torch_bce_logits(input: Any, target: Any, weight: Any = None, pos_weight: A
     return _bce_logits(b["input"], b["target"], b["weight"], b["pos_weight"], b["reduction"])
 
 
-FUNCTIONS["binary_cross_entropy_with_logits"] = _torch_bce_logits
+CATALOG.register(_torch_bce_logits, "binary_cross_entropy_with_logits", torch=True)
 
 
 # -- kl_div ----------------------------------------------------------------------------------------
@@ -392,10 +398,10 @@ def _kl_div(input: Tensor, target: Tensor, reduction: int, log_target: bool) -> 
         out = target.exp() * diff
     else:
         product = target * input
-        out = FUNCTIONS["xlogy"](target, target) - product
+        out = XLOGY(target, target) - product
     if reduction == MEAN:
         return out.mean()
-    return FUNCTIONS["sum"](out) if reduction == SUM else out
+    return reductions.SUM(out) if reduction == SUM else out
 
 
 def kl_div(input: Any, target: Any, size_average: Any = None, reduce: Any = None,  # noqa: A002
@@ -423,4 +429,4 @@ def _torch_kl_div(*args: Any, **kwargs: Any) -> Tensor:
     return _kl_div(b["input"], b["target"], b["reduction"], b["log_target"])
 
 
-FUNCTIONS["kl_div"] = _torch_kl_div
+CATALOG.register(_torch_kl_div, "kl_div", torch=True, signature=_KL_DIV)

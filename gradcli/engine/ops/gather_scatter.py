@@ -1,0 +1,188 @@
+"""Picking and placing along a dim: ``index_select``, ``index_add``, ``gather``, ``scatter``,
+``scatter_add``, ``masked_select`` and ``take``.
+
+Each gradient is the opposite move (``gather``'s is ``scatter_add`` into zeros,
+``index_select``'s ``index_add``), so repeated indices add up as in PyTorch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from ..autograd.formulas import d
+from ..dispatch.publish import Catalog
+from ..dispatch.runner import run
+from ..errors import TorchIndexError, TorchRuntimeError
+from ..shape_rules import broadcast_all, wrap_dim
+from ..tensor import Tensor, wrap_scalar
+from .indexing import INDEX_PUT
+
+CATALOG = Catalog()
+defop = CATALOG.defop
+
+
+def _check_index(index: Tensor, name: str) -> None:
+    if index._dtype not in (dtypes.int64, dtypes.int32):
+        raise TorchRuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+
+
+def _index_select_forward(b: dict) -> Any:
+    t, index = b["self"], b["index"]
+    if index._dtype not in (dtypes.int64, dtypes.int32):
+        raise TorchRuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    if index.ndim > 1:
+        raise TorchIndexError("index_select(): Index is supposed to be a vector")
+    dim = wrap_dim(b["dim"], t.ndim)
+    idx = index._data.reshape(-1)
+    size = t.shape[dim] if t.ndim else 1
+    if t.ndim == 0 and idx.size > 1:
+        raise TorchRuntimeError(f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)")
+    if t.ndim > 1 and t.numel() == 0 and idx.size and size == 0:
+        raise TorchRuntimeError("index_select(): self indexing axis dim should be positive")
+    bad = (idx < 0) | (idx >= size)  # no negative indices here
+    if bad.any():
+        if t.ndim > 1 and (dim == 1 or t.numel() == 0):
+            # PyTorch's dim-1 fast path checks with caffe2's wording
+            raise TorchRuntimeError(
+                f"INDICES element is out of DATA bounds, id={int(idx[bad][0])} axis_dim={size}")
+        raise TorchIndexError("index out of range in self")
+    return np.take(t._data, idx, axis=dim) if t.ndim else t._data.reshape(1)[idx].reshape(index.shape)
+
+
+def _index_select_backward(g: Tensor, s: Any) -> Tensor:
+    zeros = Tensor._make(np.zeros(s.self_sym_sizes, dtype=g._dtype.np), g._dtype)
+    return zeros.index_add(s.dim, s.index, g)
+
+
+defop("index_select", "index_select(Tensor input, int dim, Tensor index, *, Tensor? out=None)",
+      _index_select_forward, node="IndexSelectBackward0",
+      derivs={"self": d("index")(_index_select_backward)})
+
+
+def _index_add_forward(b: dict) -> Any:
+    t, index, source = b["self"], b["index"], b["source"]
+    dim = wrap_dim(b["dim"], t.ndim)
+    out = t._data.copy()
+    src = source._data.astype(t._dtype.np, copy=False) * t._dtype.np.type(b["alpha"])
+    where = [slice(None)] * t.ndim
+    where[dim] = index._data.reshape(-1)
+    np.add.at(out, tuple(where), src)
+    return out
+
+
+defop("index_add", "index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1)",
+      _index_add_forward, node="IndexAddBackward0", inputs=("self", "source"), inplace=True,
+      inplace_broadcasts=False,
+      derivs={"self": d()(lambda g, s: g),
+              "source": d("index")(lambda g, s: g.index_select(s.dim, s.index) * s.alpha)})
+
+
+def _gather_forward(b: dict) -> Any:
+    t, index = b["self"], b["index"]
+    _check_index(index, "gather")
+    dim = wrap_dim(b["dim"], t.ndim)
+    if index.ndim != t.ndim:
+        raise TorchRuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    idx = index._data
+    size = t.shape[dim]
+    if ((idx < -size) | (idx >= size)).any():
+        raise TorchRuntimeError(f"index {int(idx.max())} is out of bounds for dimension {dim} with size {size}")
+    return np.take_along_axis(t._data[tuple(slice(0, n) for n in idx.shape[:dim])
+                                      + (slice(None),)
+                                      + tuple(slice(0, n) for n in idx.shape[dim + 1:])], idx, dim)
+
+
+def _gather_backward(g: Tensor, s: Any) -> Tensor:
+    zeros = Tensor._make(np.zeros(s.self_sym_sizes, dtype=g._dtype.np), g._dtype)
+    return zeros.scatter_add(s.dim, s.index, g)
+
+
+defop("gather", "gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None)",
+      # PyTorch's node keeps self too (gather_backward takes it for its sizes)
+      _gather_forward, node="GatherBackward0", exposes=("dim", "sparse_grad"),
+      derivs={"self": d("self", "index")(_gather_backward)})
+
+
+def _scatter_positions(t: Tensor, dim: int, index: Tensor) -> tuple:
+    idx = index._data
+    grids = np.indices(idx.shape, sparse=True)
+    where = list(grids)
+    where[dim] = idx
+    return tuple(where)
+
+
+def _scatter_forward(b: dict) -> Any:
+    t, index = b["self"], b["index"]
+    dim = wrap_dim(b["dim"], t.ndim)
+    out = t._data.copy()
+    src = b["src"]
+    where = _scatter_positions(t, dim, index)
+    values = np.broadcast_to(src._data, index.shape) if src._data.ndim == 0 else \
+        src._data[tuple(slice(0, n) for n in index.shape)]
+    if b.get("reduce") == "add" or b.get("_add"):
+        np.add.at(out, where, values.astype(out.dtype))
+    else:
+        out[where] = values
+    return out
+
+
+def _scatter_self_grad(g: Tensor, s: Any) -> Tensor:
+    zeros = wrap_scalar(0.0)
+    return g.scatter(s.dim, s.index, zeros)
+
+
+def _scatter_src_grad(g: Tensor, s: Any) -> Tensor:
+    return g.gather(s.dim, s.index)
+
+
+defop("scatter", "scatter(Tensor input, int dim, Tensor index, Tensor src, *, str? reduce=None)",
+      _scatter_forward, node=lambda b: "ScatterBackward1" if b["src"]._wrapped else "ScatterBackward0",
+      inputs=("self", "src"), numbers_as_tensors=True, inplace=True, scalar_inputs=("src",),
+      inplace_broadcasts=False,
+      derivs={"self": d("index")(_scatter_self_grad), "src": d("index")(_scatter_src_grad)})
+defop("scatter_add", "scatter_add(Tensor input, int dim, Tensor index, Tensor src)",
+      lambda b: _scatter_forward({**b, "_add": True}), node="ScatterAddBackward0",
+      inputs=("self", "src"), inplace=True, inplace_broadcasts=False,
+      derivs={"self": d()(lambda g, s: g), "src": d("index")(_scatter_src_grad)})
+
+
+def _masked_select_forward(b: dict) -> Any:
+    t, mask = b["self"], b["mask"]
+    if mask._dtype is not dtypes.bool_:
+        raise TorchRuntimeError(
+            f"masked_select: expected BoolTensor for mask")
+    shape = broadcast_all([t.shape, mask.shape])
+    return np.broadcast_to(t._data, shape)[np.broadcast_to(mask._data, shape)]
+
+
+def _masked_select_backward(g: Tensor, s: Any) -> Tensor:
+    shape = broadcast_all([s.self_sym_sizes, s.mask.shape])
+    zeros = Tensor._make(np.zeros(shape, dtype=g._dtype.np), g._dtype)
+    mask = s.mask.expand(shape)
+    full = run(INDEX_PUT, {"self": zeros, "indices": [(0, mask)], "values": g, "accumulate": True})
+    return full.sum_to_size(s.self_sym_sizes)
+
+
+defop("masked_select", "masked_select(Tensor input, Tensor mask, *, Tensor? out=None)",
+      _masked_select_forward, node="MaskedSelectBackward0",
+      derivs={"self": d("mask")(_masked_select_backward)})
+
+
+def _take_forward(b: dict) -> Any:
+    flat = b["self"]._data.reshape(-1)
+    idx = b["index"]._data
+    n = flat.size
+    if ((idx < -n) | (idx >= n)).any():
+        raise TorchIndexError(f"out of range: tried to access index {int(idx.max())} on a tensor of {n} elements.")
+    return flat[idx]
+
+
+defop("take", "take(Tensor input, Tensor index, *, Tensor? out=None)", _take_forward, node="TakeBackward0",
+      derivs={"self": d("index")(lambda g, s: run(INDEX_PUT, {
+          "self": Tensor._make(np.zeros(s.self_sym_sizes, dtype=g._dtype.np), g._dtype).reshape(-1),
+          "indices": [(0, s.index.reshape(-1))], "values": g.reshape(-1), "accumulate": True}
+      ).reshape(s.self_sym_sizes))})
+
