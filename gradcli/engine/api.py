@@ -20,7 +20,8 @@ from .dispatch.limits import set_max_elements  # noqa: F401  (re-exported for th
 from .dispatch.publish import FUNCTIONS, METHOD_NAMES, NAMESPACES
 from .install import install
 from .layout import strided
-from .printing import set_printoptions
+from .lazy_random import rng
+from .printing import reset_printoptions, set_printoptions
 from .pytorch_names import MODULES as PYTORCH_NAMES
 from .pytorch_names import TENSOR as PYTORCH_TENSOR_NAMES  # noqa: F401
 from .size import Size
@@ -28,6 +29,7 @@ from .tensor import Tensor
 from ..__init__ import TORCH_VERSION
 from .transforms import autograd_functional as _functional
 from .transforms.gradcheck import gradcheck, gradgradcheck
+from .warnings import reset_warned_once
 
 install()
 
@@ -117,13 +119,10 @@ def reset_global_state(seed: int | None = None) -> None:
     With ``seed`` None the generator is reseeded non-deterministically, as a
     new PyTorch process would be.
     """
-    from .printing import reset_printoptions
-    from . import random as rng
     dtypes.set_default_dtype(dtypes.float32)
     reset_printoptions()
     grad_mode._set(True)
     set_max_elements(None)
-    from .warnings import reset_warned_once
     reset_warned_once()
     if seed is None:
         rng.default_generator.seed()

@@ -2,8 +2,9 @@
 
 This file holds the state and the parts of Tensor that are not ops
 (properties, Python protocols such as ``bool()`` and ``len()``, ``backward``,
-hooks).  Every op -- ``exp``, ``x + y``, ``x.add_``, indexing -- is attached
-to the class by the op table in ``gradcli.engine.ops``.
+hooks).  Every op -- ``exp``, ``x + y``, ``x.add_``, indexing, the legacy
+``torch.Tensor(...)`` constructor -- is published on the class from its record
+in ``gradcli.engine.ops`` by ``gradcli.engine.install``.
 
 Invariants:
 * ``_data`` is always an ``np.ndarray`` (0-dim for scalars) whose dtype is
@@ -20,10 +21,13 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from . import dtypes
-from .autograd import grad_mode
 from .device import CPU
-from .errors import TorchRuntimeError, TorchTypeError, TorchValueError
+from .errors import TorchNotImplementedError, TorchRuntimeError, TorchTypeError, TorchValueError
+from .layout import strided
+from .printing import tensor_repr
+from .shape_rules import wrap_dim
 from .size import Size
+from .warnings import warn, warn_once
 
 
 class VersionCounter:
@@ -98,7 +102,6 @@ class Tensor:
     def size(self, dim: int | None = None) -> Any:
         if dim is None:
             return Size._of(self._data.shape)
-        from .shape_rules import wrap_dim
         return self._data.shape[wrap_dim(dim, self.ndim)]
 
     @property
@@ -115,7 +118,6 @@ class Tensor:
 
     @property
     def layout(self) -> Any:
-        from .layout import strided
         return strided
 
     @property
@@ -147,7 +149,6 @@ class Tensor:
         strides = tuple(s // self._dtype.itemsize for s in self._data.strides)
         if dim is None:
             return strides
-        from .shape_rules import wrap_dim
         return strides[wrap_dim(dim, self.ndim)]
 
     def storage_offset(self) -> int:
@@ -186,7 +187,6 @@ class Tensor:
         if self.requires_grad:
             raise TorchRuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        from .errors import TorchNotImplementedError
         raise TorchNotImplementedError("gradcli does not support Tensor.numpy yet")
 
     # -- autograd state -----------------------------------------------------------------
@@ -195,8 +195,7 @@ class Tensor:
         if self._view_fn is None:
             return self._requires_grad or self._grad_fn is not None
         if self._view_ver != self._vc.value and self._creation is None:
-            from .autograd.views import refresh_view_grad_fn  # (autograd is built on Tensor)
-            refresh_view_grad_fn(self)
+            autograd_views.refresh_view_grad_fn(self)
         # A view requires grad when its base does, even one made under no_grad (PyTorch's
         # DifferentiableViewMeta::requires_grad); such a view is a leaf without an edge.
         return self._requires_grad or self._grad_fn is not None or self._base.requires_grad
@@ -236,8 +235,7 @@ class Tensor:
     @property
     def grad_fn(self) -> Any:
         if self._view_fn is not None and self._view_ver != self._vc.value:
-            from .autograd.views import refresh_view_grad_fn  # (autograd is built on Tensor)
-            refresh_view_grad_fn(self)
+            autograd_views.refresh_view_grad_fn(self)
         return self._grad_fn
 
     @property
@@ -255,7 +253,6 @@ class Tensor:
     @property
     def grad(self) -> "Tensor | None":
         if self._grad_fn is not None and not self._retains_grad:
-            from .warnings import warn
             warn(_NON_LEAF_GRAD_WARNING)
         return self._grad
 
@@ -300,8 +297,7 @@ class Tensor:
     def _grad_accumulator(self) -> Any:
         """The AccumulateGrad node of a leaf that requires grad (one per leaf)."""
         if self._accumulator is None:
-            from .autograd.accumulate import AccumulateGrad  # (autograd is built on Tensor)
-            self._accumulator = AccumulateGrad(self)
+            self._accumulator = autograd_accumulate.AccumulateGrad(self)
         return self._accumulator
 
     def detach(self) -> "Tensor":
@@ -345,8 +341,7 @@ class Tensor:
 
     def backward(self, gradient: Any = None, retain_graph: Any = None, create_graph: bool = False,
                  inputs: Any = None) -> None:
-        from .autograd.backward import backward  # (autograd is built on Tensor)
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        autograd_backward.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     # -- Python scalars and protocols -----------------------------------------------------
     def item(self) -> Any:
@@ -365,7 +360,7 @@ class Tensor:
 
     def __float__(self) -> float:
         if self.requires_grad:
-            from .warnings import warn_once  # PyTorch 2.13's THPVariable_float_scalar, TORCH_WARN_ONCE
+            # PyTorch 2.13's THPVariable_float_scalar, TORCH_WARN_ONCE
             warn_once("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
                       "Consider using tensor.detach() first. (Triggered internally at "
                       "/__w/pytorch/pytorch/torch/csrc/autograd/generated/python_variable_methods.cpp:822.)")
@@ -410,7 +405,6 @@ class Tensor:
         return id(self)
 
     def __repr__(self) -> str:
-        from .printing import tensor_repr
         grad_fn = self._grad_fn
         return tensor_repr(
             self._data, self._dtype.name, default_dtype=dtypes.get_default_dtype().name,
@@ -461,11 +455,9 @@ def wrap_scalar(value: Any) -> Tensor:
     return t
 
 
-def is_grad_needed(*tensors: Any) -> bool:
-    """True when an op on these inputs must record a graph."""
-    if not grad_mode._enabled:
-        return False
-    for t in tensors:
-        if isinstance(t, Tensor) and t.requires_grad:
-            return True
-    return False
+# Autograd is built on Tensor (its modules import this one), and Tensor's autograd entry points
+# (backward, a leaf's AccumulateGrad, a view's refreshed grad_fn) call into it: the one cycle of
+# the engine, closed here at the bottom, by module, so either side may be imported first.
+from .autograd import accumulate as autograd_accumulate  # noqa: E402
+from .autograd import backward as autograd_backward  # noqa: E402
+from .autograd import views as autograd_views  # noqa: E402

@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import random as rng
 from ..dispatch.publish import Catalog
 from ..dispatch.signature import LazyParser
 from ..errors import TorchRuntimeError, TorchValueError
+from ..lazy_random import rng
 from ..ops.arithmetic import DIV
 from ..ops.pointwise_binary import CLAMP_MIN
 from ..tensor import Tensor

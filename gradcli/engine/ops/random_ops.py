@@ -20,6 +20,7 @@ from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
 from ..dispatch.signature import ArgParser, _Mismatch, _is_int_like, py_type_name
 from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchTypeError, TorchValueError
+from ..lazy_random import rng
 from ..shape_rules import broadcast_shapes
 from ..tensor import Tensor
 from ..warnings import warn
@@ -29,16 +30,6 @@ CATALOG = Catalog()
 defop = CATALOG.defop
 
 
-class _LazyRandom:
-    """``gradcli.engine.random``, imported on first use: it loads NumPy's random
-    module, which a script that draws no random numbers should not pay for."""
-
-    def __getattr__(self, name: str) -> Any:
-        from .. import random
-        return getattr(random, name)
-
-
-rng = _LazyRandom()
 
 
 def _g(x: float) -> str:
