@@ -1,9 +1,7 @@
 """What the engine offers a front end: the members of ``torch`` and its submodules.
 
 The language layer turns these dicts into the namespaces a script sees; the
-engine itself never looks at them.  ``PYTORCH_NAMES`` lists what real
-PyTorch has in each module, so a front end can say "gradcli does not support
-torch.X yet" for a real name it lacks.
+engine itself never looks at them.
 """
 
 from __future__ import annotations
@@ -21,8 +19,6 @@ from .ops import FUNCTIONS, METHOD_NAMES, NAMESPACES
 from .ops import nn_functional, random_ops  # noqa: F401
 from .ops.limits import set_max_elements  # noqa: F401  (re-exported for the CLI)
 from .printing import set_printoptions
-from .pytorch_names import MODULES as PYTORCH_NAMES
-from .pytorch_names import TENSOR as PYTORCH_TENSOR_NAMES  # noqa: F401
 from .size import Size
 from .tensor import Tensor
 from ..__init__ import TORCH_VERSION

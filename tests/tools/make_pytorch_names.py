@@ -1,4 +1,4 @@
-"""Regenerate gradcli/engine/pytorch_names.py from real PyTorch.
+"""Regenerate gradcli/lang/pytorch_names.py from real PyTorch.
 
     python tests/tools/make_pytorch_names.py   (needs torch 2.13 importable)
 
@@ -15,7 +15,7 @@ from pathlib import Path
 import torch
 
 MODULES = ["", "autograd", "autograd.functional", "nn", "nn.functional", "linalg", "optim", "cuda"]
-OUT = Path(__file__).resolve().parents[2] / "gradcli" / "engine" / "pytorch_names.py"
+OUT = Path(__file__).resolve().parents[2] / "gradcli" / "lang" / "pytorch_names.py"
 
 
 def public(obj: object) -> list[str]:

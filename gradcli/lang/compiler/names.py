@@ -64,7 +64,7 @@ def missing_global(name: str) -> Exception:
     Bare torch names are available without import (the calculator shorthand), so
     `lgamma(x)` means torch.lgamma, which gradcli may lack.
     """
-    from gradcli.engine.pytorch_names import FUNCTIONS
+    from gradcli.lang.pytorch_names import FUNCTIONS
     if name in FUNCTIONS:
         return ScriptNotImplementedError(f"gradcli does not support torch.{name} yet")
     return ScriptNameError(f"name '{name}' is not defined")
