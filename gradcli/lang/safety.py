@@ -1,4 +1,5 @@
-"""What a script may reach through ``.``: whitelisted attributes only (language.md section 8).
+"""What a script may reach through ``.``: whitelisted attributes only, so that it reaches
+no file, process, environment or Python object outside the language.
 
 Engine classes list the attributes a script may read in ``__script_attrs__``
 and may assign in ``__script_settable__``; Python's own types get the

@@ -1,4 +1,5 @@
-"""A script reaches nothing outside the language (language.md section 8)."""
+"""A script reaches nothing outside the language: no files, other modules, processes
+or Python internals; dunder attributes are an AttributeError."""
 
 from __future__ import annotations
 
