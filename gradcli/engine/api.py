@@ -1,9 +1,7 @@
 """What the engine offers a front end: the members of ``torch`` and its submodules.
 
 The language layer turns these dicts into the namespaces a script sees; the
-engine itself never looks at them.  ``PYTORCH_NAMES`` lists what real
-PyTorch has in each module, so a front end can say "gradcli does not support
-torch.X yet" for a real name it lacks.
+engine itself never looks at them.
 """
 
 from __future__ import annotations
@@ -22,8 +20,6 @@ from .install import install
 from .layout import strided
 from .lazy_random import rng
 from .printing import reset_printoptions, set_printoptions
-from .pytorch_names import MODULES as PYTORCH_NAMES
-from .pytorch_names import TENSOR as PYTORCH_TENSOR_NAMES  # noqa: F401
 from .size import Size
 from .tensor import Tensor
 from ..__init__ import TORCH_VERSION

@@ -1,4 +1,4 @@
-"""The Python builtins a script may call (language.md section 3).
+"""The Python builtins a script may call, and no others.
 
 Most are Python's own functions, passed through unchanged (so their error
 messages are Python's).  ``print`` writes to the session's output, ``type``

@@ -9,7 +9,6 @@ the grammar and options, so an edited grammar rebuilds it.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Iterator
 
 from lark import Lark, Token
@@ -17,12 +16,14 @@ from lark.lark import PostLex
 
 from gradcli.lang.errors import ScriptSyntaxError
 
-_HERE = Path(__file__).resolve().parent
+# os.path rather than pathlib: pathlib (with the urllib.parse and ipaddress it
+# imports) would cost ~3 ms of every start, and nothing else at start-up needs it.
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 # Inside the wheel the grammar sits at gradcli/grammar/; in a source checkout
 # at the repository's top level.
 _GRAMMAR_CANDIDATES = (
-    _HERE.parent / "grammar" / "gradcli.lark",
-    _HERE.parent.parent / "grammar" / "gradcli.lark",
+    os.path.join(_PACKAGE, "grammar", "gradcli.lark"),
+    os.path.join(os.path.dirname(_PACKAGE), "grammar", "gradcli.lark"),
 )
 
 OPENING = {"LPAR": "(", "LSQB": "[", "LBRACE": "{"}
@@ -31,9 +32,9 @@ _MATCHING = {")": "(", "]": "[", "}": "{"}
 TAB_WIDTH = 8
 
 
-def grammar_path() -> Path:
+def grammar_path() -> str:
     for candidate in _GRAMMAR_CANDIDATES:
-        if candidate.is_file():
+        if os.path.isfile(candidate):
             return candidate
     raise FileNotFoundError("gradcli.lark not found next to the gradcli package")
 
@@ -149,8 +150,10 @@ def get_parser() -> Lark:
 
 
 def _build(cache: str | bool) -> Lark:
+    with open(grammar_path(), encoding="utf-8") as grammar:
+        text = grammar.read()
     return Lark(
-        grammar_path().read_text(encoding="utf-8"),
+        text,
         parser="lalr",
         lexer="basic",
         postlex=Indenter(),

@@ -2,7 +2,9 @@
 
 ``torch`` and its submodules are Namespace objects over the engine's tables
 (``gradcli.engine.api``); ``math`` is Python's math module seen the same way.
-Importing anything else fails as Python fails: ``No module named 'os'``.
+A name real PyTorch has but gradcli lacks (``gradcli.lang.pytorch_names``)
+fails with "gradcli does not support torch.X yet"; importing anything else
+fails as Python fails: ``No module named 'os'``.
 """
 
 from __future__ import annotations
@@ -43,8 +45,7 @@ class Modules:
                                                  if not name.startswith("_")})
 
     def _namespace(self, full_path: str, key: str, members: dict[str, Any]) -> Namespace:
-        known = frozenset(self.engine.PYTORCH_NAMES.get(key, frozenset()))
-        namespace = Namespace(full_path, members, known)
+        namespace = Namespace(full_path, members, pytorch_module=key)
         self.by_path[full_path] = namespace
         return namespace
 
@@ -59,7 +60,7 @@ class Modules:
             if prefix in self.by_path:
                 continue
             parent = self.by_path.get(".".join(parts[:end - 1]))
-            if parent is not None and parts[end - 1] in parent.known:
+            if parent is not None and parent.pytorch_has(parts[end - 1]):
                 raise ScriptNotImplementedError(f"gradcli does not support {prefix} yet")
             raise ScriptModuleNotFoundError(f"No module named '{prefix}'")
         raise ScriptModuleNotFoundError(f"No module named '{path}'")
@@ -69,7 +70,7 @@ class Modules:
         module = self.import_module(path)
         if name in module.members:
             return module.members[name]
-        if name in module.known:
+        if module.pytorch_has(name):
             raise ScriptNotImplementedError(f"gradcli does not support {path}.{name} yet")
         raise ScriptImportError(f"cannot import name '{name}' from '{path}' (unknown location)")
 

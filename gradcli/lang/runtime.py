@@ -21,10 +21,7 @@ from typing import Any, TextIO
 from gradcli.lang import builtins as _builtins_module
 from gradcli.lang import safety as _safety_module
 from gradcli.lang import shorthand as _shorthand_module
-from gradcli.lang.compiler import RunContext, compile_module
-from gradcli.lang.compiler import expressions as _expressions_module
-from gradcli.lang.compiler import statements as _statements_module
-from gradcli.lang.compiler import targets as _targets_module
+from gradcli.lang.compiler import CLOSURE_MODULES, RunContext, compile_module
 from gradcli.lang.compiler.base import EchoMode
 from gradcli.lang.diagnostics import Reporter
 from gradcli.lang.errors import (EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_SCRIPT_ERROR,
@@ -39,11 +36,9 @@ from gradcli.lang.syntax import parse
 # script's own operation ("a" + 1, [1][5], int("x")): a script error, not a bug.
 _SCRIPT_OPERATION_FILES = frozenset(
     os.path.abspath(module.__file__) for module in (
-        _expressions_module, _statements_module, _targets_module, _functions_module,
-        _builtins_module, _safety_module, _shorthand_module)
+        *CLOSURE_MODULES, _functions_module, _builtins_module, _safety_module, _shorthand_module)
 ) | {os.path.abspath(__import__("string").__file__)}
-_COMPILED_CODE_FILES = frozenset(os.path.abspath(module.__file__) for module in (
-    _expressions_module, _statements_module, _targets_module))
+_COMPILED_CODE_FILES = frozenset(os.path.abspath(module.__file__) for module in CLOSURE_MODULES)
 
 # Each level of user recursion costs a dozen interpreter frames; the user-level
 # limit (functions.MAX_USER_DEPTH) is the one scripts see.

@@ -1,4 +1,5 @@
-"""What a script may reach through ``.``: whitelisted attributes only (language.md section 8).
+"""What a script may reach through ``.``: whitelisted attributes only, so that it reaches
+no file, process, environment or Python object outside the language.
 
 Engine classes list the attributes a script may read in ``__script_attrs__``
 and may assign in ``__script_settable__``; Python's own types get the
@@ -65,22 +66,30 @@ def is_dunder(name: str) -> bool:
 class Namespace:
     """A module as a script sees it (``torch``, ``torch.nn.functional``, ``math``).
 
-    ``members`` are what gradcli has; ``known`` are the names the real module
-    has, so a missing real name says "not supported yet" instead of "no such
-    attribute".
+    ``members`` are what gradcli has.  ``pytorch_module`` names the real
+    PyTorch module it mirrors (``""`` for ``torch``, ``"nn.functional"``, ...;
+    None for ``math``), so a real name gradcli lacks says "not supported yet"
+    instead of "no such attribute".
     """
 
-    def __init__(self, path: str, members: dict[str, Any], known: frozenset[str] = frozenset()) -> None:
+    def __init__(self, path: str, members: dict[str, Any], pytorch_module: str | None = None) -> None:
         self.path = path
         self.members = members
-        self.known = known
+        self.pytorch_module = pytorch_module
+
+    def pytorch_has(self, name: str) -> bool:
+        """Whether the real PyTorch module has ``name`` (the table is read on the first miss)."""
+        if self.pytorch_module is None:
+            return False
+        from gradcli.lang.pytorch_names import MODULES
+        return name in MODULES.get(self.pytorch_module, ())
 
     def lookup(self, name: str) -> Any:
         try:
             return self.members[name]
         except KeyError:
             pass
-        if name in self.known:
+        if self.pytorch_has(name):
             raise ScriptNotImplementedError(f"gradcli does not support {self.path}.{name} yet")
         raise ScriptAttributeError(f"module '{self.path}' has no attribute '{name}'")
 
@@ -171,7 +180,7 @@ def _missing(obj: Any, name: str) -> Exception:
     cls_name = type_name(type(obj))
     if cls_name == "Tensor" and not is_dunder(name):
         # A real Tensor method gradcli lacks says so, rather than "no attribute".
-        from gradcli.engine.pytorch_names import TENSOR
+        from gradcli.lang.pytorch_names import TENSOR
         if name in TENSOR:
             return ScriptNotImplementedError(f"gradcli does not support Tensor.{name} yet")
     return ScriptAttributeError(f"'{cls_name}' object has no attribute '{name}'")

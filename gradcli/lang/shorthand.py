@@ -1,4 +1,4 @@
-"""The calculator shorthand of language.md section 6.
+"""The calculator shorthand: what gradcli adds to Python for quick one-liners.
 
 * ``grad`` as a bare positional argument of a tensor factory means
   ``requires_grad=True``: ``ones(2, 2, grad)``; called, ``grad(y, x)`` is

@@ -2,7 +2,10 @@
 
 It has a Tensor-like class with just enough behaviour to exercise the language
 (attribute whitelists, the shorthand, function forms, warnings); it is test
-code only.
+code only.  Which names real PyTorch has (for "gradcli does not support
+torch.X yet") is the language's own table, gradcli.lang.pytorch_names, so
+the fake needs none: torch.fft, torch.nn.Linear and torch.autograd.Function
+are real names this fake lacks.
 """
 
 from __future__ import annotations
@@ -109,9 +112,6 @@ def make_engine():
         TORCH=torch,
         SUBMODULES={"autograd": {"grad": autograd_grad}, "nn": {}, "nn.functional": {"relu": lambda t: t},
                     "autograd.functional": {}},
-        PYTORCH_NAMES={"": frozenset(torch) | {"fft", "cumulative_trapezoid"}, "nn": frozenset({"Linear"}),
-                       "autograd": frozenset({"grad", "Function"}), "nn.functional": frozenset({"relu"}),
-                       "autograd.functional": frozenset({"jacobian"})},
         TENSOR_METHODS=frozenset({"sum", "mean", "backward", "tolist", "double"}),
         FACTORIES=frozenset({"tensor", "ones"}),
         Tensor=FakeTensor,

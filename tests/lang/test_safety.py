@@ -1,6 +1,6 @@
-"""A script reaches nothing outside the language: no dunder attributes, no open, eval, exec,
-getattr, __import__ or globals, no module gradcli does not provide, no new types, and only
-the attributes gradcli lets a script set."""
+"""A script reaches nothing outside the language: no files, other modules, processes or Python
+internals (no dunder attributes, open, eval, exec, getattr, __import__ or globals), no new types,
+and only the attributes gradcli lets a script set."""
 
 from __future__ import annotations
 

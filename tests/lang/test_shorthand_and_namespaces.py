@@ -69,6 +69,24 @@ def test_unsupported_and_missing_names(run):
     assert run("import torch.nope\n").headline == "ModuleNotFoundError: No module named 'torch.nope'"
 
 
+def test_the_pytorch_names_table_is_read_only_when_a_name_is_missing():
+    # Start-up never pays for the table: it is imported on the first missing name.
+    import subprocess
+    import sys
+    from pathlib import Path
+    code = ("import io, sys\n"
+            f"sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+            "import fake_engine\n"
+            "from gradcli.lang import Session\n"
+            "session = Session(engine=fake_engine.make_engine(), stdout=io.StringIO(), stderr=io.StringIO())\n"
+            "session.run_source('import torch\\nx = torch.ones(2)\\n', 't.ag')\n"
+            "print('gradcli.lang.pytorch_names' in sys.modules)\n"
+            "session.run_source('torch.fft', 't.ag')\n"
+            "print('gradcli.lang.pytorch_names' in sys.modules)\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout == "False\nTrue\n"
+
+
 def test_missing_torch_import_hint(run):
     result = run("torch.ones(2)\n")
     assert result.err.splitlines()[-1].startswith("hint: add `import torch` at the top")

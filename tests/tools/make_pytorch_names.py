@@ -1,25 +1,39 @@
-"""Regenerate gradcli/engine/pytorch_names.py from real PyTorch.
+"""Regenerate gradcli/lang/pytorch_names.py from real PyTorch.
 
     python tests/tools/make_pytorch_names.py   (needs torch 2.13 importable)
 
 The file lists the public names PyTorch has in each module gradcli mirrors
 and on Tensor, so that a script using one gradcli lacks gets "gradcli does
-not support torch.X yet" instead of an AttributeError.
+not support torch.X yet" instead of an AttributeError.  Each set is written
+as one string of names, split at import: an implicitly concatenated literal
+in parentheses, wrapped so that no line is longer than 100 characters.
 """
 
 from __future__ import annotations
 
 import importlib
+import textwrap
 from pathlib import Path
 
 import torch
 
 MODULES = ["", "autograd", "autograd.functional", "nn", "nn.functional", "linalg", "optim", "cuda"]
-OUT = Path(__file__).resolve().parents[2] / "gradcli" / "engine" / "pytorch_names.py"
+OUT = Path(__file__).resolve().parents[2] / "gradcli" / "lang" / "pytorch_names.py"
+MAX_LINE = 100
 
 
 def public(obj: object) -> list[str]:
     return sorted(n for n in dir(obj) if not n.startswith("_"))
+
+
+def name_set(names: list[str], indent: int) -> list[str]:
+    """``frozenset((...).split())`` over ``names``, as lines indented by ``indent`` spaces."""
+    pad = " " * indent
+    inner = pad + "    "
+    # each chunk is written as 'chunk ' (two quotes and a trailing space)
+    chunks = textwrap.wrap(" ".join(names), width=MAX_LINE - len(inner) - 3,
+                           break_long_words=False, break_on_hyphens=False)
+    return ["frozenset(("] + [f"{inner}{chunk + ' '!r}" for chunk in chunks] + [f"{pad}).split())"]
 
 
 def main() -> None:
@@ -31,17 +45,26 @@ def main() -> None:
     ]
     for path in MODULES:
         module = importlib.import_module("torch" + ("." + path if path else ""))
-        names = " ".join(public(module))
-        lines.append(f"    {path!r}: frozenset({names!r}.split()),")
+        first, *rest = name_set(public(module), indent=4)
+        lines.append(f"    {path!r}: {first}")
+        lines.extend(rest)
+        lines[-1] += ","
     lines.append("}")
     lines.append("")
     # Functions only (no modules, classes, dtypes or constants): what a bare name may mean.
     functions = [n for n in public(torch)
                  if callable(getattr(torch, n)) and not isinstance(getattr(torch, n), type)
                  and type(getattr(torch, n)).__name__ != "module" and n[:1].islower()]
-    lines.append(f"FUNCTIONS: frozenset[str] = frozenset({' '.join(functions)!r}.split())")
+    first, *rest = name_set(functions, indent=0)
+    lines.append(f"FUNCTIONS: frozenset[str] = {first}")
+    lines.extend(rest)
     lines.append("")
-    lines.append(f"TENSOR: frozenset[str] = frozenset({' '.join(public(torch.Tensor))!r}.split())")
+    first, *rest = name_set(public(torch.Tensor), indent=0)
+    lines.append(f"TENSOR: frozenset[str] = {first}")
+    lines.extend(rest)
+    too_long = [line for line in lines if len(line) > MAX_LINE]
+    if too_long:
+        raise SystemExit(f"a line longer than {MAX_LINE} characters: {too_long[0]!r}")
     OUT.write_text("\n".join(lines) + "\n")
     print(f"wrote {OUT}")
 

@@ -4,13 +4,20 @@ from __future__ import annotations
 
 from lark import Tree
 
+from gradcli.lang.compiler import (attributes_and_subscripts, calls, comprehensions, containers,
+                                   expressions, literals, names, operators, statements, targets)
 from gradcli.lang.compiler.base import EchoMode, Executor, RunContext
 from gradcli.lang.compiler.expressions import ExpressionCompiler
 from gradcli.lang.compiler.statements import StatementCompiler
 from gradcli.lang.compiler.targets import TargetCompiler
 from gradcli.lang.errors import Source, Span
 
-__all__ = ["CompiledStatement", "RunContext", "compile_module"]
+__all__ = ["CLOSURE_MODULES", "CompiledStatement", "RunContext", "compile_module"]
+
+# The modules that compile a script and hold the closures it runs as: an exception
+# Python raises in one of them is the script's own operation failing.
+CLOSURE_MODULES = (expressions, literals, names, containers, operators, attributes_and_subscripts,
+                   calls, comprehensions, statements, targets)
 
 
 class Compiler(StatementCompiler, TargetCompiler, ExpressionCompiler):

@@ -1,0 +1,96 @@
+"""Attribute access through the whitelist (``obj.name``) and subscripts (``obj[key]``, slices)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lark import Tree
+
+from gradcli.lang.compiler.base import CompilerBase, Evaluator
+from gradcli.lang.compiler.literals import constant
+from gradcli.lang.errors import mark
+from gradcli.lang.functions import Frame
+from gradcli.lang.safety import READABLE_CACHE, get_attribute, is_dunder
+
+
+class AccessCompiler(CompilerBase):
+    def e_attribute(self, node: Tree) -> Evaluator:
+        value_node, name_token = node.children
+        value = self.expr(value_node)
+        name = str(name_token)
+        span = self.span(node)
+        if is_dunder(name) or name == "format":
+            def checked_attribute(frame: Frame) -> Any:
+                try:
+                    return get_attribute(value(frame), name)
+                except BaseException as error:
+                    mark(error, span)
+                    raise
+            return checked_attribute
+        readable = READABLE_CACHE
+
+        def attribute(frame: Frame) -> Any:
+            try:
+                obj = value(frame)
+                # fast path: a whitelisted attribute of an instance whose type was seen before
+                allowed = readable.get(obj.__class__)
+                if allowed is not None and name in allowed:
+                    return getattr(obj, name)
+                return get_attribute(obj, name)
+            except BaseException as error:
+                mark(error, span)
+                raise
+        return attribute
+
+    def e_subscript(self, node: Tree) -> Evaluator:
+        value_node, key_node = node.children
+        value = self.expr(value_node)
+        key = self.subscript_key(key_node)
+        span = self.span(node)
+
+        def subscript(frame: Frame) -> Any:
+            try:
+                return value(frame)[key(frame)]
+            except BaseException as error:
+                mark(error, span)
+                raise
+        return subscript
+
+    def subscript_key(self, node: Tree) -> Evaluator:
+        if node.data == "slice":
+            return self._slice(node)
+        if node.data == "subscript_tuple":
+            evaluators, starred = [], []
+            for child in node.children:
+                if child is None:
+                    continue
+                is_star = child.data == "star_expr"
+                if is_star:
+                    evaluators.append(self.expr(child.children[0]))
+                else:
+                    evaluators.append(self._slice(child) if child.data == "slice" else self.expr(child))
+                starred.append(is_star)
+            if not any(starred) and all(hasattr(e, "constant") for e in evaluators):
+                return constant(tuple(e.constant for e in evaluators))
+            pairs = tuple(zip(evaluators, starred))
+
+            def key_tuple(frame: Frame) -> tuple:
+                key: list = []
+                for evaluate, is_star in pairs:
+                    if is_star:
+                        key.extend(evaluate(frame))
+                    else:
+                        key.append(evaluate(frame))
+                return tuple(key)
+            return key_tuple
+        return self.expr(node)
+
+    def _slice(self, node: Tree) -> Evaluator:
+        parts = [self.expr(child) if child is not None else constant(None) for child in node.children]
+        if all(hasattr(part, "constant") for part in parts):
+            return constant(slice(*(part.constant for part in parts)))
+        start, stop, step = parts
+
+        def make_slice(frame: Frame) -> slice:
+            return slice(start(frame), stop(frame), step(frame))
+        return make_slice

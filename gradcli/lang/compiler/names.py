@@ -1,0 +1,70 @@
+"""Reading a bare name from the scope it resolves to: local, enclosing function or global/builtin."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lark import Tree
+
+from gradcli.lang.compiler.base import CompilerBase, Evaluator
+from gradcli.lang.errors import ScriptNameError, ScriptNotImplementedError, ScriptUnboundLocalError, mark
+from gradcli.lang.functions import Frame
+
+
+class NameCompiler(CompilerBase):
+    def e_name(self, node: Tree) -> Evaluator:
+        name = str(node.children[0])
+        return self.load_name(name, self.span(node))
+
+    def load_name(self, name: str, span) -> Evaluator:  # noqa: C901 - one closure per scope kind
+        where, depth = self.scope.resolve(name)
+        if where == "global":
+            variables = self.context.globals
+            builtins = self.context.builtins
+
+            def load_global(frame: Frame) -> Any:
+                try:
+                    return variables[name]
+                except KeyError:
+                    pass
+                try:
+                    return builtins[name]
+                except KeyError:
+                    error = missing_global(name)
+                    mark(error, span)
+                    raise error from None
+            return load_global
+        if where == "local":
+            def load_local(frame: Frame) -> Any:
+                try:
+                    return frame.vars[name]
+                except KeyError:
+                    error = ScriptUnboundLocalError(
+                        f"cannot access local variable '{name}' where it is not associated with a value")
+                    mark(error, span)
+                    raise error from None
+            return load_local
+
+        def load_free(frame: Frame) -> Any:
+            for _ in range(depth):
+                frame = frame.parent
+            try:
+                return frame.vars[name]
+            except KeyError:
+                error = ScriptNameError(f"cannot access free variable '{name}' where it is not "
+                                        "associated with a value in enclosing scope")
+                mark(error, span)
+                raise error from None
+        return load_free
+
+
+def missing_global(name: str) -> Exception:
+    """NameError, or "not supported yet" for a bare name that is a real torch function.
+
+    Bare torch names are available without import (the calculator shorthand), so
+    `lgamma(x)` means torch.lgamma, which gradcli may lack.
+    """
+    from gradcli.lang.pytorch_names import FUNCTIONS
+    if name in FUNCTIONS:
+        return ScriptNotImplementedError(f"gradcli does not support torch.{name} yet")
+    return ScriptNameError(f"name '{name}' is not defined")

@@ -1,0 +1,179 @@
+"""Operators: arithmetic and bitwise, unary, ``not``/``and``/``or``, comparisons, ``a if c else b``.
+
+The operators are Python's own (``operator.add`` ...), so Python's error
+messages come for free.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+from lark import Token, Tree
+
+from gradcli.lang.compiler.base import CompilerBase, Evaluator
+from gradcli.lang.compiler.literals import constant
+from gradcli.lang.errors import mark
+from gradcli.lang.functions import Frame
+
+BINARY_OPERATORS = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+    "//": operator.floordiv, "%": operator.mod, "@": operator.matmul, "**": operator.pow,
+    "|": operator.or_, "^": operator.xor, "&": operator.and_, "<<": operator.lshift,
+    ">>": operator.rshift,
+}
+UNARY_OPERATORS = {"-": operator.neg, "+": operator.pos, "~": operator.invert}
+
+
+def _contains_not(a: Any, b: Any) -> bool:
+    return a not in b
+
+
+def _contains(a: Any, b: Any) -> bool:
+    return a in b
+
+
+COMPARISONS = {
+    "<": operator.lt, ">": operator.gt, "==": operator.eq, ">=": operator.ge, "<=": operator.le,
+    "!=": operator.ne, "in": _contains, "notin": _contains_not, "is": operator.is_,
+    "isnot": operator.is_not,
+}
+
+# Grammar rules whose children alternate operand, operator, operand, ...
+BINARY_RULES = {"expr", "xor_expr", "and_expr", "shift_expr", "arith_expr", "term"}
+
+
+class OperatorCompiler(CompilerBase):
+    def _binary(self, node: Tree) -> Evaluator:
+        children = node.children
+        result = self.expr(children[0])
+        start = children[0]
+        for index in range(1, len(children), 2):
+            operator_token, right_node = children[index], children[index + 1]
+            right = self.expr(right_node)
+            span = self._span_between(start, right_node)
+            result = self._binary_closure(BINARY_OPERATORS[str(operator_token)], result, right, span)
+        return result
+
+    def _span_between(self, first: Tree | Token, last: Tree | Token):
+        begin, end = self.span(first), self.span(last)
+        begin.end_line, begin.end_column = end.end_line, end.end_column
+        return begin
+
+    @staticmethod
+    def _binary_closure(function, left: Evaluator, right: Evaluator, span) -> Evaluator:
+        def binary(frame: Frame) -> Any:
+            try:
+                return function(left(frame), right(frame))
+            except BaseException as error:
+                mark(error, span)
+                raise
+        return binary
+
+    def e_power(self, node: Tree) -> Evaluator:
+        base, exponent = node.children
+        return self._binary_closure(operator.pow, self.expr(base), self.expr(exponent), self.span(node))
+
+    def e_factor(self, node: Tree) -> Evaluator:
+        operator_token, operand_node = node.children
+        function = UNARY_OPERATORS[str(operator_token)]
+        operand = self.expr(operand_node)
+        span = self.span(node)
+        if hasattr(operand, "constant") and isinstance(operand.constant, (int, float)):
+            return constant(function(operand.constant))
+
+        def unary(frame: Frame) -> Any:
+            try:
+                return function(operand(frame))
+            except BaseException as error:
+                mark(error, span)
+                raise
+        return unary
+
+    def e_not_expr(self, node: Tree) -> Evaluator:
+        operand = self.expr(node.children[0])
+        span = self.span(node)
+
+        def negation(frame: Frame) -> bool:
+            try:
+                return not operand(frame)
+            except BaseException as error:
+                mark(error, span)
+                raise
+        return negation
+
+    def e_and_test(self, node: Tree) -> Evaluator:
+        operands = tuple(self.expr(child) for child in node.children)
+        *leading, last = operands
+        span = self.span(node)
+
+        def conjunction(frame: Frame) -> Any:
+            try:
+                for evaluate in leading:
+                    value = evaluate(frame)
+                    if not value:
+                        return value
+                return last(frame)
+            except BaseException as error:
+                mark(error, span)
+                raise
+        return conjunction
+
+    def e_or_test(self, node: Tree) -> Evaluator:
+        operands = tuple(self.expr(child) for child in node.children)
+        *leading, last = operands
+        span = self.span(node)
+
+        def disjunction(frame: Frame) -> Any:
+            try:
+                for evaluate in leading:
+                    value = evaluate(frame)
+                    if value:
+                        return value
+                return last(frame)
+            except BaseException as error:
+                mark(error, span)
+                raise
+        return disjunction
+
+    def e_comparison(self, node: Tree) -> Evaluator:
+        children = node.children
+        first = self.expr(children[0])
+        steps = []
+        for index in range(1, len(children), 2):
+            op_name = "".join(str(token) for token in children[index].children)
+            steps.append((COMPARISONS[op_name], self.expr(children[index + 1])))
+        span = self.span(node)
+        if len(steps) == 1:
+            (function, second), = steps
+            return self._binary_closure(function, first, second, span)
+        steps_tuple = tuple(steps)
+
+        def chain(frame: Frame) -> Any:
+            try:
+                left = first(frame)
+                result = True
+                for function, evaluate in steps_tuple:
+                    right = evaluate(frame)
+                    result = function(left, right)
+                    if not result:
+                        return result
+                    left = right
+                return result
+            except BaseException as error:
+                mark(error, span)
+                raise
+        return chain
+
+    def e_conditional(self, node: Tree) -> Evaluator:
+        body, test, orelse = (self.expr(child) for child in node.children)
+        span = self.span(node.children[1])
+
+        def choose(frame: Frame) -> Any:
+            try:
+                chosen = body if test(frame) else orelse
+            except BaseException as error:
+                mark(error, span)
+                raise
+            return chosen(frame)
+        return choose
