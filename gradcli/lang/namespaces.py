@@ -92,7 +92,7 @@ class Modules:
             names[name] = self.wrapped_factories.get(name, value)
         for name in methods:
             if name not in names and not name.startswith("_"):
-                names[name] = method_form(name)
+                names[name] = method_form(name, getattr(engine.Tensor, name, None))
         names["grad"] = self.grad_word
         return names
 

@@ -24,6 +24,7 @@ class GradWord:
 
     def __init__(self, autograd_grad: Callable[..., Any]) -> None:
         self._autograd_grad = autograd_grad
+        self.__wrapped__ = autograd_grad  # (inspect.signature reads its parameters there)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self._autograd_grad(*args, **kwargs)
@@ -51,11 +52,13 @@ def factory_with_grad_flag(factory: Callable[..., Any], word: GradWord) -> Calla
         return factory(*[value for value in args if value is not word], **kwargs)
 
     factory_call.__name__ = factory_call.__qualname__ = _name(factory)
+    factory_call.__wrapped__ = factory  # type: ignore[attr-defined]  (its parameters, for inspect)
     return factory_call
 
 
-def method_form(name: str) -> Callable[..., Any]:
-    """``name(x, *args)`` calls ``x.name(*args)`` (through the attribute whitelist)."""
+def method_form(name: str, method: Callable[..., Any] | None = None) -> Callable[..., Any]:
+    """``name(x, *args)`` calls ``x.name(*args)`` (through the attribute whitelist); ``method``,
+    the Tensor method itself, lends its parameters to ``inspect.signature``."""
 
     def call_method(*args: Any, **kwargs: Any) -> Any:
         if not args:
@@ -63,6 +66,8 @@ def method_form(name: str) -> Callable[..., Any]:
         return get_attribute(args[0], name)(*args[1:], **kwargs)
 
     call_method.__name__ = call_method.__qualname__ = name
+    if method is not None:
+        call_method.__wrapped__ = method  # type: ignore[attr-defined]
     return call_method
 
 
@@ -76,6 +81,7 @@ def tensor_or_builtin(name: str, builtin: Callable[..., Any], torch_function: Ca
         return builtin(*args, **kwargs)
 
     dispatch.__name__ = dispatch.__qualname__ = name
+    dispatch.__wrapped__ = torch_function  # type: ignore[attr-defined]
     return dispatch
 
 

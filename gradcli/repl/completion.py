@@ -176,9 +176,8 @@ def _keyword_arguments(before_word: str, scan: "_Scan", word: str,
     if function is _MISSING or not callable(function):
         return []
     given = set(_GIVEN_KEYWORD.findall(arguments))
-    tensor_type = getattr(console.session.engine, "Tensor", None)
     return [Candidate(name + "=", -len(word), "keyword argument")
-            for name in parameter_names(function, tensor_type)
+            for name in parameter_names(function)
             if name.startswith(word) and name not in given]
 
 

@@ -94,19 +94,18 @@ def test_file_names_after_load_and_save(console, tmp_path, monkeypatch):
 
 def test_parameter_names(console):
     session = console.session
-    tensor = session.engine.Tensor
     names = session.builtins
-    assert parameter_names(names["ones"], tensor)[-1] == "requires_grad"
-    assert "dtype" in parameter_names(names["tensor"], tensor)
+    assert parameter_names(names["ones"])[-1] == "requires_grad"
+    assert "dtype" in parameter_names(names["tensor"])
     assert parameter_names(names["print"]) == ["sep", "end", "file", "flush"]
-    assert "create_graph" in parameter_names(names["grad"], tensor)
+    assert "create_graph" in parameter_names(names["grad"])
     assert parameter_names(session.globals["f"]) == ["alpha", "beta", "gamma"]
-    assert parameter_names(session.globals["x"].backward, tensor)[:2] == ["gradient", "retain_graph"]
-    assert "dim" in parameter_names(names["mean"], tensor)      # a method form
+    assert parameter_names(session.globals["x"].backward)[:2] == ["gradient", "retain_graph"]
+    assert "dim" in parameter_names(names["mean"])      # a method form
     assert parameter_names(len) == []
     functional = console.session.globals["F"].members
-    assert parameter_names(functional["linear"], tensor) == ["input", "weight", "bias"]
-    assert parameter_names(functional["leaky_relu"], tensor) == ["input", "negative_slope", "inplace"]
+    assert parameter_names(functional["linear"]) == ["input", "weight", "bias"]
+    assert parameter_names(functional["leaky_relu"]) == ["input", "negative_slope", "inplace"]
 
 
 def test_highlight_tokens_cover_the_text():

@@ -15,7 +15,6 @@ from typing import Any, Callable, Sequence
 from ..tensor import Tensor
 from .forms import function_form, inplace_form, method_form, operator_form
 from .op import Op, defop
-from .python_signature import LazySignature
 
 # torch.<name> (a name with a dot, "linalg.inv", is an op that lives in a namespace only).
 FUNCTIONS: dict[str, Callable] = {}
@@ -28,16 +27,13 @@ OPS: dict[str, Op] = {}
 
 
 def register(fn: Any, name: str | None = None, *, torch: bool = False, method: bool = False,
-             namespaces: Sequence[str] = (), operators: Sequence[str] = (), signature: Any = None) -> Any:
+             namespaces: Sequence[str] = (), operators: Sequence[str] = ()) -> Any:
     """Publish ``fn`` as ``torch.<name>``, ``Tensor.<name>`` (a property is an attribute), in
     ``torch.<namespace>`` and as Tensor operators; ``name`` defaults to ``fn.__name__``.
 
-    ``signature`` is the parser (or a function returning it) whose PyTorch signatures are
-    ``fn``'s parameters, when ``fn`` takes ``*args, **kwargs``."""
-    if signature is not None:
-        source = signature if callable(signature) and not hasattr(signature, "signatures") else (lambda: signature)
-        fn.__signature__ = LazySignature(source, method=method and not torch)
-    name = name or fn.__name__
+    (A hand-written ``(*args, **kwargs)`` function states its parameters with
+    ``python_signature.signed``, where it is defined.)"""
+    name = name or getattr(fn, "__name__", None)
     if torch:
         FUNCTIONS[name] = fn
     for namespace in namespaces:

@@ -45,6 +45,16 @@ class LazySignature(inspect.Signature):
         return inspect.Signature(tuple(self.parameters.values())).replace(**changes)
 
 
+def signed(parser: Any, method: bool = False) -> Callable[[Any], Any]:
+    """Decorator: a ``(*args, **kwargs)`` callable that parses its arguments with ``parser`` (an
+    ``ArgParser`` or ``LazyParser``) takes those parameters, as ``inspect.signature`` will say;
+    ``method`` for a Tensor method (its first parameter is self)."""
+    def mark(fn: Any) -> Any:
+        fn.__signature__ = LazySignature(lambda: parser, method=method)
+        return fn
+    return mark
+
+
 def parameters_of(parser: ArgParser, method: bool = False) -> list[inspect.Parameter]:
     """The parameters of all of ``parser``'s overloads as one valid Python parameter list."""
     params: list[inspect.Parameter] = []

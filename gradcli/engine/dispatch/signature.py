@@ -310,10 +310,6 @@ class ArgParser:
         # Method form: the first parameter is the tensor itself, not counted in messages.
         self.method = method
 
-    def parameter_names(self, skip_first: bool = False) -> list[str]:
-        """Every parameter name of every overload, in order (for keyword completion)."""
-        return _names_of(self.signatures, skip_first)
-
     def parse(self, args: Sequence, kwargs: dict) -> tuple[int, dict]:
         """Return (overload index, bound arguments)."""
         offset = 1 if self.method else 0
@@ -353,11 +349,6 @@ class ArgParser:
         return TorchTypeError("\n".join(lines) + "\n")
 
 
-def _names_of(signatures: Sequence[Signature], skip_first: bool) -> list[str]:
-    names = [p.name for sig in signatures for p in sig.params[1 if skip_first else 0:]]
-    return list(dict.fromkeys(names))
-
-
 class LazyParser:
     """An ``ArgParser`` built on first use (parsing signatures at import costs start-up time)."""
 
@@ -382,7 +373,3 @@ class LazyParser:
 
     def parse(self, args: Sequence, kwargs: dict) -> tuple[int, dict]:
         return self.parser.parse(args, kwargs)
-
-    def parameter_names(self, skip_first: bool = False) -> list[str]:
-        """Every parameter name of every overload, in order (for keyword completion)."""
-        return self.parser.parameter_names(skip_first)

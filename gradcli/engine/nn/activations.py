@@ -28,6 +28,7 @@ from ..dispatch.forms import function_form
 from ..dispatch.op import Op
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run, run_inplace
+from ..dispatch.python_signature import signed
 from ..dispatch.signature import LazyParser
 from ..errors import TorchNotImplementedError, TorchRuntimeError
 from ..kernels.float32_math import erf
@@ -68,9 +69,8 @@ def entry(op: Op, sig: str, inplace: bool = False) -> Callable:
         bound["self"] = bound.pop("input")
         return run_inplace(op, bound) if inplace else run(op, bound)
     call.__name__ = call.__qualname__ = parser.name
-    call.op = op  # type: ignore[attr-defined]
-    call.parser = parser  # type: ignore[attr-defined]
-    return call
+    call.op = op  # type: ignore[attr-defined]  (selu calls elu's op)
+    return signed(parser)(call)
 
 
 def pair(name: str, sig_args: str, forward: Callable, node: str, deriv: Any, inplace_node: str | None = None,
@@ -91,7 +91,7 @@ def pair(name: str, sig_args: str, forward: Callable, node: str, deriv: Any, inp
                 function=False, method=False, exposes=exposes, derivs={"self": inplace_deriv or deriv})
     in_fn = entry(iop, f"{name}_({sig_args})", inplace=True)
     if public:
-        CATALOG.register(in_fn, name + "_", torch=True, signature=in_fn.parser)
+        CATALOG.register(in_fn, name + "_", torch=True)
     return out_fn, in_fn
 
 
@@ -186,12 +186,12 @@ def _selu(inplace: bool) -> Callable:
         bound = {"self": b["input"], "alpha": SELU_ALPHA, "scale": SELU_SCALE, "input_scale": 1}
         return run_inplace(op, bound) if inplace else run(op, bound)
     call.__name__ = call.__qualname__ = parser.name
-    return call
+    return signed(parser)(call)
 
 
 selu, selu_ = _selu(False), _selu(True)
-CATALOG.register(selu, "selu", torch=True, signature=LazyParser("selu(Tensor input)"))
-CATALOG.register(selu_, "selu_", torch=True, signature=LazyParser("selu_(Tensor input)"))
+CATALOG.register(selu, "selu", torch=True)
+CATALOG.register(selu_, "selu_", torch=True)
 
 
 def _celu_forward(b: dict) -> Any:
@@ -395,4 +395,4 @@ def relu_(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name
 
 
 _RELU_ = LazyParser("relu_(Tensor input)")
-CATALOG.register(relu_, "relu_", torch=True, signature=_RELU_)
+CATALOG.register(relu_, "relu_", torch=True)

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..dispatch.publish import Catalog
+from ..dispatch.python_signature import signed
 from ..dispatch.signature import LazyParser
 from ..errors import TorchRuntimeError, TorchValueError
 from ..lazy_random import rng
@@ -92,12 +93,14 @@ def _dropout(x: Tensor, p: float, train: bool, inplace: bool) -> Tensor:
     return x.mul_(noise) if inplace else x * noise
 
 
+@signed(_DROPOUT)
 def torch_dropout(*args: Any, **kwargs: Any) -> Tensor:
     """``torch.dropout(input, p, train)``."""
     _, b = _DROPOUT.parse(args, kwargs)
     return _dropout(b["input"], b["p"], b["train"], inplace=False)
 
 
+@signed(_DROPOUT_)
 def torch_dropout_(*args: Any, **kwargs: Any) -> Tensor:
     """``torch.dropout_(input, p, train)``."""
     _, b = _DROPOUT_.parse(args, kwargs)
@@ -115,6 +118,7 @@ def dropout(input: Any, p: float = 0.5, training: bool = True, inplace: bool = F
 _ONE_HOT = LazyParser("one_hot(Tensor input, int num_classes=-1)")
 
 
+@signed(_ONE_HOT)
 def one_hot(*args: Any, **kwargs: Any) -> Tensor:
     """``F.one_hot(tensor, num_classes=-1)``: int64 rows with a 1 at each class index."""
     _, b = _ONE_HOT.parse(args, kwargs)
@@ -135,9 +139,9 @@ def one_hot(*args: Any, **kwargs: Any) -> Tensor:
     return Tensor._make((a[..., None] == np.arange(n)).astype(np.int64))
 
 
-CATALOG.register(torch_dropout, "dropout", torch=True, signature=_DROPOUT)
-CATALOG.register(torch_dropout_, "dropout_", torch=True, signature=_DROPOUT_)
-CATALOG.register(one_hot, "one_hot", namespaces=("nn.functional",), signature=_ONE_HOT)
+CATALOG.register(torch_dropout, "dropout", torch=True)
+CATALOG.register(torch_dropout_, "dropout_", torch=True)
+CATALOG.register(one_hot, "one_hot", namespaces=("nn.functional",))
 
 _NAMESPACE: dict[str, Any] = {
     **ACTIVATIONS,
@@ -149,4 +153,4 @@ _NAMESPACE: dict[str, Any] = {
     "nll_loss": cross_entropy.nll_loss, "cross_entropy": cross_entropy.cross_entropy,
 }
 for _name, _fn in _NAMESPACE.items():
-    CATALOG.register(_fn, _name, namespaces=("nn.functional",), signature=getattr(_fn, "parser", None))
+    CATALOG.register(_fn, _name, namespaces=("nn.functional",))

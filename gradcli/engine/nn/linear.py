@@ -17,6 +17,7 @@ import numpy as np
 from ..autograd.formulas import d
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
+from ..dispatch.python_signature import signed
 from ..dispatch.signature import LazyParser
 from ..errors import TorchRuntimeError
 from ..ops.matmul import ADDMM, matmul_of
@@ -29,6 +30,7 @@ defop = CATALOG.defop
 _LINEAR = LazyParser("linear(Tensor input, Tensor weight, Tensor? bias=None)")
 
 
+@signed(_LINEAR)
 def linear(*args: Any, **kwargs: Any) -> Tensor:
     """``F.linear(input, weight, bias=None)``: ``input @ weight.T + bias``."""
     _, b = _LINEAR.parse(args, kwargs)
@@ -100,6 +102,7 @@ def trilinear(a: Tensor, b: Tensor, c: Tensor, spec: str) -> Tensor:
 _BILINEAR = LazyParser("bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None)")
 
 
+@signed(_BILINEAR)
 def bilinear(*args: Any, **kwargs: Any) -> Tensor:
     """``F.bilinear(input1, input2, weight, bias=None)``: ``x1^T A x2 + b`` over the last dims."""
     _, b = _BILINEAR.parse(args, kwargs)
@@ -128,4 +131,4 @@ def bilinear(*args: Any, **kwargs: Any) -> Tensor:
     return out + bias if bias is not None else out
 
 
-CATALOG.register(bilinear, "bilinear", torch=True, signature=_BILINEAR)
+CATALOG.register(bilinear, "bilinear", torch=True)

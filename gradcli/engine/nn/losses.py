@@ -19,6 +19,7 @@ from ..autograd.formulas import d
 from ..dispatch.promotion import arr, binary_arrays, promote
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
+from ..dispatch.python_signature import signed
 from ..dispatch.signature import LazyParser
 from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchValueError
 from ..kernels.float32_math import exp as EXP, log1p as LOG1P, wide
@@ -423,10 +424,11 @@ def kl_div(input: Any, target: Any, size_average: Any = None, reduce: Any = None
 _KL_DIV = LazyParser("kl_div(Tensor input, Tensor target, int reduction=1, *, bool log_target=False)")
 
 
+@signed(_KL_DIV)
 def _torch_kl_div(*args: Any, **kwargs: Any) -> Tensor:
     """``torch.kl_div(input, target, reduction=1, *, log_target=False)``."""
     _, b = _KL_DIV.parse(args, kwargs)
     return _kl_div(b["input"], b["target"], b["reduction"], b["log_target"])
 
 
-CATALOG.register(_torch_kl_div, "kl_div", torch=True, signature=_KL_DIV)
+CATALOG.register(_torch_kl_div, "kl_div", torch=True)

@@ -17,6 +17,7 @@ from ..autograd.formulas import d
 from ..dispatch.op import BINARY, INPLACE, METHOD
 from ..dispatch.promotion import binary_arrays
 from ..dispatch.publish import Catalog
+from ..dispatch.python_signature import signed
 from ..dispatch.signature import LazyParser
 from ..errors import TorchRuntimeError
 from ..shape_rules import broadcast_all
@@ -57,13 +58,14 @@ _WHERE_METHOD = LazyParser("where(Tensor input, Tensor condition, Tensor other)"
                            "where(Tensor input, Tensor condition, Scalar other)", method=True)
 
 
+@signed(_WHERE_METHOD, method=True)
 def where_method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """``x.where(condition, y)`` is ``torch.where(condition, x, y)``."""
     _, b = _WHERE_METHOD.parse((self,) + args, kwargs)
     return WHERE(b["condition"], self, b["other"])
 
 
-CATALOG.register(where_method, "where", method=True, signature=_WHERE_METHOD)
+CATALOG.register(where_method, "where", method=True)
 
 
 # -- comparisons (never differentiable, but for the in-place forms) ------------------------------

@@ -19,6 +19,7 @@ from ..device import check_cpu
 from ..dispatch.limits import check_size
 from ..dispatch.memory import write_into
 from ..dispatch.publish import Catalog
+from ..dispatch.python_signature import signed
 from ..dispatch.signature import LazyParser
 from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
 from ..kernels.exactfp import fma32, fma64
@@ -126,6 +127,7 @@ def _shape_at(depth: int, length: int, shape: list[int], leafy: bool) -> None:
 _TENSOR = _parser(f"tensor(any data, *, {_OPTIONS})")
 
 
+@signed(_TENSOR)
 def tensor(*args: Any, **kwargs: Any) -> Tensor:
     _, b = _TENSOR.parse(args, kwargs)
     check_cpu(b["device"])
@@ -194,8 +196,7 @@ def _filled(name: str, fill: Any) -> Any:
         t = leaf(np.full(shape, fill, dtype=dtype.np), dtype, b["requires_grad"])
         return _maybe_out(t, b["out"])
     factory.__name__ = factory.__qualname__ = name
-    factory.parser = parser  # type: ignore[attr-defined]  (its __signature__, at install)
-    return factory
+    return signed(parser)(factory)
 
 
 def _maybe_out(t: Tensor, out: Any) -> Tensor:
@@ -210,6 +211,7 @@ def _maybe_out(t: Tensor, out: Any) -> Tensor:
 _FULL = _parser(f"full(int[] size, Scalar fill_value, *, Tensor? out=None, {_OPTIONS})")
 
 
+@signed(_FULL)
 def full(*args: Any, **kwargs: Any) -> Tensor:
     _, b = _FULL.parse(args, kwargs)
     check_cpu(b["device"])
@@ -223,6 +225,7 @@ def full(*args: Any, **kwargs: Any) -> Tensor:
 _EYE = _parser(f"eye(int n, int? m=None, *, Tensor? out=None, {_OPTIONS})")
 
 
+@signed(_EYE)
 def eye(*args: Any, **kwargs: Any) -> Tensor:
     _, b = _EYE.parse(args, kwargs)
     check_cpu(b["device"])
@@ -242,6 +245,7 @@ _ARANGE = _parser(f"arange(Scalar end, *, Tensor? out=None, {_OPTIONS})",
                   f"arange(Scalar start, Scalar end, Scalar step=1, *, Tensor? out=None, {_OPTIONS})")
 
 
+@signed(_ARANGE)
 def arange(*args: Any, **kwargs: Any) -> Tensor:
     _, b = _ARANGE.parse(args, kwargs)
     check_cpu(b["device"])
@@ -264,6 +268,7 @@ def arange(*args: Any, **kwargs: Any) -> Tensor:
 _LINSPACE = _parser(f"linspace(Scalar start, Scalar end, int steps, *, Tensor? out=None, {_OPTIONS})")
 
 
+@signed(_LINSPACE)
 def linspace(*args: Any, **kwargs: Any) -> Tensor:
     _, b = _LINSPACE.parse(args, kwargs)
     check_cpu(b["device"])
@@ -319,13 +324,13 @@ def _like(name: str, fill: Any) -> Any:
         dtype = b["dtype"] or src._dtype
         return leaf(np.full(src._data.shape, fill, dtype=dtype.np), dtype, b["requires_grad"])
     factory.__name__ = factory.__qualname__ = name
-    factory.parser = parser  # type: ignore[attr-defined]
-    return factory
+    return signed(parser)(factory)
 
 
 _FULL_LIKE = _parser(f"full_like(Tensor input, Scalar fill_value, *, {_OPTIONS}, any memory_format=None)")
 
 
+@signed(_FULL_LIKE)
 def full_like(*args: Any, **kwargs: Any) -> Tensor:
     _, b = _FULL_LIKE.parse(args, kwargs)
     src = b["input"]
@@ -343,13 +348,13 @@ def _new(name: str, fill: Any) -> Any:
         dtype = b["dtype"] or self._dtype
         return leaf(np.full(shape, fill, dtype=dtype.np), dtype, b["requires_grad"])
     method.__name__ = method.__qualname__ = name
-    method.parser = parser  # type: ignore[attr-defined]
-    return method
+    return signed(parser, method=True)(method)
 
 
 _NEW_FULL = LazyParser(f"new_full(Tensor input, int[] size, Scalar fill_value, *, {_OPTIONS})", method=True)
 
 
+@signed(_NEW_FULL, method=True)
 def _new_full(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     _, b = _NEW_FULL.parse((self,) + args, kwargs)
     dtype = b["dtype"] or self._dtype
@@ -369,16 +374,12 @@ def _legacy_new(cls: type, *args: Any, **kwargs: Any) -> Tensor:
 
 
 CATALOG.register(staticmethod(_legacy_new), operators=("__new__",))  # torch.Tensor(...) is a factory too
-for _name, _fn, _parsed in (
-        ("tensor", tensor, _TENSOR), ("as_tensor", as_tensor, None), ("ones", _filled("ones", 1), None),
-        ("zeros", _filled("zeros", 0), None), ("empty", _filled("empty", 0), None), ("full", full, _FULL),
-        ("eye", eye, _EYE), ("arange", arange, _ARANGE), ("linspace", linspace, _LINSPACE),
-        ("logspace", logspace, None), ("ones_like", _like("ones_like", 1), None),
-        ("zeros_like", _like("zeros_like", 0), None), ("empty_like", _like("empty_like", 0), None),
-        ("full_like", full_like, _FULL_LIKE)):
-    CATALOG.register(_fn, _name, torch=True, signature=_parsed or getattr(_fn, "parser", None))
-for _name, _fn, _parsed in (
-        ("new_ones", _new("new_ones", 1), None), ("new_zeros", _new("new_zeros", 0), None),
-        ("new_empty", _new("new_empty", 0), None), ("new_full", _new_full, _NEW_FULL),
-        ("new_tensor", _new_tensor, None)):
-    CATALOG.register(_fn, _name, method=True, signature=_parsed or getattr(_fn, "parser", None))
+for _name, _fn in (
+        ("tensor", tensor), ("as_tensor", as_tensor), ("ones", _filled("ones", 1)), ("zeros", _filled("zeros", 0)),
+        ("empty", _filled("empty", 0)), ("full", full), ("eye", eye), ("arange", arange), ("linspace", linspace),
+        ("logspace", logspace), ("ones_like", _like("ones_like", 1)), ("zeros_like", _like("zeros_like", 0)),
+        ("empty_like", _like("empty_like", 0)), ("full_like", full_like)):
+    CATALOG.register(_fn, _name, torch=True)
+for _name, _fn in (("new_ones", _new("new_ones", 1)), ("new_zeros", _new("new_zeros", 0)),
+                   ("new_empty", _new("new_empty", 0)), ("new_full", _new_full), ("new_tensor", _new_tensor)):
+    CATALOG.register(_fn, _name, method=True)

@@ -22,6 +22,7 @@ from ..dispatch.memory import PARTIAL_OVERLAP_MESSAGE, overlap_status, repeats
 from ..dispatch.op import SHARED
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run, run_inplace
+from ..dispatch.python_signature import signed
 from ..dispatch.signature import LazyParser
 from ..errors import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
 from ..shape_rules import broadcast_all, is_expandable_to, list_str
@@ -402,6 +403,7 @@ _INDEX_PUT_ARGS = LazyParser("index_put_(Tensor input, Tensor[] indices, Tensor 
                              method=True)
 
 
+@signed(_INDEX_PUT_ARGS, method=True)
 def _index_put_method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """``x.index_put_(indices, values, accumulate=False)``: PyTorch's tuple of index tensors (a
     mask for as many dims as it has) becomes the (dim, index) pairs used inside."""
@@ -416,7 +418,7 @@ def _index_put_method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
                                    "accumulate": b["accumulate"]})
 
 
-CATALOG.register(_index_put_method, "index_put_", method=True, signature=_INDEX_PUT_ARGS)
+CATALOG.register(_index_put_method, "index_put_", method=True)
 
 
 def getitem(self: Tensor, index: Any) -> Tensor:

@@ -18,6 +18,7 @@ from ..device import check_cpu
 from ..dispatch.limits import check_size
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
+from ..dispatch.python_signature import signed
 from ..dispatch.signature import ArgParser, _Mismatch, _is_int_like, py_type_name
 from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchTypeError, TorchValueError
 from ..lazy_random import rng
@@ -205,7 +206,7 @@ def _sampled(parser: ArgParser, sampler: Any, kernel: str) -> Any:
         _float_only(dtype, kernel)
         return leaf(sampler(shape, dtype.np, generator=_generator(b, parser.name)), dtype, b["requires_grad"])
     factory.__name__ = parser.name
-    return factory
+    return signed(parser)(factory)
 
 
 rand = _sampled(_RAND, lambda *a, **k: rng.uniform(*a, **k), "check_uniform_bounds")
@@ -251,6 +252,7 @@ def _check_from_to(low: int, high: int, dtype: "dtypes.DType") -> None:
             raise TorchRuntimeError(f"{what} is out of bounds for {name}")
 
 
+@signed(_RANDINT)
 def randint(*args: Any, **kwargs: Any) -> Tensor:
     _, b = _RANDINT.parse(args, kwargs)
     check_cpu(b["device"])
@@ -268,6 +270,7 @@ def randint(*args: Any, **kwargs: Any) -> Tensor:
 _RANDPERM = _parser(*_with_generator(f"randperm(int n, *, GEN{_FACTORY})"))
 
 
+@signed(_RANDPERM)
 def randperm(*args: Any, **kwargs: Any) -> Tensor:
     _, b = _RANDPERM.parse(args, kwargs)
     n = b["n"]
@@ -294,6 +297,7 @@ _RAND_LIKE = _parser(*_with_generator(f"rand_like(Tensor input, *, GEN{_LIKE})")
 _RANDN_LIKE = _parser(*_with_generator(f"randn_like(Tensor input, *, GEN{_LIKE})"))
 
 
+@signed(_RAND_LIKE)
 def _rand_like(*args: Any, **kwargs: Any) -> Tensor:
     _, b = _RAND_LIKE.parse(args, kwargs)
     dtype = b["dtype"] or b["input"]._dtype
@@ -303,6 +307,7 @@ def _rand_like(*args: Any, **kwargs: Any) -> Tensor:
     return leaf(out, dtype, b["requires_grad"])
 
 
+@signed(_RANDN_LIKE)
 def _randn_like(*args: Any, **kwargs: Any) -> Tensor:
     _, b = _RANDN_LIKE.parse(args, kwargs)
     dtype = b["dtype"] or b["input"]._dtype
@@ -317,6 +322,7 @@ _RANDINT_LIKE = _parser(*_with_generator(f"randint_like(Tensor input, int low, i
                         *_with_generator(f"randint_like(Tensor input, int high, *, GEN{_LIKE})"))
 
 
+@signed(_RANDINT_LIKE)
 def _randint_like(*args: Any, **kwargs: Any) -> Tensor:
     _, b = _RANDINT_LIKE.parse(args, kwargs)
     low, high = b.get("low", 0), b["high"]
@@ -367,6 +373,7 @@ _NORMAL = _parser(
 )
 
 
+@signed(_NORMAL)
 def normal(*args: Any, **kwargs: Any) -> Tensor:
     overload, b = _NORMAL.parse(args, kwargs)
     if overload == 3:
@@ -403,7 +410,7 @@ def _inplace_sampler(parser: ArgParser, fill: Any) -> Any:
         self._vc.value += 1
         return self
     method.__name__ = parser.name
-    return method
+    return signed(parser, method=True)(method)
 
 
 def _uniform_fill(self: Tensor, overload: int, b: dict, generator: Any) -> None:
@@ -478,21 +485,23 @@ def _bernoulli(parser: ArgParser, args: tuple, kwargs: dict) -> Tensor:
     return out
 
 
+@signed(_BERNOULLI)
 def bernoulli(*args: Any, **kwargs: Any) -> Tensor:
     return _bernoulli(_BERNOULLI, args, kwargs)
 
 
-for _name, _fn, _parsed in (
-        ("manual_seed", manual_seed, None), ("seed", seed, None), ("initial_seed", initial_seed, None),
-        ("rand", rand, _RAND), ("randn", randn, _RANDN), ("randint", randint, _RANDINT),
-        ("randperm", randperm, _RANDPERM), ("rand_like", _rand_like, _RAND_LIKE),
-        ("randn_like", _randn_like, _RANDN_LIKE), ("randint_like", _randint_like, _RANDINT_LIKE),
-        ("normal", normal, _NORMAL), ("bernoulli", bernoulli, _BERNOULLI)):
-    CATALOG.register(_fn, _name, torch=True, signature=_parsed)
-for _name, _fn, _parsed in (
-        ("uniform_", _inplace_sampler(_UNIFORM_, _uniform_fill), _UNIFORM_),
-        ("normal_", _inplace_sampler(_NORMAL_, _normal_fill), _NORMAL_),
-        ("random_", _inplace_sampler(_RANDOM_, _random_fill), _RANDOM_),
-        ("bernoulli_", _inplace_sampler(_BERNOULLI_, _bernoulli_fill), _BERNOULLI_),
-        ("bernoulli", lambda self, *a, **k: _bernoulli(_BERNOULLI_METHOD, (self, *a), k), _BERNOULLI_METHOD)):
-    CATALOG.register(_fn, _name, method=True, signature=_parsed)
+@signed(_BERNOULLI_METHOD, method=True)
+def _bernoulli_method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    return _bernoulli(_BERNOULLI_METHOD, (self, *args), kwargs)
+
+
+for _name, _fn in (
+        ("manual_seed", manual_seed), ("seed", seed), ("initial_seed", initial_seed), ("rand", rand),
+        ("randn", randn), ("randint", randint), ("randperm", randperm), ("rand_like", _rand_like),
+        ("randn_like", _randn_like), ("randint_like", _randint_like), ("normal", normal), ("bernoulli", bernoulli)):
+    CATALOG.register(_fn, _name, torch=True)
+for _name, _fn in (
+        ("uniform_", _inplace_sampler(_UNIFORM_, _uniform_fill)), ("normal_", _inplace_sampler(_NORMAL_, _normal_fill)),
+        ("random_", _inplace_sampler(_RANDOM_, _random_fill)),
+        ("bernoulli_", _inplace_sampler(_BERNOULLI_, _bernoulli_fill)), ("bernoulli", _bernoulli_method)):
+    CATALOG.register(_fn, _name, method=True)

@@ -15,6 +15,7 @@ import numpy as np
 from ..autograd.formulas import d
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
+from ..dispatch.python_signature import signed
 from ..dispatch.signature import LazyParser
 from ..errors import TorchRuntimeError
 from ..shape_rules import list_str, numel, type_string, wrap_dim, wrap_dims
@@ -82,6 +83,11 @@ RESHAPE_ALIAS = defop("_reshape_alias", "_reshape_alias(Tensor input, int[] size
                       derivs={"self": _back_to_input})
 
 
+_RESHAPE = LazyParser("reshape(Tensor input, int[] shape)", method=True)
+_RESHAPE_FN = LazyParser("reshape(Tensor input, int[] shape)")
+
+
+@signed(_RESHAPE, method=True)
 def reshape(self: Tensor, *shape: Any) -> Tensor:
     """A view of a contiguous tensor (ViewBackward0), an alias when the strides still allow a
     view (ReshapeAliasBackward0), else a copy (UnsafeViewBackward0 over CloneBackward0)."""
@@ -349,10 +355,7 @@ REPEAT = defop("repeat", "repeat(Tensor input, int[] repeats)", _repeat_forward,
 ALIAS = defop("alias", "alias(Tensor input)", lambda b: b["self"]._data.view(), node="AliasBackward0",
               view=True, method=False, derivs={"self": d()(lambda g, s: g)})
 
-_RESHAPE = LazyParser("reshape(Tensor input, int[] shape)", method=True)
-_RESHAPE_FN = LazyParser("reshape(Tensor input, int[] shape)")
-
-CATALOG.register(reshape, "reshape", method=True, signature=_RESHAPE)
+CATALOG.register(reshape, "reshape", method=True)
 CATALOG.register(_reshape_function, "reshape", torch=True)
 CATALOG.register(_view_as, "view_as", method=True)
 CATALOG.register(_reshape_as, "reshape_as", method=True)
