@@ -2,8 +2,8 @@
 four terms, add their terms one after another as PyTorch's BLAS does without fused multiply-add.
 
 PyTorch 2.13's values are in tests/data/float32_bits.json, written by
-tests/tools/make_float32_bits.py (whose KEPT says which values MKL's default code path on an
-AVX2 or AVX-512 CPU gives otherwise)."""
+tests/tools/make_float32_bits.py (with MKL on its path without fused multiply-adds, as the
+reference outputs were made)."""
 
 from __future__ import annotations
 

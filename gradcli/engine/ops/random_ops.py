@@ -217,7 +217,7 @@ _RANDINT = _parser(*_with_generator(f"randint(int high, int[] size, *, GEN{_FACT
 
 
 def _check_from_to(low: int, high: int, dtype: "dtypes.DType") -> None:
-    """``random_from_to_impl``'s checks, in its order (rng.md 4 and DistributionTemplates.h).
+    """``random_from_to_impl``'s checks, in its order (ATen's DistributionTemplates.h).
 
     ``from < to``; floating dtypes move the bounds inward where ``from + 1`` or
     ``to - 1`` is not representable and check again; then ``from`` and

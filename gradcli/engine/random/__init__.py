@@ -1,6 +1,6 @@
 """PyTorch 2.13's CPU random numbers, bit for bit, on NumPy arrays.
 
-Follows /work/shared/specs/rng.md (AVX2/AVX512 kernels).  Knows nothing of
+Follows PyTorch's CPU kernels (AVX2/AVX512 dispatch) draw for draw.  Knows nothing of
 tensors or autograd: samplers return or fill ``np.ndarray`` s.  Every sampler
 takes ``generator=`` (a ``Generator``; None means ``default_generator``).
 

@@ -1,4 +1,4 @@
-"""float32 Box-Muller of PyTorch's AVX2 normal kernel (rng.md 3.4).
+"""float32 Box-Muller of PyTorch's AVX2 normal kernel (``normal_fill_16_AVX2``).
 
 ``normal_fill_16_AVX2`` does not call libm: it uses the Cephes-style
 "avx_mathfun" ``log_ps`` and ``sincos_ps``, compiled with every product that
@@ -16,8 +16,8 @@ make the double sum inexact; rounding twice could then only go wrong if that
 double sum fell exactly on a float32 midpoint.  Rather than rest on
 arguments, ``tests/engine/test_random_fp.py`` proves the scheme by
 exhaustion: the inputs are 24-bit uniforms, so there are only 2**24 radii
-and 2**24 angles, and all of them match a plain transcription of rng.md that
-uses the correctly rounded ``exactfp.fma32`` at every fused site.
+and 2**24 angles, and all of them match a plain transcription of ``log256_ps`` and
+``sincos256_ps`` (ATen/native/cpu/avx_mathfun.h) that uses the correctly rounded ``exactfp.fma32`` at every fused site.
 
 The code is written for speed (about 100 NumPy passes per 8 lanes): it works
 on chunks with preallocated buffers, and selects and flips signs with
@@ -97,7 +97,7 @@ def radius(a: np.ndarray, out: np.ndarray, ws: Workspace) -> None:
     """
     (t, m, x, e, z, y), (x64, y64, _), (ei, _, _) = ws.take(a.size)
     np.subtract(_ONE, a, out=t.reshape(a.shape))  # exact: t in [2**-24, 1]
-    np.frexp(t, out=(m, ei))  # t = m * 2**ei, m in [0.5, 1): ei is rng.md's e
+    np.frexp(t, out=(m, ei))  # t = m * 2**ei, m in [0.5, 1): ei is log256_ps's e
     small = np.less(m, SQRTHF, out=t)  # 0.0 / 1.0, reusing t
     np.subtract(m, _ONE, out=x)
     np.multiply(m, small, out=m)
@@ -179,7 +179,7 @@ def sincos(b: np.ndarray, sin_out: np.ndarray, cos_out: np.ndarray, ws: Workspac
     np.copyto(s, p64, casting=_SAME)  # fma32(s, x, x)
 
     # Quadrants j = 2, 6 swap the polynomials; j = 4, 6 negate the sine and
-    # j = 2, 4 the cosine (rng.md's "bit 2 of j-2 clear").  Bit tricks on the
+    # j = 2, 4 the cosine (sincos256_ps's "bit 2 of j-2 clear").  Bit tricks on the
     # float32 patterns: a lane mask of all ones where swapping, and the sign
     # bit moved from bit 2 of j (or of j+2) to bit 31.
     si, ci, so, co = s.view(I32), c.view(I32), sin_out.view(I32), cos_out.view(I32)

@@ -1,4 +1,4 @@
-"""Bernoulli draws and dropout's noise (rng.md 6)."""
+"""Bernoulli draws and dropout's noise (ATen's bernoulli_scalar_kernel)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 torch's random kernels walk their output with TensorIterator, which orders
 dimensions by stride: the k-th value goes to the k-th element in memory
-(rng.md section 7).  NumPy arrays carry real strides, so the engine reads the
+as PyTorch's CPU kernels do.  NumPy arrays carry real strides, so the engine reads the
 order off ``out.strides``; a caller mirroring torch's layout (say, a
 transposed tensor) passes an array with the same stride pattern, e.g.
 ``np.empty_like(x, order="K")``.

@@ -1,6 +1,6 @@
 """PyTorch's CPU generator: seed bookkeeping, MT19937, the normal caches.
 
-Mirrors ``at::CPUGeneratorImpl`` (rng.md sections 1 and 9).  The sampling
+Mirrors ``at::CPUGeneratorImpl`` (ATen's CPUGeneratorImpl.cpp).  The sampling
 functions live in their own modules and take a ``Generator``; this class only
 hands out raw 32/64-bit draws and the uniform floats every sampler builds on.
 """
@@ -91,7 +91,7 @@ class Generator:
 
     # -- saved state ---------------------------------------------------------
     def get_state(self) -> bytes:
-        """``torch.get_rng_state()`` as 5056 bytes (rng.md section 9)."""
+        """``torch.get_rng_state()`` as 5056 bytes (``CPUGeneratorImpl::get_state``'s layout)."""
         words, left, next_ = self._mt.get_state()
         normal = self.cached_normal
         fnormal = self.cached_float_normal

@@ -1,4 +1,4 @@
-"""Integer draws: ``randint``, ``random_``, ``randint_like``, ``randperm`` (rng.md 4-5)."""
+"""Integer draws: ``randint``, ``random_``, ``randint_like``, ``randperm`` (ATen's random_from_to and randperm_cpu)."""
 
 from __future__ import annotations
 

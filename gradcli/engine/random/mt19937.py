@@ -1,9 +1,9 @@
-"""The MT19937 engine behind PyTorch's CPU generator (rng.md section 1).
+"""The MT19937 engine behind PyTorch's CPU generator (``at::mt19937``, ATen's MT19937RNGEngine.h).
 
 Seeding is the reference ``init_genrand``.  Regeneration and tempering are the
 reference mt19937 (N=624, M=397), which is exactly what
 ``numpy.random.MT19937`` runs in C: with its key set to our words and
-``pos == 624`` its ``random_raw`` yields torch's stream (rng.md 1.3; the tests
+``pos == 624`` its ``random_raw`` yields torch's stream (torch keeps ``left_``/``next_`` beside the words; the tests
 cross-check it against a plain transcription of the twist).  Delegating the
 twist keeps bulk draws at C speed; a NumPy twist works in 227-word slices and
 costs about 20x more per value.

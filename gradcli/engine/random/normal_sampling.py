@@ -1,4 +1,4 @@
-"""Normal samples: ``randn``, ``normal``, ``normal_``, ``randn_like`` (rng.md 3).
+"""Normal samples: ``randn``, ``normal``, ``normal_``, ``randn_like`` (ATen's normal kernels).
 
 Two unrelated algorithms, chosen per call:
 

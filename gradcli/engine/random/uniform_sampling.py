@@ -1,4 +1,4 @@
-"""Uniform floats: ``torch.rand``, ``Tensor.uniform_``, ``rand_like`` (rng.md 2).
+"""Uniform floats: ``torch.rand``, ``Tensor.uniform_``, ``rand_like`` (ATen's uniform kernel).
 
 Each element takes fresh draws in memory order: one 32-bit draw for float32,
 two for float64.  Bounds go through the AVX2 kernel's fused multiply-add.
