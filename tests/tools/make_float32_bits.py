@@ -27,14 +27,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
 from pathlib import Path
 
-# The reference outputs (the corpus gradcli is held to) come from a PyTorch whose MKL took its
-# code path without fused multiply-adds; MKL_CBWR=COMPATIBLE selects that path on any CPU, so
-# last-bit results of matrix products and LU factorisations come out the same here.
-os.environ.setdefault("MKL_CBWR", "COMPATIBLE")
+import reference_torch  # noqa: E402,F401  (before torch: MKL's reference path)
 
 import torch  # noqa: E402
 
@@ -89,8 +85,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="write nothing; list the values that changed")
     args = parser.parse_args()
-    if not torch.__version__.startswith("2.13.0"):
-        sys.exit(f"needs torch 2.13.0, found {torch.__version__}")
+    reference_torch.check_version(torch)
     torch.set_num_threads(2)
     if torch.backends.cpu.get_cpu_capability() != "AVX512":
         print(f"warning: PyTorch dispatches to {torch.backends.cpu.get_cpu_capability()} here; the sleef values "

@@ -18,20 +18,19 @@ whose output changed.
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+
+import reference_torch
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = ROOT / "tests" / "golden" / "cases"
 SAMPLES = ROOT / "samples"
 SAMPLE_EXPECTED = ROOT / "tests" / "golden" / "samples"
 
-# The reference outputs (the corpus gradcli is held to) come from a PyTorch whose MKL took its
-# code path without fused multiply-adds; MKL_CBWR=COMPATIBLE selects that path on any CPU.
-TORCH_ENV = {**os.environ, "MKL_CBWR": os.environ.get("MKL_CBWR", "COMPATIBLE")}
+TORCH_ENV = reference_torch.ENV  # (MKL's reference path)
 
 # Appended to each program: report an uncaught exception as one line on stderr.
 HARNESS = '''

@@ -23,14 +23,12 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import pathlib
 import sys
 from collections.abc import Callable
 from typing import Any
 
-# Printing does not depend on MKL's path, but every generator runs torch as the reference did.
-os.environ.setdefault("MKL_CBWR", "COMPATIBLE")
+import reference_torch  # noqa: E402,F401  (before torch, as every generator)
 
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
