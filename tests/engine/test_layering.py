@@ -91,3 +91,25 @@ def test_the_checker_sees_imports() -> None:
     # the rule above would pass vacuously if the parser missed relative imports
     assert {"dispatch", "autograd", "tensor"} <= _engine_imports(ENGINE / "ops" / "arithmetic.py")
     assert "autograd" in _engine_imports(ENGINE / "tensor.py")
+
+
+def test_every_engine_module_imports_on_its_own() -> None:
+    """Whatever is imported first, the cycle between tensor and autograd resolves."""
+    import subprocess
+    import sys
+    names = sorted({".".join(("gradcli", "engine") + p.relative_to(ENGINE).with_suffix("").parts)
+                    .removesuffix(".__init__") for p in MODULES})
+    program = (
+        "import importlib, sys\n"
+        "failed = []\n"
+        f"for name in {names!r}:\n"
+        "    for loaded in [m for m in sys.modules if m.startswith('gradcli')]:\n"
+        "        del sys.modules[loaded]\n"
+        "    try:\n"
+        "        importlib.import_module(name)\n"
+        "    except Exception as error:\n"
+        "        failed.append(f'{name}: {type(error).__name__}: {error}')\n"
+        "print('\\n'.join(failed))\n")
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == ""

@@ -8,3 +8,7 @@ order; ``backward.py`` is ``torch.autograd.backward``/``grad``;
 ``accumulate.py`` fills ``.grad``; ``grad_mode.py`` is ``no_grad`` & co.
 Autograd knows of ops only what ``record.RecordedOp`` lists, and imports none.
 """
+
+# Autograd is built on Tensor, and tensor.py imports autograd's entry points at its bottom:
+# loading tensor first, whichever module of either is imported, keeps that cycle well ordered.
+from .. import tensor as _tensor  # noqa: F401
