@@ -12,7 +12,6 @@ record.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from ..autograd.formulas import Deriv
@@ -32,14 +31,17 @@ SHARED = "shared"          # may write memory several elements share (zero_, fil
 UNTOUCHED = "untouched"    # writes nothing, yet counts as a write (x.copy_(x))
 
 
-@dataclass(eq=False)
 class Op:
+    """One op's record.  Each field below is a class attribute with its default; ``Op(name, sigs,
+    forward, field=value, ...)`` sets the ones an op gives (a record is made at import for every op,
+    so this costs next to nothing: no generated ``__init__`` walks forty defaults)."""
+
     name: str
     sigs: list[str]
     forward: Callable[[dict], Any]
     node: str | Callable[[dict], str | None] | None = None
     inputs: tuple[str, ...] = ("self",)
-    derivs: dict[str, Deriv] = field(default_factory=dict)
+    derivs: dict[str, Deriv]  # one formula per differentiable input (a fresh dict per record)
 
     # -- its forms ---------------------------------------------------------------------------
     function: bool = True
@@ -50,7 +52,7 @@ class Op:
     # Other torch names of the function form (torch.concat and torch.concatenate are torch.cat).
     aliases: tuple[str, ...] = ()
     # Operators of Tensor that call the op: {"__add__": BINARY, "__iadd__": INPLACE, "__neg__": METHOD}.
-    operators: dict[str, str] = field(default_factory=dict)
+    operators: dict[str, str] = {}  # (read only: never changed in place)
     numbers_as_tensors: bool | str = False  # "other": not for the first parameter
     # Runs on the bound arguments of the function and method forms first (softmax's dtype=
     # casts the input before the op, as at::softmax does).
@@ -103,11 +105,25 @@ class Op:
     grad_only_into_float: bool = False
 
     # The callables made from the record (function, method, in-place), each made once.
-    forms: dict[str, Callable] = field(default_factory=dict, repr=False)
+    forms: dict[str, Callable]  # (a fresh dict per record)
 
     fn_parser: ArgParser | None = None
     method_parser: ArgParser | None = None
     inplace_parser: ArgParser | None = None
+
+    def __init__(self, name: str, sigs: list[str], forward: Callable[[dict], Any], **fields: Any) -> None:
+        self.name = name
+        self.sigs = sigs
+        self.forward = forward
+        self.derivs = {}
+        self.forms = {}
+        for key, value in fields.items():
+            if key not in _FIELDS:
+                raise TypeError(f"Op() got an unexpected field {key!r}")
+            setattr(self, key, value)
+
+    def __repr__(self) -> str:
+        return f"<op {self.name}>"
 
     # The parsers are built on first use: parsing ~150 signatures at import would
     # cost start-up time for ops a script never calls.
@@ -144,6 +160,9 @@ class Op:
         if self.prepare is not None:
             self.prepare(bound)
         return run(self, bound)
+
+
+_FIELDS = frozenset(Op.__annotations__) - {"name", "sigs", "forward"}
 
 
 def _strip_out(sig: str) -> str:
