@@ -8,6 +8,8 @@ because that is what an error report prints: ``RuntimeError: ...``.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class TorchError(Exception):
     """Marker: an error PyTorch itself would raise, worded as PyTorch words it."""
@@ -36,6 +38,6 @@ TorchLinAlgError = type("torch._C._LinAlgError", (RuntimeError, TorchError), {"_
 TorchLinAlgError.__qualname__ = "TorchLinAlgError"
 
 
-def no_kernel(kernel: str, dtype: object) -> Exception:
+def no_kernel(kernel: str, dtype: Any) -> Exception:
     """PyTorch's error for a dtype its CPU kernel was not built for: ``"abs_cpu" not implemented for 'Bool'``."""
-    return TorchNotImplementedError(f"\"{kernel}\" not implemented for '{dtype.legacy_name}'")  # type: ignore[attr-defined]
+    return TorchNotImplementedError(f"\"{kernel}\" not implemented for '{dtype.legacy_name}'")

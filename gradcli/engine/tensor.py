@@ -448,7 +448,7 @@ def wrap_scalar(value: Any) -> Tensor:
         try:
             t = Tensor._make(np.array(value, dtype=np.int64), dtypes.int64)
         except OverflowError:
-            raise TorchRuntimeError(f"Overflow when unpacking long long") from None
+            raise TorchRuntimeError("Overflow when unpacking long long") from None
     else:
         t = Tensor._make(np.array(value, dtype=np.float64), dtypes.float64)
     t._wrapped = True

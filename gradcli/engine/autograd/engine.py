@@ -193,5 +193,5 @@ def _checked_hook_result(result: object, grad: Tensor) -> Tensor:
             f"expected Tensor, but hook returned '{type(result).__name__}'")
     if result.shape != grad.shape:
         raise TorchRuntimeError(
-            f"hook 'hook' has changed the size of value")
+            "hook 'hook' has changed the size of value")
     return result

@@ -114,7 +114,8 @@ def _nll_op(name: str, node: str) -> tuple[Any, Any]:
                        lambda gg, s: run(loss, {"self": gg, **{k: getattr(s, k) for k in args}}))})
     loss = defop(name, f"{name}(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, "
                        "int ignore_index=-100)", _nll_forward, node=node, inputs=("self",), function=False,
-                 method=False, exposes=("ignore_index", "reduction", "weight"), derivs={"self": d("self", "target", "weight")(
+                 method=False, exposes=("ignore_index", "reduction", "weight"),
+                 derivs={"self": d("self", "target", "weight")(
                      lambda g, s: call(grad, g, self=s.self, **{k: getattr(s, k) for k in args}))})
     return loss, grad
 

@@ -261,7 +261,8 @@ def _bce_target_grad(g: Tensor, s: Any) -> Tensor:
 BCE = defop("binary_cross_entropy",
             "binary_cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int reduction=1)",
             _bce_forward, node="BinaryCrossEntropyBackward0", inputs=("self", "target"), function=False,
-            method=False, exposes=("reduction", "weight"), derivs={"self": d("self", "target", "weight")(_bce_input_grad),
+            method=False, exposes=("reduction", "weight"),
+            derivs={"self": d("self", "target", "weight")(_bce_input_grad),
                                   "target": d("self", "weight")(_bce_target_grad)})
 
 

@@ -153,7 +153,7 @@ def _masked_select_forward(b: dict) -> Any:
     t, mask = b["self"], b["mask"]
     if mask._dtype is not dtypes.bool_:
         raise TorchRuntimeError(
-            f"masked_select: expected BoolTensor for mask")
+            "masked_select: expected BoolTensor for mask")
     shape = broadcast_all([t.shape, mask.shape])
     return np.broadcast_to(t._data, shape)[np.broadcast_to(mask._data, shape)]
 

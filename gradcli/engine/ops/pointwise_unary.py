@@ -105,7 +105,8 @@ unary("acos", wide(np.arccos), "AcosBackward0", d("self")(lambda g, s: g * -(-s.
 unary("atan", wide(np.arctan), "AtanBackward0", d("self")(lambda g, s: g / (s.self * s.self + 1)))
 unary("sinh", wide(np.sinh), "SinhBackward0", d("self")(lambda g, s: g * s.self.cosh()))
 unary("cosh", wide(np.cosh), "CoshBackward0", d("self")(lambda g, s: g * s.self.sinh()))
-unary("tanh", wide(np.tanh), "TanhBackward0", d("result")(lambda g, s: _backward_op(backward_ops.TANH, g, self=s.result)))
+unary("tanh", wide(np.tanh), "TanhBackward0",
+      d("result")(lambda g, s: _backward_op(backward_ops.TANH, g, self=s.result)))
 unary("sigmoid", sigmoid_kernel, "SigmoidBackward0",
       d("result")(lambda g, s: _backward_op(backward_ops.SIGMOID, g, self=s.result)), also_in=("nn.functional",))
 unary("erf", erf, "ErfBackward0",

@@ -106,7 +106,8 @@ def _select_backward(g: Tensor, s: Any) -> Tensor:
 
 
 SELECT = defop("select", "select(Tensor input, int dim, int index)", _select_forward,
-               node="SelectBackward0", view=True, exposes=("dim", "index", "self_sym_sizes"), derivs={"self": d()(_select_backward)})
+               node="SelectBackward0", view=True, exposes=("dim", "index", "self_sym_sizes"),
+               derivs={"self": d()(_select_backward)})
 
 
 def _diagonal_forward(b: dict) -> Any:
@@ -138,7 +139,8 @@ def _diagonal_backward(g: Tensor, s: Any) -> Tensor:
 
 
 DIAGONAL = defop("diagonal", "diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1)", _diagonal_forward,
-      node="DiagonalBackward0", view=True, exposes=("dim1", "dim2", "offset", "self_sym_sizes"), derivs={"self": d()(_diagonal_backward)})
+      node="DiagonalBackward0", view=True, exposes=("dim1", "dim2", "offset", "self_sym_sizes"),
+      derivs={"self": d()(_diagonal_backward)})
 
 
 # -- flip / tril / triu / diag -----------------------------------------------------------------
@@ -163,9 +165,11 @@ def _tri(fn: Any, name: str) -> Any:
 
 
 TRIL = defop("tril", "tril(Tensor input, int diagonal=0, *, Tensor? out=None)", _tri(np.tril, "tril"),
-      node="TrilBackward0", inplace=True, inplace_broadcasts=False, exposes=("diagonal",), derivs={"self": d()(lambda g, s: g.tril(s.diagonal))})
+      node="TrilBackward0", inplace=True, inplace_broadcasts=False, exposes=("diagonal",),
+      derivs={"self": d()(lambda g, s: g.tril(s.diagonal))})
 TRIU = defop("triu", "triu(Tensor input, int diagonal=0, *, Tensor? out=None)", _tri(np.triu, "triu"),
-      node="TriuBackward0", inplace=True, inplace_broadcasts=False, exposes=("diagonal",), derivs={"self": d()(lambda g, s: g.triu(s.diagonal))})
+      node="TriuBackward0", inplace=True, inplace_broadcasts=False, exposes=("diagonal",),
+      derivs={"self": d()(lambda g, s: g.triu(s.diagonal))})
 
 
 def _diag_embed_forward(b: dict) -> Any:
