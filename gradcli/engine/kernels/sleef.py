@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from .exactfp import fma32
 from .summation import GRAIN_SIZE, NUM_THREADS
 
 F32 = np.float32
@@ -186,13 +187,6 @@ def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     s = a + b
     v = s - a
     return s, (a - (s - v)) + (b - v)
-
-
-def fma32(a: Any, b: Any, c: Any) -> np.ndarray:
-    """a * b + c rounded once to float32 (imported on first use: the random package that
-    holds it costs ~8 ms of start-up)."""
-    from .exactfp import fma32 as exact
-    return exact(a, b, c)
 
 
 @functools.lru_cache(maxsize=None)
