@@ -59,7 +59,7 @@ def _zero() -> int:
 
 
 def _build_torch() -> dict[str, Any]:
-    members: dict[str, Any] = {k: v for k, v in FUNCTIONS.items() if "." not in k and not k.startswith("_")}
+    members: dict[str, Any] = {k: v for k, v in FUNCTIONS.items() if not k.startswith("_")}
     members.update({name: d for name, d in dtypes.ALIASES.items()})
     members.update({
         "Tensor": Tensor, "Size": Size, "dtype": dtypes.DType, "device": Device,

@@ -14,9 +14,9 @@ from typing import Any, Callable, Sequence
 
 from ..tensor import Tensor
 from .forms import function_form, inplace_form, method_form, operator_form
-from .op import Op, defop
+from .op import METHOD, Op, defop
 
-# torch.<name> (a name with a dot, "linalg.inv", is an op that lives in a namespace only).
+# torch.<name>
 FUNCTIONS: dict[str, Callable] = {}
 # torch.<namespace>.<name>: "nn.functional", "linalg".
 NAMESPACES: dict[str, dict[str, Callable]] = {}
@@ -56,14 +56,14 @@ def publish(op: Op) -> None:
         function = register(function_form(op), op.name, torch=True, namespaces=op.also_in)
         for alias in op.aliases:
             register(function, alias, torch=True)
-    if op.method or any(kind == "method" for kind in op.operators.values()):
+    if op.method or METHOD in op.operators.values():
         method = method_form(op)
         if op.method:
             register(method, op.name, method=True)
     if op.inplace:
         register(inplace_form(op), op.name + "_", method=True)
     for operator, kind in op.operators.items():
-        register(operator_form(op, kind, method), operators=(operator,), name=operator)
+        register(operator_form(op, kind, method), operators=(operator,))
 
 
 class Catalog:

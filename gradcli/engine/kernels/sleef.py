@@ -5,7 +5,7 @@ against it:
 
 * ``torch.exp``, ``torch.log``, ``torch.tanh`` go through MKL's VML (``vmsExp``
   ... in high-accuracy mode), closed source and nearly correctly rounded; they
-  stay on NumPy in double (``pointwise.wide``), which agrees for ~99%.
+  stay on NumPy in double (``float32_math.wide``), which agrees for ~99%.
 * ``Vectorized<float>::exp()`` and ``::log()`` are SLEEF's ``expf_u10`` and
   ``logf_u10`` (the FMA builds; AVX2 and AVX512 give the same values).  They
   serve ``sigmoid`` and the softmax kernels, and are reproduced here bit for bit.
