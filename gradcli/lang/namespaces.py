@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
+from gradcli.lang import numpy_module
 from gradcli.lang.builtins import python_builtins
 from gradcli.lang.errors import ScriptImportError, ScriptModuleNotFoundError, ScriptNotImplementedError
 from gradcli.lang.safety import Namespace, is_dunder
@@ -43,6 +44,9 @@ class Modules:
         self.torch = torch
         self.by_path["math"] = Namespace("math", {name: getattr(math, name) for name in dir(math)
                                                  if not name.startswith("_")})
+        numpy = self.by_path["numpy"] = Namespace("numpy", numpy_module.members(), mirrors=numpy_module.np)
+        numpy.members["random"] = self.by_path["numpy.random"] = Namespace(
+            "numpy.random", numpy_module.random_members(), mirrors=numpy_module.np.random)
 
     def _namespace(self, full_path: str, key: str, members: dict[str, Any]) -> Namespace:
         namespace = Namespace(full_path, members, pytorch_module=key)
@@ -60,8 +64,9 @@ class Modules:
             if prefix in self.by_path:
                 continue
             parent = self.by_path.get(".".join(parts[:end - 1]))
-            if parent is not None and parent.pytorch_has(parts[end - 1]):
-                raise ScriptNotImplementedError(f"gradcli does not support {prefix} yet")
+            message = parent.unsupported(parts[end - 1]) if parent is not None else None
+            if message is not None:
+                raise ScriptNotImplementedError(message)
             raise ScriptModuleNotFoundError(f"No module named '{prefix}'")
         raise ScriptModuleNotFoundError(f"No module named '{path}'")
 
@@ -70,8 +75,9 @@ class Modules:
         module = self.import_module(path)
         if name in module.members:
             return module.members[name]
-        if module.pytorch_has(name):
-            raise ScriptNotImplementedError(f"gradcli does not support {path}.{name} yet")
+        message = module.unsupported(name)
+        if message is not None:
+            raise ScriptNotImplementedError(message)
         raise ScriptImportError(f"cannot import name '{name}' from '{path}' (unknown location)")
 
     def script_builtins(self, write: Callable[[str], Any], flush: Callable[[], Any]) -> dict[str, Any]:

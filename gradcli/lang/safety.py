@@ -13,6 +13,8 @@ import string
 from typing import Any
 
 from gradcli.lang.errors import ScriptAttributeError, ScriptNotImplementedError, ScriptTypeError
+from gradcli.lang.numpy_module import ATTRIBUTES as NUMPY_ATTRIBUTES
+from gradcli.lang.numpy_module import SUBSET as NUMPY_SUBSET
 
 _STR = frozenset("""capitalize casefold center count endswith expandtabs find format index isalnum
     isalpha isascii isdecimal isdigit isidentifier islower isnumeric isprintable isspace istitle
@@ -35,6 +37,7 @@ BUILTIN_ATTRIBUTES: dict[type, frozenset[str]] = {
         "add", "clear", "discard", "pop", "remove", "update", "difference_update",
         "intersection_update", "symmetric_difference_update"},
     int: _INT, bool: _INT, float: _FLOAT, complex: _COMPLEX, range: _RANGE, slice: _SLICE,
+    **NUMPY_ATTRIBUTES,  # ndarray, NumPy scalars and dtypes (lang/numpy_module.py)
 }
 
 # type -> readable names; filled by readable_attributes, read directly by compiled code.
@@ -72,10 +75,12 @@ class Namespace:
     instead of "no such attribute".
     """
 
-    def __init__(self, path: str, members: dict[str, Any], pytorch_module: str | None = None) -> None:
+    def __init__(self, path: str, members: dict[str, Any], pytorch_module: str | None = None,
+                 mirrors: Any = None) -> None:
         self.path = path
         self.members = members
         self.pytorch_module = pytorch_module
+        self.mirrors = mirrors  # the real module a subset of which this is (numpy), if any
 
     def pytorch_has(self, name: str) -> bool:
         """Whether the real PyTorch module has ``name`` (the table is read on the first miss)."""
@@ -84,13 +89,22 @@ class Namespace:
         from gradcli.lang.pytorch_names import MODULES
         return name in MODULES.get(self.pytorch_module, ())
 
+    def unsupported(self, name: str) -> str | None:
+        """The message for a name the real module has and this one lacks, else None."""
+        if self.pytorch_has(name):
+            return f"gradcli does not support {self.path}.{name} yet"
+        if self.mirrors is not None and not is_dunder(name) and hasattr(self.mirrors, name):
+            return f"gradcli does not support {self.path}.{name} ({NUMPY_SUBSET})"
+        return None
+
     def lookup(self, name: str) -> Any:
         try:
             return self.members[name]
         except KeyError:
             pass
-        if self.pytorch_has(name):
-            raise ScriptNotImplementedError(f"gradcli does not support {self.path}.{name} yet")
+        message = self.unsupported(name)
+        if message is not None:
+            raise ScriptNotImplementedError(message)
         raise ScriptAttributeError(f"module '{self.path}' has no attribute '{name}'")
 
     def __repr__(self) -> str:
@@ -164,8 +178,14 @@ def _not_writable(obj: Any, name: str) -> Exception:
 def type_name(cls: type) -> str:
     """A class's name as Python's messages give it (its C ``tp_name``): ``torch.Size``,
     ``torch.return_types.max``, but ``Tensor`` and ``MulBackward0``.  The engine's torch
-    types carry their tp_name as ``__name__`` (their repr uses ``__qualname__``)."""
-    return cls.__name__
+    types carry their tp_name as ``__name__`` (their repr uses ``__qualname__``); NumPy's C
+    types name their module (``numpy.ndarray``)."""
+    return f"{cls.__module__}.{cls.__name__}" if _is_numpy(cls) else cls.__name__
+
+
+def _is_numpy(cls: type) -> bool:
+    module = getattr(cls, "__module__", None) or ""
+    return module == "numpy" or module.startswith("numpy.")
 
 
 def _class_attribute(cls: type, name: str) -> Any:
@@ -183,6 +203,8 @@ def _missing(obj: Any, name: str) -> Exception:
         from gradcli.lang.pytorch_names import TENSOR
         if name in TENSOR:
             return ScriptNotImplementedError(f"gradcli does not support Tensor.{name} yet")
+    if _is_numpy(type(obj)) and not is_dunder(name) and hasattr(obj, name):
+        return ScriptNotImplementedError(f"gradcli does not support {cls_name}.{name} ({NUMPY_SUBSET})")
     return ScriptAttributeError(f"'{cls_name}' object has no attribute '{name}'")
 
 
