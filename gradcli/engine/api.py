@@ -96,6 +96,11 @@ SUBMODULES: dict[str, dict[str, Any]] = {
     "cuda": {"is_available": _no_cuda, "device_count": _zero},
 }
 
+# Submodules whose members load on first use (a script that never touches them does not pay
+# for importing them): path -> a function returning the members.  torch.nn's modules and
+# torch.optim go here as they are built.
+LAZY_SUBMODULES: dict[str, Any] = {}
+
 # Tensor methods that also have a function form in the calculator shorthand.
 TENSOR_METHODS: frozenset[str] = frozenset(
     METHOD_NAMES | {"backward", "retain_grad", "register_hook", "detach", "detach_", "requires_grad_",

@@ -37,19 +37,22 @@ class Modules:
         }
         self.by_path: dict[str, Namespace] = {}
         torch = self._namespace("torch", "", {**engine.TORCH, **self.wrapped_factories})
-        for path in sorted(engine.SUBMODULES, key=lambda p: p.count(".")):
+        lazy = getattr(engine, "LAZY_SUBMODULES", {})
+        for path in sorted(set(engine.SUBMODULES) | set(lazy), key=lambda p: p.count(".")):
             parent_path, _, leaf = ("torch." + path).rpartition(".")
-            namespace = self._namespace("torch." + path, path, dict(engine.SUBMODULES[path]))
-            self.by_path[parent_path].members[leaf] = namespace
+            namespace = self._namespace("torch." + path, path, dict(engine.SUBMODULES.get(path, {})),
+                                        lazy.get(path))
+            self.by_path[parent_path].add(leaf, namespace)
         self.torch = torch
         self.by_path["math"] = Namespace("math", {name: getattr(math, name) for name in dir(math)
                                                  if not name.startswith("_")})
         numpy = self.by_path["numpy"] = Namespace("numpy", numpy_module.members(), mirrors=numpy_module.np)
-        numpy.members["random"] = self.by_path["numpy.random"] = Namespace(
-            "numpy.random", numpy_module.random_members(), mirrors=numpy_module.np.random)
+        numpy.add("random", Namespace("numpy.random", numpy_module.random_members(), mirrors=numpy_module.np.random))
+        self.by_path["numpy.random"] = numpy.members["random"]
 
-    def _namespace(self, full_path: str, key: str, members: dict[str, Any]) -> Namespace:
-        namespace = Namespace(full_path, members, pytorch_module=key)
+    def _namespace(self, full_path: str, key: str, members: dict[str, Any],
+                   loader: Callable[[], dict[str, Any]] | None = None) -> Namespace:
+        namespace = Namespace(full_path, members, pytorch_module=key, loader=loader)
         self.by_path[full_path] = namespace
         return namespace
 

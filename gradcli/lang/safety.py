@@ -3,14 +3,16 @@ no file, process, environment or Python object outside the language.
 
 Engine classes list the attributes a script may read in ``__script_attrs__``
 and may assign in ``__script_settable__``; Python's own types get the
-whitelists below.  Dunder names are never reachable.  ``str.format`` is
+whitelists below.  A class whose instances hold the script's own attributes
+(``nn.Module``: ``self.fc = nn.Linear(...)``) sets ``__script_dynamic__``: then
+any non-dunder attribute the object has may be read, set and deleted.  Dunder names are never reachable.  ``str.format`` is
 replaced by a formatter whose ``{0.attr}`` fields go through the same checks.
 """
 
 from __future__ import annotations
 
 import string
-from typing import Any
+from typing import Any, Callable
 
 from gradcli.lang.errors import ScriptAttributeError, ScriptNotImplementedError, ScriptTypeError
 from gradcli.lang.numpy_module import ATTRIBUTES as NUMPY_ATTRIBUTES
@@ -76,11 +78,25 @@ class Namespace:
     """
 
     def __init__(self, path: str, members: dict[str, Any], pytorch_module: str | None = None,
-                 mirrors: Any = None) -> None:
+                 mirrors: Any = None, loader: Callable[[], dict[str, Any]] | None = None) -> None:
         self.path = path
-        self.members = members
+        self._members = members
         self.pytorch_module = pytorch_module
         self.mirrors = mirrors  # the real module a subset of which this is (numpy), if any
+        # Members that load on first use (torch.nn, torch.optim: a script that never touches
+        # them does not pay for importing them at start-up).
+        self._loader = loader
+
+    @property
+    def members(self) -> dict[str, Any]:
+        if self._loader is not None:
+            loader, self._loader = self._loader, None
+            self._members.update(loader())
+        return self._members
+
+    def add(self, name: str, value: Any) -> None:
+        """A member known at once (a submodule), without loading the lazy ones."""
+        self._members[name] = value
 
     def pytorch_has(self, name: str) -> bool:
         """Whether the real PyTorch module has ``name`` (the table is read on the first miss)."""
@@ -128,13 +144,15 @@ def get_attribute(obj: Any, name: str) -> Any:
         if name == "format" and isinstance(obj, str):
             return SafeFormat(obj)
         return getattr(obj, name)
+    if getattr(cls, "__script_dynamic__", False):
+        return getattr(obj, name)  # (its own AttributeError, worded as the class words it)
     raise _missing(obj, name)
 
 
 def set_attribute(obj: Any, name: str, value: Any) -> None:
     """``obj.name = value`` for a script."""
     cls = type(obj)
-    if not is_dunder(name) and name in settable_attributes(cls):
+    if not is_dunder(name) and (name in settable_attributes(cls) or getattr(cls, "__script_dynamic__", False)):
         setattr(obj, name, value)
         return
     if cls is Namespace:
@@ -150,6 +168,9 @@ def delete_attribute(obj: Any, name: str) -> None:
     ``del x.requires_grad`` fails as assigning a non-bool does.
     """
     cls = type(obj)
+    if not is_dunder(name) and getattr(cls, "__script_dynamic__", False) and name not in settable_attributes(cls):
+        delattr(obj, name)
+        return
     if not is_dunder(name) and name in settable_attributes(cls):
         if cls.__name__ == "Tensor":
             if name == "data":
