@@ -88,7 +88,7 @@ class Tensor:
         t._base = None
         t._view_fn = None
         t._view_ver = 0
-        t._creation = None  # how a view was made: None, "no_grad" or "multi" (see autograd/views.py)
+        t._creation = None  # how a view was made: None, "no_grad", "multi" or "custom" (see autograd/views.py)
         t._wrapped = False
         t._retains_grad = False
         t._accumulator = None
