@@ -123,7 +123,11 @@ class Reporter:
     def syntax_error(self, error: ScriptSyntaxError, source: Source) -> None:
         headline = self._paint(error.kind, _BOLD_RED) + ": " + error.message
         lines = [f"{source.filename}:{error.line}:{error.column}: {headline}"]
-        lines.extend(self._excerpt(source, error.line, error.column, error.end_column))
+        shown = source if error.text is None else Source(error.text, source.filename)
+        lines.extend(self._excerpt(shown, error.line if error.text is None else 1, error.column,
+                                   error.end_column))
+        if self.hints and error.hint:
+            lines.append(self._paint("hint:", _CYAN) + " " + error.hint)
         self._write(lines)
 
     def warning(self, category: str, message: str, span: Span | None) -> None:

@@ -50,7 +50,8 @@ class ScriptSyntaxError(Exception):
     """
 
     def __init__(self, message: str, line: int, column: int, *, end_column: int | None = None,
-                 kind: str = "SyntaxError", incomplete: bool = False) -> None:
+                 kind: str = "SyntaxError", incomplete: bool = False, hint: str | None = None,
+                 text: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.line = line
@@ -58,6 +59,8 @@ class ScriptSyntaxError(Exception):
         self.end_column = end_column
         self.kind = kind
         self.incomplete = incomplete
+        self.hint = hint    # gradcli's own words, shown on a ``hint:`` line
+        self.text = text    # the line to show instead of the source's (CPython's "(a b)" for f-strings)
 
 
 class Source:

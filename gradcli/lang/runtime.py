@@ -95,7 +95,9 @@ class Session:
         source = Source(text, filename)
         with _RunGuard(self):
             try:
-                compiled = compile_module(parse(text), source, self.context, echo)
+                # a REPL entry (echo="all") is read as Python's REPL reads one: not past its error
+                compiled = compile_module(parse(text, interactive=echo == "all"), source, self.context,
+                                          echo)
             except ScriptSyntaxError as error:
                 self.reporter.syntax_error(error, source)
                 return SCRIPT_ERROR

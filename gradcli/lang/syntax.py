@@ -41,14 +41,23 @@ _UNSUPPORTED = {"try": "'try' statements", "except": "'try' statements", "finall
 _COMPOUND = {"if_stmt", "while_stmt", "for_stmt", "with_stmt", "funcdef", "decorated"}
 
 
-def parse(text: str, start: str = "file_input") -> Tree:
-    """Parse a script (or an f-string field with ``start="field_input"``)."""
+def parse(text: str, start: str = "file_input", interactive: bool = False) -> Tree:
+    """Parse a script (or an f-string field with ``start="field_input"``).
+
+    A failure raises the ScriptSyntaxError CPython 3.11 raises for the text
+    (gradcli.lang.syntax_errors, read on the first failure).  ``interactive``
+    is a REPL entry: as in Python's REPL, what follows the error is not read.
+    """
     if not text.endswith("\n"):
         text += "\n"
     try:
         return get_parser().parse(text, start=start)
     except UnexpectedInput as error:
-        raise _friendly(error, text) from None
+        from gradcli.lang.syntax_errors import explain
+        raise explain(error, text, interactive) from None
+    except ScriptSyntaxError as error:    # the indenter's: a bracket or an indentation
+        from gradcli.lang.syntax_errors import explain_tokenizer_error
+        raise explain_tokenizer_error(error, text, interactive) from None
 
 
 def is_complete(text: str) -> Completeness:
@@ -58,7 +67,7 @@ def is_complete(text: str) -> Completeness:
     ``for``, ...) is complete only once its last line is blank.
     """
     try:
-        tree = parse(text)
+        tree = parse(text, interactive=True)
     except ScriptSyntaxError as error:
         if error.incomplete:
             return "incomplete"
@@ -114,13 +123,13 @@ def _bad_character(error: UnexpectedCharacters, text: str) -> ScriptSyntaxError:
 
 def _unexpected_token(error: UnexpectedToken, text: str) -> ScriptSyntaxError:
     token = error.token
-    expected = _parser_expected(error)
+    expected = parser_expected(error)
     line = token.line if token.line is not None else text.count("\n")
     column = token.column if token.column is not None else 1
     if token.type == "$END":
         message = "unexpected end of input"
         if "_INDENT" in expected:
-            message = _expected_block(text, line)
+            message = expected_block(text, line)
         return ScriptSyntaxError(message, line, column, incomplete=True,
                                  kind="IndentationError" if "_INDENT" in expected else "SyntaxError")
     if token.type == "_INDENT":
@@ -133,21 +142,21 @@ def _unexpected_token(error: UnexpectedToken, text: str) -> ScriptSyntaxError:
             header_line = token.line
             line = token.end_line or line
             column = len(token.value.rsplit("\n", 1)[-1]) + 1
-        return ScriptSyntaxError(_expected_block(text, header_line), line, column,
+        return ScriptSyntaxError(expected_block(text, header_line), line, column,
                                  kind="IndentationError")
-    unsupported = _unsupported_statement(text, line) or _unsupported_expression(error, text)
+    unsupported = unsupported_statement(text, line) or unsupported_expression(error, text)
     if unsupported is not None:
         return unsupported
     if "COLON" in expected and token.type == "_NEWLINE":
         return ScriptSyntaxError("expected ':'", line, column)
     if token.type == "EQUAL" and "EQUAL" not in expected:
         return ScriptSyntaxError("invalid syntax: unexpected '=' (maybe you meant '==')", line, column)
-    return ScriptSyntaxError(f"invalid syntax: unexpected {_describe_token(token)}, "
-                             f"expected {_describe_expected(expected)}",
+    return ScriptSyntaxError(f"invalid syntax: unexpected {describe_token(token)}, "
+                             f"expected {describe_expected(expected)}",
                              line, column, end_column=token.end_column)
 
 
-def _unsupported_statement(text: str, line: int) -> ScriptSyntaxError | None:
+def unsupported_statement(text: str, line: int) -> ScriptSyntaxError | None:
     """A line that starts with a Python keyword gradcli leaves out (``try:``, ``class A:``)."""
     source_line = text.split("\n")[line - 1] if 0 < line <= text.count("\n") + 1 else ""
     stripped = source_line.lstrip()
@@ -159,7 +168,7 @@ def _unsupported_statement(text: str, line: int) -> ScriptSyntaxError | None:
                              end_column=column + len(word))
 
 
-def _unsupported_expression(error: UnexpectedToken, text: str) -> ScriptSyntaxError | None:
+def unsupported_expression(error: UnexpectedToken, text: str) -> ScriptSyntaxError | None:
     """Python literals and operators outside the subset, which the lexer splits apart:
     ``1j`` (a number, then the name j), ``b"x"`` (the name b, then a string), ``:=``."""
     token = error.token
@@ -193,7 +202,7 @@ def _unsupported_expression(error: UnexpectedToken, text: str) -> ScriptSyntaxEr
     return None
 
 
-def _parser_expected(error: UnexpectedToken) -> set[str]:
+def parser_expected(error: UnexpectedToken) -> set[str]:
     """Terminals the parser could take here (the contextual lexer's own list misses _INDENT)."""
     interactive = getattr(error, "interactive_parser", None)
     if interactive is not None:
@@ -203,11 +212,11 @@ def _parser_expected(error: UnexpectedToken) -> set[str]:
     return set(error.expected)
 
 
-def _expected_block(text: str, line: int) -> str:
+def expected_block(text: str, line: int) -> str:
     lines = text.split("\n")
     for number in range(min(line, len(lines)), 0, -1):
         words = lines[number - 1].split()
-        if not words:
+        if not words or words[0].startswith("#"):
             continue
         keyword = words[0].rstrip(":")
         if keyword in _BLOCK_HEADERS:
@@ -216,7 +225,7 @@ def _expected_block(text: str, line: int) -> str:
     return "expected an indented block"
 
 
-def _describe_token(token) -> str:
+def describe_token(token) -> str:
     """``'b'``, ``number 2``, ``string "hi"``, ``end of line``."""
     if token.type in ("DEC_NUMBER", "FLOAT_NUMBER", "HEX_NUMBER", "OCT_NUMBER", "BIN_NUMBER"):
         return f"number {token.value}"
@@ -227,7 +236,7 @@ def _describe_token(token) -> str:
     return f"'{token.value}'"
 
 
-def _describe_expected(expected: set[str]) -> str:
+def describe_expected(expected: set[str]) -> str:
     """A short English list: "an expression", "an operator", then concrete tokens like "')'"."""
     literal = _terminal_literals()
     texts = {literal.get(name, name) for name in expected}

@@ -32,6 +32,8 @@ class ComprehensionCompiler(CompilerBase):
     def _comprehension(self, node: Tree, kind: str) -> Evaluator:
         """Comprehensions run in a scope of their own; the first iterable in the enclosing one."""
         element_node, *loops = node.children
+        if isinstance(element_node, Tree) and element_node.data == "star_expr":
+            raise self.syntax_error(element_node, "iterable unpacking cannot be used in comprehension")
         first_iterable = self.expr(loops[0].children[1])
         bound: set[str] = set()
         for loop in loops:

@@ -11,9 +11,17 @@ from gradcli.lang.errors import ScriptNameError, ScriptNotImplementedError, Scri
 from gradcli.lang.functions import Frame
 
 
+_UNSUPPORTED_KEYWORDS = {"class": "class definitions", "try": "'try' statements",
+                         "except": "'try' statements", "finally": "'try' statements",
+                         "raise": "'raise' statements", "yield": "generators ('yield')",
+                         "async": "'async' code", "await": "'async' code"}
+
+
 class NameCompiler(CompilerBase):
     def e_name(self, node: Tree) -> Evaluator:
         name = str(node.children[0])
+        if name in _UNSUPPORTED_KEYWORDS:   # a Python keyword gradcli's grammar leaves out
+            raise self.syntax_error(node, f"gradcli does not support {_UNSUPPORTED_KEYWORDS[name]}")
         return self.load_name(name, self.span(node))
 
     def load_name(self, name: str, span) -> Evaluator:  # noqa: C901 - one closure per scope kind
