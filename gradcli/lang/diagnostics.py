@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, TextIO
 
-from gradcli.lang.errors import CALL_ATTRIBUTE, ScriptSyntaxError, Source, Span
+from gradcli.lang.errors import CALL_ATTRIBUTE, SUGGEST_ATTRIBUTE, ScriptSyntaxError, Source, Span
 
 _BOLD_RED = "\x1b[1;31m"
 _RED = "\x1b[31m"
@@ -25,9 +25,15 @@ TO_LINE_END = -1
 
 
 def error_text(exc: BaseException) -> str:
-    """``ErrorType: message`` as Python prints it (``AssertionError`` alone when there is no message)."""
+    """``ErrorType: message`` as Python prints it (``AssertionError`` alone when there is no message),
+    with Python's "Did you mean: 'x'?" for a NameError or AttributeError."""
     name = type(exc).__name__
     message = str(exc)
+    if SUGGEST_ATTRIBUTE in getattr(exc, "__dict__", {}):
+        from gradcli.lang.suggestions import suggestion
+        found = suggestion(exc)
+        if found is not None:
+            message += f". Did you mean: '{found}'?"
     return f"{name}: {message}" if message else name
 
 
@@ -47,6 +53,11 @@ def hint(error_type: str, prefix: str) -> Callable[[Hint], Hint]:
 def find_hint(exc: BaseException) -> str | None:
     name = type(exc).__name__
     message = str(exc)
+    if SUGGEST_ATTRIBUTE in getattr(exc, "__dict__", {}) and isinstance(exc, AttributeError):
+        from gradcli.lang.suggestions import suggestion_hint
+        found = suggestion_hint(exc)
+        if found is not None:
+            return found
     for error_type, prefix, function in HINTS:
         if name == error_type and message.startswith(prefix):
             try:

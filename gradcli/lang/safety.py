@@ -12,7 +12,8 @@ from __future__ import annotations
 import string
 from typing import Any
 
-from gradcli.lang.errors import ScriptAttributeError, ScriptNotImplementedError, ScriptTypeError
+from gradcli.lang.errors import (ScriptAttributeError, ScriptNotImplementedError, ScriptTypeError,
+                                 attribute_error)
 
 _STR = frozenset("""capitalize casefold center count endswith expandtabs find format index isalnum
     isalpha isascii isdecimal isdigit isidentifier islower isnumeric isprintable isspace istitle
@@ -91,7 +92,7 @@ class Namespace:
             pass
         if self.pytorch_has(name):
             raise ScriptNotImplementedError(f"gradcli does not support {self.path}.{name} yet")
-        raise ScriptAttributeError(f"module '{self.path}' has no attribute '{name}'")
+        raise attribute_error(f"module '{self.path}' has no attribute '{name}'", self, name)
 
     def __repr__(self) -> str:
         return f"<module '{self.path}'>"
@@ -152,7 +153,7 @@ def _not_writable(obj: Any, name: str) -> Exception:
     """Python's error for assigning or deleting an attribute a script may only read."""
     cls = type(obj)
     if is_dunder(name) or name not in readable_attributes(cls):
-        return _missing(obj, name)
+        return _missing(obj, name, reading=False)
     if cls.__name__ == "Tensor":
         if not callable(getattr(cls, name, None)):   # a getset of torch._C.TensorBase
             return ScriptAttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable")
@@ -173,17 +174,20 @@ def _class_attribute(cls: type, name: str) -> Any:
         if name == "format" and cls is str:
             return _unbound_format
         return getattr(cls, name)
-    return _raise(ScriptAttributeError(f"type object '{type_name(cls)}' has no attribute '{name}'"))
+    return _raise(attribute_error(f"type object '{type_name(cls)}' has no attribute '{name}'", cls, name))
 
 
-def _missing(obj: Any, name: str) -> Exception:
+def _missing(obj: Any, name: str, reading: bool = True) -> Exception:
+    """``obj`` has no attribute ``name`` a script may reach; when reading it, the error can
+    suggest a close name, as Python's does (not when assigning or deleting, as in Python)."""
     cls_name = type_name(type(obj))
     if cls_name == "Tensor" and not is_dunder(name):
         # A real Tensor method gradcli lacks says so, rather than "no attribute".
         from gradcli.lang.pytorch_names import TENSOR
         if name in TENSOR:
             return ScriptNotImplementedError(f"gradcli does not support Tensor.{name} yet")
-    return ScriptAttributeError(f"'{cls_name}' object has no attribute '{name}'")
+    message = f"'{cls_name}' object has no attribute '{name}'"
+    return attribute_error(message, obj, name) if reading else ScriptAttributeError(message)
 
 
 def _raise(error: BaseException) -> Any:

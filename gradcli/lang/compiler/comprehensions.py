@@ -40,6 +40,7 @@ class ComprehensionCompiler(CompilerBase):
             bound |= target_names(loop.children[0])
         outer_scope = self.scope
         self.scope = Scope("comprehension", outer_scope, bound)
+        self.scope.order = (".0",) + tuple(sorted(bound))
         try:
             levels = []
             for index, loop in enumerate(loops):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import operator
 from typing import Any
 
-from lark import Tree
+from lark import Token, Tree
 
 from gradcli.lang.compiler.base import CompilerBase, Executor
 from gradcli.lang.compiler.scopes import Scope, bindings
@@ -470,6 +470,7 @@ class StatementCompiler(CompilerBase):
         outer = (self.scope, self.loop_depth)
         self.scope = Scope("function", self.scope, bound | parameter_names, declared_global,
                            declared_nonlocal)
+        self.scope.order = _local_order(signature, body_node)
         self.loop_depth = 0
         self.function_names.append(name)
         try:
@@ -594,3 +595,13 @@ def _declaration(body: Tree, name: str) -> Tree | None:
         if node.data in ("global_stmt", "nonlocal_stmt") and name in map(str, node.children):
             return node
     return None
+
+
+def _local_order(signature, body: Any) -> tuple[str, ...]:
+    """Parameters in order, then the names of the body in the order they first appear."""
+    names = list(signature.names)
+    names += [n for n in (signature.star,) if n] + list(signature.kwonly)
+    names += [n for n in (signature.double_star,) if n]
+    if isinstance(body, Tree):
+        names += [str(token) for token in body.scan_values(lambda v: isinstance(v, Token) and v.type == "NAME")]
+    return tuple(dict.fromkeys(names))

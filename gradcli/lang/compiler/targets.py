@@ -8,7 +8,8 @@ from typing import Any, Callable
 from lark import Tree
 
 from gradcli.lang.compiler.base import CompilerBase
-from gradcli.lang.errors import ScriptNameError, ScriptSyntaxError, ScriptTypeError, ScriptValueError, mark
+from gradcli.lang.errors import (ScriptNameError, ScriptSyntaxError, ScriptTypeError, ScriptValueError, mark,
+                                 name_error)
 from gradcli.lang.functions import Frame
 from gradcli.lang.safety import delete_attribute, set_attribute, type_name
 
@@ -178,6 +179,7 @@ class TargetCompiler(CompilerBase):
     def _delete_name(self, name: str, span) -> Delete:
         where, depth = self.scope.resolve(name)
         variables = self.context.globals if where == "global" else None
+        scope, builtins = self.scope, self.context.builtins
 
         def delete_name(frame: Frame) -> None:
             if variables is not None:
@@ -189,7 +191,11 @@ class TargetCompiler(CompilerBase):
             try:
                 del scope_vars[name]
             except KeyError:
-                error = ScriptNameError(f"name '{name}' is not defined")
+                if variables is not None:   # del of a global: Python suggests a close name
+                    error = name_error(f"name '{name}' is not defined", name, scope.local_names(),
+                                       variables, builtins)
+                else:
+                    error = ScriptNameError(f"name '{name}' is not defined")
                 mark(error, span)
                 raise error from None
         return delete_name
