@@ -77,6 +77,8 @@ class Session:
         self.modules = Modules(engine)
         self.globals: dict[str, Any] = {}
         self.builtins = self.modules.script_builtins(self.output.write, self.output.flush)
+        self.builtins.update(_builtins_module.introspection_builtins(
+            self.output.write, self.modules, self.builtins, self.globals))
         self.context = RunContext(globals=self.globals, builtins=self.builtins,
                                   import_module=self.modules.import_module,
                                   import_name=self.modules.import_name, echo=self._echo)
