@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, TextIO
 
-from gradcli.lang.errors import CALL_ATTRIBUTE, ScriptSyntaxError, Source, Span
+from gradcli.lang.errors import CALL_ATTRIBUTE, SUGGEST_ATTRIBUTE, ScriptSyntaxError, Source, Span
 
 _BOLD_RED = "\x1b[1;31m"
 _RED = "\x1b[31m"
@@ -26,11 +26,17 @@ TO_LINE_END = -1
 
 def error_text(exc: BaseException) -> str:
     """``ErrorType: message`` as Python prints it (``AssertionError`` alone when there is no message;
-    a library's own exception with its module: ``numpy.exceptions.AxisError``)."""
+    a library's own exception with its module: ``numpy.exceptions.AxisError``), with Python's
+    "Did you mean: 'x'?" for a NameError or AttributeError."""
     cls = type(exc)
     module = cls.__module__
     name = cls.__name__ if module == "builtins" or module.startswith("gradcli.") else f"{module}.{cls.__qualname__}"
     message = str(exc)
+    if SUGGEST_ATTRIBUTE in getattr(exc, "__dict__", {}):
+        from gradcli.lang.suggestions import suggestion
+        found = suggestion(exc)
+        if found is not None:
+            message += f". Did you mean: '{found}'?"
     return f"{name}: {message}" if message else name
 
 
@@ -50,6 +56,11 @@ def hint(error_type: str, prefix: str) -> Callable[[Hint], Hint]:
 def find_hint(exc: BaseException) -> str | None:
     name = type(exc).__name__
     message = str(exc)
+    if SUGGEST_ATTRIBUTE in getattr(exc, "__dict__", {}) and isinstance(exc, AttributeError):
+        from gradcli.lang.suggestions import suggestion_hint
+        found = suggestion_hint(exc)
+        if found is not None:
+            return found
     for error_type, prefix, function in HINTS:
         if name == error_type and message.startswith(prefix):
             try:
@@ -131,7 +142,11 @@ class Reporter:
     def syntax_error(self, error: ScriptSyntaxError, source: Source) -> None:
         headline = self._paint(error.kind, _BOLD_RED) + ": " + error.message
         lines = [f"{source.filename}:{error.line}:{error.column}: {headline}"]
-        lines.extend(self._excerpt(source, error.line, error.column, error.end_column))
+        shown = source if error.text is None else Source(error.text, source.filename)
+        lines.extend(self._excerpt(shown, error.line if error.text is None else 1, error.column,
+                                   error.end_column))
+        if self.hints and error.hint:
+            lines.append(self._paint("hint:", _CYAN) + " " + error.hint)
         self._write(lines)
 
     def warning(self, category: str, message: str, span: Span | None) -> None:

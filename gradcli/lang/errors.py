@@ -9,6 +9,8 @@ reads ``NameError: name 'y' is not defined`` exactly as Python's does.
 
 from __future__ import annotations
 
+from typing import Any
+
 # Exit statuses of a run.
 EXIT_OK = 0
 EXIT_SCRIPT_ERROR = 1
@@ -50,7 +52,8 @@ class ScriptSyntaxError(Exception):
     """
 
     def __init__(self, message: str, line: int, column: int, *, end_column: int | None = None,
-                 kind: str = "SyntaxError", incomplete: bool = False) -> None:
+                 kind: str = "SyntaxError", incomplete: bool = False, hint: str | None = None,
+                 text: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.line = line
@@ -58,6 +61,8 @@ class ScriptSyntaxError(Exception):
         self.end_column = end_column
         self.kind = kind
         self.incomplete = incomplete
+        self.hint = hint    # gradcli's own words, shown on a ``hint:`` line
+        self.text = text    # the line to show instead of the source's (CPython's "(a b)" for f-strings)
 
 
 class Source:
@@ -95,6 +100,9 @@ class Span:
 
 
 SPAN_ATTRIBUTE = "_gradcli_span"
+# What "Did you mean" needs (gradcli.lang.suggestions, read when the error is reported): a
+# NameError's (local names, globals, builtins); True on an AttributeError whose .obj/.name are set.
+SUGGEST_ATTRIBUTE = "_gradcli_suggest"
 CALL_ATTRIBUTE = "_gradcli_call"
 
 
@@ -119,3 +127,18 @@ def mark_call(exc: BaseException, span: Span, callee: object, args: tuple) -> No
 
 def span_of(exc: BaseException) -> Span | None:
     return getattr(exc, "__dict__", {}).get(SPAN_ATTRIBUTE)
+
+
+def name_error(message: str, name: str, local_names: Any, global_names: dict, builtin_names: dict) -> Exception:
+    """A NameError about ``name`` that can suggest a close name from these scopes."""
+    error = ScriptNameError(message)
+    error.name = name
+    error.__dict__[SUGGEST_ATTRIBUTE] = (local_names, global_names, builtin_names)
+    return error
+
+
+def attribute_error(message: str, obj: Any, name: str) -> Exception:
+    """An AttributeError raised reading ``obj.name``: it can suggest a close attribute."""
+    error = ScriptAttributeError(message, name=name, obj=obj)
+    error.__dict__[SUGGEST_ATTRIBUTE] = True
+    return error

@@ -49,8 +49,9 @@ def unescape(text: str) -> str:
     return text.encode("latin-1", "backslashreplace").decode("unicode_escape")
 
 
-def parse_fstring(body: str, raw: bool, start: int = 0, end: int | None = None) -> list:
-    """Literal pieces (already unescaped) and fields of ``body[start:end]``."""
+def parse_fstring(body: str, raw: bool, start: int = 0, end: int | None = None, depth: int = 0) -> list:
+    """Literal pieces (already unescaped) and fields of ``body[start:end]`` (``depth``: how deep
+    in format specs this text is)."""
     end = len(body) if end is None else end
     parts: list = []
     literal: list[str] = []
@@ -65,7 +66,9 @@ def parse_fstring(body: str, raw: bool, start: int = 0, end: int | None = None) 
             if literal:
                 parts.append(_decode("".join(literal), raw))
                 literal = []
-            found, index = _field(body, index + 1, end, raw)
+            if depth >= 2:
+                raise FStringError("f-string: expressions nested too deeply", index)
+            found, index = _field(body, index + 1, end, raw, depth)
             parts.append(found)
         elif char == "}":
             if body.startswith("}}", index):
@@ -85,29 +88,56 @@ def _decode(text: str, raw: bool) -> str:
     return text if raw else unescape(text)
 
 
-def _field(body: str, start: int, end: int, raw: bool) -> tuple[Field, int]:
-    """Parse one field whose expression begins at ``start``; return it and the index after '}'."""
-    index, depth = start, 0
+def _field(body: str, start: int, end: int, raw: bool, depth: int = 0) -> tuple[Field, int]:
+    """Parse one field whose expression begins at ``start``; return it and the index after '}'.
+
+    The scan and its errors are CPython 3.11's (fstring_find_expr)."""
+    index = start
+    brackets: list[str] = []
     quote: str | None = None
     while index < end:
         char = body[index]
+        if char == "\\":
+            raise FStringError("f-string expression part cannot include a backslash", index)
         if quote:
-            if char == quote:
+            if body.startswith(quote, index):
+                index += len(quote)
                 quote = None
+                continue
         elif char in "'\"":
-            quote = char
+            quote = char * 3 if body.startswith(char * 3, index) else char
+            index += len(quote)
+            continue
         elif char in _OPENERS:
-            depth += 1
-        elif char in ")]}" and depth > 0:
-            depth -= 1
-        elif depth == 0 and (char in "}:" or (char == "!" and body[index + 1:index + 2] != "=")
-                             or (char == "=" and _is_self_doc_equals(body, index))):
+            brackets.append(char)
+        elif char == "#":
+            raise FStringError("f-string expression part cannot include '#'", index)
+        elif not brackets and char in "!:}=<>":
+            if body[index + 1:index + 2] == "=" and char in "!=<>":
+                index += 2
+                continue
+            if char in "<>":
+                index += 1
+                continue
             break
+        elif char in ")]}":
+            if not brackets:
+                raise FStringError(f"f-string: unmatched '{char}'", index)
+            opening = brackets.pop()
+            if _OPENERS[opening] != char:
+                raise FStringError(f"f-string: closing parenthesis '{char}' does not match opening "
+                                   f"parenthesis '{opening}'", index)
         index += 1
+    if quote:
+        raise FStringError("f-string: unterminated string", index)
+    if brackets:
+        raise FStringError(f"f-string: unmatched '{brackets[-1]}'", index)
     if index >= end:
         raise FStringError("f-string: expecting '}'", start - 1)
     expression = body[start:index]
-    if not expression.strip():
+    if not expression.strip(" \t\n\f"):
+        if body[index] in "!:=":
+            raise FStringError(f"f-string: expression required before '{body[index]}'", start)
         raise FStringError("f-string: empty expression not allowed", start)
     found = Field(expression=expression, offset=start)
     if body[index] == "=":
@@ -131,7 +161,7 @@ def _field(body: str, start: int, end: int, raw: bool) -> tuple[Field, int]:
             elif body[index] == "}":
                 nested -= 1
             index += 1
-        found.spec = parse_fstring(body, raw, spec_start, index)
+        found.spec = parse_fstring(body, raw, spec_start, index, depth + 1)
     if index >= end or body[index] != "}":
         raise FStringError("f-string: expecting '}'", min(index, end - 1))
     return found, index + 1

@@ -57,7 +57,8 @@ class Indenter(PostLex):
             if first:
                 first = False
                 if token.column > 1 and kind != "_NEWLINE":
-                    raise ScriptSyntaxError("unexpected indent", token.line, token.column,
+                    # CPython's offset here is the width of the indentation
+                    raise ScriptSyntaxError("unexpected indent", token.line, token.column - 1,
                                             kind="IndentationError")
             if kind == "_NEWLINE":
                 if open_brackets:

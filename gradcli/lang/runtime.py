@@ -80,6 +80,8 @@ class Session:
         self.modules = Modules(engine)
         self.globals: dict[str, Any] = {}
         self.builtins = self.modules.script_builtins(self.output.write, self.output.flush)
+        self.builtins.update(_builtins_module.introspection_builtins(
+            self.output.write, self.modules, self.builtins, self.globals))
         self.context = RunContext(globals=self.globals, builtins=self.builtins,
                                   import_module=self.modules.import_module,
                                   import_name=self.modules.import_name, echo=self._echo)
@@ -98,7 +100,9 @@ class Session:
         source = Source(text, filename)
         with _RunGuard(self):
             try:
-                compiled = compile_module(parse(text), source, self.context, echo)
+                # a REPL entry (echo="all") is read as Python's REPL reads one: not past its error
+                compiled = compile_module(parse(text, interactive=echo == "all"), source, self.context,
+                                          echo)
             except ScriptSyntaxError as error:
                 self.reporter.syntax_error(error, source)
                 return SCRIPT_ERROR

@@ -14,7 +14,8 @@ from __future__ import annotations
 import string
 from typing import Any, Callable
 
-from gradcli.lang.errors import ScriptAttributeError, ScriptNotImplementedError, ScriptTypeError
+from gradcli.lang.errors import (ScriptAttributeError, ScriptNotImplementedError, ScriptTypeError,
+                                 attribute_error)
 from gradcli.lang.numpy_module import ATTRIBUTES as NUMPY_ATTRIBUTES
 from gradcli.lang.numpy_module import SUBSET as NUMPY_SUBSET
 
@@ -121,7 +122,7 @@ class Namespace:
         message = self.unsupported(name)
         if message is not None:
             raise ScriptNotImplementedError(message)
-        raise ScriptAttributeError(f"module '{self.path}' has no attribute '{name}'")
+        raise attribute_error(f"module '{self.path}' has no attribute '{name}'", self, name)
 
     def __repr__(self) -> str:
         return f"<module '{self.path}'>"
@@ -187,7 +188,7 @@ def _not_writable(obj: Any, name: str) -> Exception:
     """Python's error for assigning or deleting an attribute a script may only read."""
     cls = type(obj)
     if is_dunder(name) or name not in readable_attributes(cls):
-        return _missing(obj, name)
+        return _missing(obj, name, reading=False)
     if cls.__name__ == "Tensor":
         if not callable(getattr(cls, name, None)):   # a getset of torch._C.TensorBase
             return ScriptAttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable")
@@ -214,10 +215,12 @@ def _class_attribute(cls: type, name: str) -> Any:
         if name == "format" and cls is str:
             return _unbound_format
         return getattr(cls, name)
-    return _raise(ScriptAttributeError(f"type object '{type_name(cls)}' has no attribute '{name}'"))
+    return _raise(attribute_error(f"type object '{type_name(cls)}' has no attribute '{name}'", cls, name))
 
 
-def _missing(obj: Any, name: str) -> Exception:
+def _missing(obj: Any, name: str, reading: bool = True) -> Exception:
+    """``obj`` has no attribute ``name`` a script may reach; when reading it, the error can
+    suggest a close name, as Python's does (not when assigning or deleting, as in Python)."""
     cls_name = type_name(type(obj))
     if cls_name == "Tensor" and not is_dunder(name):
         # A real Tensor method gradcli lacks says so, rather than "no attribute".
@@ -226,7 +229,8 @@ def _missing(obj: Any, name: str) -> Exception:
             return ScriptNotImplementedError(f"gradcli does not support Tensor.{name} yet")
     if _is_numpy(type(obj)) and not is_dunder(name) and hasattr(obj, name):
         return ScriptNotImplementedError(f"gradcli does not support {cls_name}.{name} ({NUMPY_SUBSET})")
-    return ScriptAttributeError(f"'{cls_name}' object has no attribute '{name}'")
+    message = f"'{cls_name}' object has no attribute '{name}'"
+    return attribute_error(message, obj, name) if reading else ScriptAttributeError(message)
 
 
 def _raise(error: BaseException) -> Any:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from lark import Tree, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark import Tree, UnexpectedInput, UnexpectedToken
 
 from gradcli.lang.errors import ScriptSyntaxError
 from gradcli.lang.grammar_loader import get_parser
@@ -41,14 +41,23 @@ _UNSUPPORTED = {"try": "'try' statements", "except": "'try' statements", "finall
 _COMPOUND = {"if_stmt", "while_stmt", "for_stmt", "with_stmt", "funcdef", "decorated"}
 
 
-def parse(text: str, start: str = "file_input") -> Tree:
-    """Parse a script (or an f-string field with ``start="field_input"``)."""
+def parse(text: str, start: str = "file_input", interactive: bool = False) -> Tree:
+    """Parse a script (or an f-string field with ``start="field_input"``).
+
+    A failure raises the ScriptSyntaxError CPython 3.11 raises for the text
+    (gradcli.lang.syntax_errors, read on the first failure).  ``interactive``
+    is a REPL entry: as in Python's REPL, what follows the error is not read.
+    """
     if not text.endswith("\n"):
         text += "\n"
     try:
         return get_parser().parse(text, start=start)
     except UnexpectedInput as error:
-        raise _friendly(error, text) from None
+        from gradcli.lang.syntax_errors import explain
+        raise explain(error, text, interactive) from None
+    except ScriptSyntaxError as error:    # the indenter's: a bracket or an indentation
+        from gradcli.lang.syntax_errors import explain_tokenizer_error
+        raise explain_tokenizer_error(error, text, interactive) from None
 
 
 def is_complete(text: str) -> Completeness:
@@ -58,7 +67,7 @@ def is_complete(text: str) -> Completeness:
     ``for``, ...) is complete only once its last line is blank.
     """
     try:
-        tree = parse(text)
+        tree = parse(text, interactive=True)
     except ScriptSyntaxError as error:
         if error.incomplete:
             return "incomplete"
@@ -85,69 +94,7 @@ def _missing_body_at_end(text: str, error: ScriptSyntaxError) -> bool:
     return all(not line.strip() for line in rest + lines[index + 1:])
 
 
-def _friendly(error: UnexpectedInput, text: str) -> ScriptSyntaxError:
-    original = getattr(error, "orig_exc", None)
-    if isinstance(original, ScriptSyntaxError):  # raised by the indenter
-        return original
-    if isinstance(error, UnexpectedCharacters):
-        return _bad_character(error, text)
-    if isinstance(error, UnexpectedEOF):
-        return ScriptSyntaxError("unexpected end of input", error.line, error.column, incomplete=True)
-    assert isinstance(error, UnexpectedToken)
-    return _unexpected_token(error, text)
-
-
-def _bad_character(error: UnexpectedCharacters, text: str) -> ScriptSyntaxError:
-    line, column = error.line, error.column
-    rest = text[error.pos_in_stream:]
-    for quote in ('"""', "'''"):
-        if rest.startswith(quote) or rest[1:].startswith(quote) or rest[2:].startswith(quote):
-            return ScriptSyntaxError("unterminated triple-quoted string literal "
-                                     f"(detected at line {text.count(chr(10))})",
-                                     line, column, incomplete=True)
-    if error.char in "'\"" or rest[:2].lstrip("rRfFuU")[:1] in ("'", '"'):
-        return ScriptSyntaxError(f"unterminated string literal (detected at line {line})", line, column)
-    if error.char.isprintable() and ord(error.char) < 128:
-        return ScriptSyntaxError(f"invalid syntax: unexpected character '{error.char}'", line, column)
-    return ScriptSyntaxError(f"invalid character '{error.char}' (U+{ord(error.char):04X})", line, column)
-
-
-def _unexpected_token(error: UnexpectedToken, text: str) -> ScriptSyntaxError:
-    token = error.token
-    expected = _parser_expected(error)
-    line = token.line if token.line is not None else text.count("\n")
-    column = token.column if token.column is not None else 1
-    if token.type == "$END":
-        message = "unexpected end of input"
-        if "_INDENT" in expected:
-            message = _expected_block(text, line)
-        return ScriptSyntaxError(message, line, column, incomplete=True,
-                                 kind="IndentationError" if "_INDENT" in expected else "SyntaxError")
-    if token.type == "_INDENT":
-        next_line = token.end_line or line
-        return ScriptSyntaxError("unexpected indent", next_line, len(token.value) + 1,
-                                 kind="IndentationError")
-    if "_INDENT" in expected:
-        header_line = line - 1   # the block's header ends the line before this token
-        if token.type in ("_NEWLINE", "_DEDENT"):
-            header_line = token.line
-            line = token.end_line or line
-            column = len(token.value.rsplit("\n", 1)[-1]) + 1
-        return ScriptSyntaxError(_expected_block(text, header_line), line, column,
-                                 kind="IndentationError")
-    unsupported = _unsupported_statement(text, line) or _unsupported_expression(error, text)
-    if unsupported is not None:
-        return unsupported
-    if "COLON" in expected and token.type == "_NEWLINE":
-        return ScriptSyntaxError("expected ':'", line, column)
-    if token.type == "EQUAL" and "EQUAL" not in expected:
-        return ScriptSyntaxError("invalid syntax: unexpected '=' (maybe you meant '==')", line, column)
-    return ScriptSyntaxError(f"invalid syntax: unexpected {_describe_token(token)}, "
-                             f"expected {_describe_expected(expected)}",
-                             line, column, end_column=token.end_column)
-
-
-def _unsupported_statement(text: str, line: int) -> ScriptSyntaxError | None:
+def unsupported_statement(text: str, line: int) -> ScriptSyntaxError | None:
     """A line that starts with a Python keyword gradcli leaves out (``try:``, ``class A:``)."""
     source_line = text.split("\n")[line - 1] if 0 < line <= text.count("\n") + 1 else ""
     stripped = source_line.lstrip()
@@ -159,7 +106,7 @@ def _unsupported_statement(text: str, line: int) -> ScriptSyntaxError | None:
                              end_column=column + len(word))
 
 
-def _unsupported_expression(error: UnexpectedToken, text: str) -> ScriptSyntaxError | None:
+def unsupported_expression(error: UnexpectedToken, text: str) -> ScriptSyntaxError | None:
     """Python literals and operators outside the subset, which the lexer splits apart:
     ``1j`` (a number, then the name j), ``b"x"`` (the name b, then a string), ``:=``."""
     token = error.token
@@ -193,7 +140,7 @@ def _unsupported_expression(error: UnexpectedToken, text: str) -> ScriptSyntaxEr
     return None
 
 
-def _parser_expected(error: UnexpectedToken) -> set[str]:
+def parser_expected(error: UnexpectedToken) -> set[str]:
     """Terminals the parser could take here (the contextual lexer's own list misses _INDENT)."""
     interactive = getattr(error, "interactive_parser", None)
     if interactive is not None:
@@ -203,11 +150,11 @@ def _parser_expected(error: UnexpectedToken) -> set[str]:
     return set(error.expected)
 
 
-def _expected_block(text: str, line: int) -> str:
+def expected_block(text: str, line: int) -> str:
     lines = text.split("\n")
     for number in range(min(line, len(lines)), 0, -1):
         words = lines[number - 1].split()
-        if not words:
+        if not words or words[0].startswith("#"):
             continue
         keyword = words[0].rstrip(":")
         if keyword in _BLOCK_HEADERS:
@@ -216,7 +163,7 @@ def _expected_block(text: str, line: int) -> str:
     return "expected an indented block"
 
 
-def _describe_token(token) -> str:
+def describe_token(token) -> str:
     """``'b'``, ``number 2``, ``string "hi"``, ``end of line``."""
     if token.type in ("DEC_NUMBER", "FLOAT_NUMBER", "HEX_NUMBER", "OCT_NUMBER", "BIN_NUMBER"):
         return f"number {token.value}"
@@ -227,7 +174,7 @@ def _describe_token(token) -> str:
     return f"'{token.value}'"
 
 
-def _describe_expected(expected: set[str]) -> str:
+def describe_expected(expected: set[str]) -> str:
     """A short English list: "an expression", "an operator", then concrete tokens like "')'"."""
     literal = _terminal_literals()
     texts = {literal.get(name, name) for name in expected}

@@ -55,9 +55,9 @@ def test_accepts(text):
     ("if x\n    y = 1\n", "SyntaxError", "expected ':'", 1, 5),
     ("if x:\ny = 1\n", "IndentationError", "expected an indented block after 'if' statement on line 1", 2, 1),
     ("def f():\nreturn 1\n", "IndentationError", "expected an indented block after function definition on line 1", 2, 1),
-    ("x = 1\n    y = 2\n", "IndentationError", "unexpected indent", 2, 5),
-    ("if x:\n        y = 1\n    z = 2\n", "IndentationError", "unindent does not match any outer indentation level", 3, 5),
-    ("  x = 1\n", "IndentationError", "unexpected indent", 1, 3),
+    ("x = 1\n    y = 2\n", "IndentationError", "unexpected indent", 2, 4),
+    ("if x:\n        y = 1\n    z = 2\n", "IndentationError", "unindent does not match any outer indentation level", 3, 10),
+    ("  x = 1\n", "IndentationError", "unexpected indent", 1, 2),
     ("x = 'abc\n", "SyntaxError", "unterminated string literal (detected at line 1)", 1, 5),
     ("x = 1\ntry:\n    pass\nexcept:\n    pass\n", "SyntaxError", "gradcli does not support 'try' statements", 2, 1),
     ("class A:\n    pass\n", "SyntaxError", "gradcli does not support class definitions", 1, 1),
@@ -76,10 +76,11 @@ def test_friendly_syntax_errors(text, kind, message, line, column):
     assert (error.kind, error.message, error.line, error.column) == (kind, message, line, column)
 
 
-def test_generic_error_says_what_was_expected():
+def test_generic_error_is_pythons_and_the_hint_says_what_was_expected():
     with pytest.raises(ScriptSyntaxError) as caught:
         parse("x = 1 +\n")
-    assert caught.value.message == "invalid syntax: unexpected end of line, expected an expression"
+    assert caught.value.message == "invalid syntax"
+    assert caught.value.hint == "unexpected end of line; expected an expression"
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -7,7 +7,7 @@ from typing import Any
 from lark import Tree
 
 from gradcli.lang.compiler.base import CompilerBase, Evaluator
-from gradcli.lang.errors import ScriptTypeError, mark_call
+from gradcli.lang.errors import ScriptSyntaxError, ScriptTypeError, mark_call
 from gradcli.lang.functions import EMPTY_KWARGS, Frame, UserFunction
 
 
@@ -43,6 +43,8 @@ class CallCompiler(CompilerBase):
             kind = child.data if isinstance(child, Tree) else None
             if kind == "keyword_argument":
                 target, value = child.children
+                if isinstance(target, Tree) and target.data in ("const_true", "const_false", "const_none"):
+                    raise self.syntax_error(target, f"cannot assign to {target.data[6:].capitalize()}")
                 if not (isinstance(target, Tree) and target.data == "name"):
                     raise self.syntax_error(target, 'expression cannot contain assignment, perhaps you meant "=="?')
                 name = str(target.children[0])
@@ -59,14 +61,28 @@ class CallCompiler(CompilerBase):
                 has_star = True
                 positional.append((self.expr(child.children[0]), True))
             else:
-                if seen_double_star:
-                    raise self.syntax_error(child, "positional argument follows keyword argument unpacking")
-                if keywords:
-                    raise self.syntax_error(child, "positional argument follows keyword argument")
+                if seen_double_star or keywords:
+                    # CPython finds this once it has read past the arguments: it points there
+                    message = ("positional argument follows keyword argument unpacking" if seen_double_star
+                               else "positional argument follows keyword argument")
+                    raise self._after_arguments(node, message)
                 positional.append((self.expr(child), False))
         if not has_star:
             positional = [evaluate for evaluate, _ in positional]
         return positional, keywords, has_star
+
+
+    def _after_arguments(self, node: Tree, message: str) -> ScriptSyntaxError:
+        """A syntax error at the first token after the argument list ``node``."""
+        line, column = node.meta.end_line, node.meta.end_column
+        while True:
+            text = self.source.line(line)
+            rest = text[column - 1:]
+            stripped = rest.lstrip(" \t,")
+            if stripped and not stripped.startswith("#") or line > self.source.text.count("\n"):
+                column += len(rest) - len(stripped)
+                return ScriptSyntaxError(message, line, column, end_column=column + 1)
+            line, column = line + 1, 1
 
 
 def _positional_call(callee: Evaluator, arguments: tuple, span) -> Evaluator:
@@ -192,3 +208,4 @@ def _callee_name(function: Any) -> str:
     if function.__class__ is UserFunction:
         return f"__main__.{name}()"  # a script's functions live in module __main__
     return f"{name}()"
+

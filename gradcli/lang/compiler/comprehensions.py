@@ -32,12 +32,15 @@ class ComprehensionCompiler(CompilerBase):
     def _comprehension(self, node: Tree, kind: str) -> Evaluator:
         """Comprehensions run in a scope of their own; the first iterable in the enclosing one."""
         element_node, *loops = node.children
+        if isinstance(element_node, Tree) and element_node.data == "star_expr":
+            raise self.syntax_error(element_node, "iterable unpacking cannot be used in comprehension")
         first_iterable = self.expr(loops[0].children[1])
         bound: set[str] = set()
         for loop in loops:
             bound |= target_names(loop.children[0])
         outer_scope = self.scope
         self.scope = Scope("comprehension", outer_scope, bound)
+        self.scope.order = (".0",) + tuple(sorted(bound))
         try:
             levels = []
             for index, loop in enumerate(loops):

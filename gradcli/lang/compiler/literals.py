@@ -49,7 +49,13 @@ class LiteralCompiler(CompilerBase):
         for token in node.children:
             body, prefix, raw = split_literal(str(token))
             if "f" in prefix:
-                pieces.extend(self._fstring(token))
+                try:
+                    pieces.extend(self._fstring(token))
+                except FStringError as error:
+                    # CPython reads the f-string once the parser has the token after the
+                    # literal, and reports its malformations there
+                    line, column = self._token_after(node)
+                    raise ScriptSyntaxError(str(error), line, column) from None
             else:
                 pieces.append(body if raw else unescape(body))
         if all(isinstance(piece, str) for piece in pieces):
@@ -67,12 +73,29 @@ class LiteralCompiler(CompilerBase):
         body, prefix, raw = split_literal(text)
         quote_length = (len(text) - len(prefix) - len(body)) // 2
         offset = len(prefix) + quote_length   # where the body starts in the token
-        try:
-            parts = parse_fstring(body, raw)
-        except FStringError as error:
-            line, column = self._position_in_token(token, offset + error.offset)
-            raise ScriptSyntaxError(str(error), line, column) from None
+        parts = parse_fstring(body, raw)
         return [self._fstring_part(part, token, offset) for part in parts]
+
+    def _token_after(self, node: Tree) -> tuple[int, int]:
+        """Where the token after ``node`` starts (the NEWLINE at the end of its line)."""
+        line, column = node.meta.end_line, node.meta.end_column
+        depth = 0   # are we inside brackets? then the next token may be on a later line
+        for char in self.source.text[:self._offset(node.meta.line, node.meta.column)]:
+            depth += char in "([{"
+            depth -= char in ")]}"
+        while True:
+            text = self.source.line(line)
+            rest = text[column - 1:]
+            stripped = rest.lstrip(" \t\f")
+            if stripped and not stripped.startswith("#"):
+                return line, column + len(rest) - len(stripped)
+            if depth <= 0 or line >= self.source.text.count("\n") + 1:
+                return line, len(text) + 1 if stripped.startswith("#") else column + len(rest)
+            line, column = line + 1, 1
+
+    def _offset(self, line: int, column: int) -> int:
+        lines = self.source.text.split("\n")
+        return sum(len(text) + 1 for text in lines[:line - 1]) + column - 1
 
     def _fstring_part(self, part: str | Field, token: Token, offset: int):
         if isinstance(part, str):
@@ -124,10 +147,11 @@ class LiteralCompiler(CompilerBase):
         try:
             tree = parse("(" + text + ")", start="field_input")
         except ScriptSyntaxError as error:
-            if error.line == 1:
-                error.column += column - 2
-            error.line += line - 1
-            raise
+            # CPython 3.11 parses the field as the text "(expression)" and reports the error
+            # in that text: "f-string: " + message, the column within it, that text shown
+            raise ScriptSyntaxError("f-string: " + error.message, line + error.line - 1, error.column,
+                                    end_column=error.end_column, text=("(" + text + ")").split("\n")[
+                                        error.line - 1] if error.line >= 1 else None) from None
         _shift_positions(tree, line - 1, column - 2)
         return self.expr(tree.children[0])
 

@@ -7,17 +7,27 @@ from typing import Any
 from lark import Tree
 
 from gradcli.lang.compiler.base import CompilerBase, Evaluator
-from gradcli.lang.errors import ScriptNameError, ScriptNotImplementedError, ScriptUnboundLocalError, mark
+from gradcli.lang.errors import (ScriptNameError, ScriptNotImplementedError, ScriptUnboundLocalError, mark,
+                                 name_error)
 from gradcli.lang.functions import Frame
+
+
+_UNSUPPORTED_KEYWORDS = {"class": "class definitions", "try": "'try' statements",
+                         "except": "'try' statements", "finally": "'try' statements",
+                         "raise": "'raise' statements", "yield": "generators ('yield')",
+                         "async": "'async' code", "await": "'async' code"}
 
 
 class NameCompiler(CompilerBase):
     def e_name(self, node: Tree) -> Evaluator:
         name = str(node.children[0])
+        if name in _UNSUPPORTED_KEYWORDS:   # a Python keyword gradcli's grammar leaves out
+            raise self.syntax_error(node, f"gradcli does not support {_UNSUPPORTED_KEYWORDS[name]}")
         return self.load_name(name, self.span(node))
 
     def load_name(self, name: str, span) -> Evaluator:  # noqa: C901 - one closure per scope kind
         where, depth = self.scope.resolve(name)
+        scope = self.scope
         if where == "global":
             variables = self.context.globals
             builtins = self.context.builtins
@@ -30,7 +40,7 @@ class NameCompiler(CompilerBase):
                 try:
                     return builtins[name]
                 except KeyError:
-                    error = missing_global(name)
+                    error = missing_global(name, scope.local_names(), variables, builtins)
                     mark(error, span)
                     raise error from None
             return load_global
@@ -51,14 +61,16 @@ class NameCompiler(CompilerBase):
             try:
                 return frame.vars[name]
             except KeyError:
-                error = ScriptNameError(f"cannot access free variable '{name}' where it is not "
-                                        "associated with a value in enclosing scope")
+                error = name_error(f"cannot access free variable '{name}' where it is not "
+                                   "associated with a value in enclosing scope", name,
+                                   scope.local_names(), self.context.globals, self.context.builtins)
                 mark(error, span)
                 raise error from None
         return load_free
 
 
-def missing_global(name: str) -> Exception:
+def missing_global(name: str, local_names: tuple = (), variables: dict | None = None,
+                   builtins: dict | None = None) -> Exception:
     """NameError, or "not supported yet" for a bare name that is a real torch function.
 
     Bare torch names are available without import (the calculator shorthand), so
@@ -67,4 +79,4 @@ def missing_global(name: str) -> Exception:
     from gradcli.lang.pytorch_names import FUNCTIONS
     if name in FUNCTIONS:
         return ScriptNotImplementedError(f"gradcli does not support torch.{name} yet")
-    return ScriptNameError(f"name '{name}' is not defined")
+    return name_error(f"name '{name}' is not defined", name, local_names, variables or {}, builtins or {})

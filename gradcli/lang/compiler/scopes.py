@@ -27,6 +27,15 @@ class Scope:
         self.declared_global = set(declared_global)
         self.declared_nonlocal = set(declared_nonlocal)
         self.bound = set(bound) - self.declared_global - self.declared_nonlocal
+        self.order: tuple[str, ...] = ()    # parameters first, then locals as they first appear
+
+    def local_names(self) -> tuple[str, ...]:
+        """The frame's local variable names in CPython's order (co_varnames), for suggestions."""
+        if self.kind == "module":
+            return ()
+        listed = [name for name in self.order if name in self.bound]
+        seen = set(listed)
+        return tuple(listed + sorted(self.bound - seen))
 
     def resolve(self, name: str) -> tuple[str, int]:
         """("global", 0), ("local", 0) or ("free", frames up)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import operator
 from typing import Any
 
-from lark import Tree
+from lark import Token, Tree
 
 from gradcli.lang.compiler.base import CompilerBase, Executor
 from gradcli.lang.compiler.scopes import Scope, bindings
@@ -83,6 +83,9 @@ class StatementCompiler(CompilerBase):
 
     def s_assign_stmt(self, node: Tree) -> Executor:
         *target_nodes, value_node = node.children
+        error = self.assignment_error(target_nodes, value_node)
+        if error is not None:
+            raise error
         value = self.expr(value_node)
         stores = [self.store_target(target) for target in target_nodes]
         if len(stores) == 1:
@@ -172,7 +175,8 @@ class StatementCompiler(CompilerBase):
             return augment_item
         if target.data in ("tuple", "list"):
             raise self.syntax_error(target, f"'{target.data}' is an illegal expression for augmented assignment")
-        raise self.syntax_error(target, "'expression' is an illegal expression for augmented assignment")
+        raise self.syntax_error(target, f"'{self.expression_name(target.data, target)}' is an illegal "
+                                        "expression for augmented assignment")
 
     def s_del_stmt(self, node: Tree) -> Executor:
         delete = self.delete_target(node.children[0])
@@ -236,7 +240,7 @@ class StatementCompiler(CompilerBase):
             raise self.syntax_error(node, "nonlocal declaration not allowed at module level")
         for token in node.children:
             if not self.scope.has_enclosing_binding(str(token)):
-                raise self.syntax_error(token, f"no binding for nonlocal '{token}' found")
+                raise self.syntax_error(node, f"no binding for nonlocal '{token}' found")
         return None
 
     # ------------------------------------------------------------ imports
@@ -461,10 +465,12 @@ class StatementCompiler(CompilerBase):
             bound, declared_global, declared_nonlocal = bindings(body_node.children)
         for parameter in parameter_names & (declared_global | declared_nonlocal):
             kind = "global" if parameter in declared_global else "nonlocal"
-            raise self.syntax_error(body_node, f"name '{parameter}' is parameter and {kind}")
+            raise self.syntax_error(_declaration(body_node, parameter) or body_node,
+                                    f"name '{parameter}' is parameter and {kind}")
         outer = (self.scope, self.loop_depth)
         self.scope = Scope("function", self.scope, bound | parameter_names, declared_global,
                            declared_nonlocal)
+        self.scope.order = _local_order(signature, body_node)
         self.loop_depth = 0
         self.function_names.append(name)
         try:
@@ -581,3 +587,21 @@ def sequence(executors: list[Executor]) -> Executor:
                 return signal
         return None
     return run_all
+
+
+def _declaration(body: Tree, name: str) -> Tree | None:
+    """The ``global``/``nonlocal`` statement of ``body`` that declares ``name``."""
+    for node in body.iter_subtrees_topdown():
+        if node.data in ("global_stmt", "nonlocal_stmt") and name in map(str, node.children):
+            return node
+    return None
+
+
+def _local_order(signature, body: Any) -> tuple[str, ...]:
+    """Parameters in order, then the names of the body in the order they first appear."""
+    names = list(signature.names)
+    names += [n for n in (signature.star,) if n] + list(signature.kwonly)
+    names += [n for n in (signature.double_star,) if n]
+    if isinstance(body, Tree):
+        names += [str(token) for token in body.scan_values(lambda v: isinstance(v, Token) and v.type == "NAME")]
+    return tuple(dict.fromkeys(names))

@@ -8,15 +8,17 @@ from typing import Any, Callable
 from lark import Tree
 
 from gradcli.lang.compiler.base import CompilerBase
-from gradcli.lang.errors import ScriptNameError, ScriptTypeError, ScriptValueError, mark
+from gradcli.lang.errors import (ScriptNameError, ScriptSyntaxError, ScriptTypeError, ScriptValueError, mark,
+                                 name_error)
 from gradcli.lang.functions import Frame
 from gradcli.lang.safety import delete_attribute, set_attribute, type_name
 
 Store = Callable[[Frame, Any], None]
 Delete = Callable[[Frame], None]
 
-_LITERALS = {"number", "strings", "const_none", "const_true", "const_false", "ellipsis"}
+_LITERALS = {"number", "strings"}
 _DESCRIPTIONS = {
+    "const_none": "None", "const_true": "True", "const_false": "False", "ellipsis": "ellipsis",
     "call": "function call", "comparison": "comparison", "lambdef": "lambda",
     "conditional": "conditional expression", "and_test": "expression", "or_test": "expression",
     "not_expr": "expression", "list_comp": "list comprehension", "dict_comp": "dict comprehension",
@@ -60,14 +62,50 @@ class TargetCompiler(CompilerBase):
             return store_item
         if kind == "star_expr":
             raise self.syntax_error(node, "starred assignment target must be in a list or tuple")
-        raise self.syntax_error(node, self._cannot(kind, "assign to" if context != "delete" else "delete"))
+        raise self.syntax_error(node, self._cannot(kind, "assign to" if context != "delete" else "delete", node))
 
-    def _cannot(self, kind: str, verb: str) -> str:
-        what = "literal" if kind in _LITERALS else _DESCRIPTIONS.get(kind, "expression")
-        message = f"cannot {verb} {what}"
-        if verb == "assign to":
-            message += " here. Maybe you meant '==' instead of '='?"
-        return message
+    def _cannot(self, kind: str, verb: str, node: Tree | None = None) -> str:
+        return f"cannot {verb} {self.expression_name(kind, node)}"
+
+    @staticmethod
+    def expression_name(kind: str, node: Tree | None = None) -> str:
+        """CPython's name for an expression in its messages (``_PyPegen_get_expr_name``)."""
+        if kind == "strings" and node is not None and any(
+                str(token).lstrip("rRuU")[:1] in "fF" for token in node.children):
+            return "f-string expression"
+        return "literal" if kind in _LITERALS else _DESCRIPTIONS.get(kind, "expression")
+
+    def assignment_error(self, targets: list[Tree], value: Tree) -> ScriptSyntaxError | None:
+        """The error CPython 3.11 reports for ``targets = ... = value`` if a target is invalid.
+
+        Its grammar tries, before the plain "cannot assign to X", the rule meant for
+        ``if x = 1:`` on the expression just before a lone ``=``: so ``f() = 1`` says
+        "cannot assign to function call here. Maybe you meant '==' instead of '='?" and
+        ``f(), a = x`` says "invalid syntax. Maybe you meant '==' or ':=' instead of '='?".
+        """
+        invalid = next((found for found in map(_invalid_target, targets) if found is not None), None)
+        if invalid is not None and invalid.data == "star_expr":
+            return None     # store_target words it ("starred assignment target must be in a list or tuple")
+        if invalid is None:
+            return None
+        if len(targets) == 1 and _starts_bitwise_or(value):
+            last = targets[0]
+            if last.data == "tuple" and not self._parenthesized(last):
+                last = [child for child in last.children if child is not None][-1]
+            if last.data == "name":
+                error = self.syntax_error(last, "invalid syntax. Maybe you meant '==' or ':=' instead of '='?")
+                if value.meta.end_line == last.meta.line:
+                    error.end_column = value.meta.end_column
+                return error
+            if last.data not in _NOT_BITWISE_OR and not (last.data in ("tuple", "list") or last.data in (
+                    "const_true", "const_false", "const_none", "generator")):
+                return self.syntax_error(last, f"cannot assign to {self.expression_name(last.data, last)} here. "
+                                               "Maybe you meant '==' instead of '='?")
+        return self.syntax_error(invalid, self._cannot(invalid.data, "assign to", invalid))
+
+    def _parenthesized(self, node: Tree) -> bool:
+        first = next(child for child in node.children if child is not None)
+        return (node.meta.line, node.meta.column) != (first.meta.line, first.meta.column)
 
     def store_name(self, name: str) -> Store:
         where, depth = self.scope.resolve(name)
@@ -136,11 +174,12 @@ class TargetCompiler(CompilerBase):
                     mark(error, span)
                     raise
             return delete_item
-        raise self.syntax_error(node, self._cannot(kind, "delete"))
+        raise self.syntax_error(node, self._cannot(kind, "delete", node))
 
     def _delete_name(self, name: str, span) -> Delete:
         where, depth = self.scope.resolve(name)
         variables = self.context.globals if where == "global" else None
+        scope, builtins = self.scope, self.context.builtins
 
         def delete_name(frame: Frame) -> None:
             if variables is not None:
@@ -152,7 +191,11 @@ class TargetCompiler(CompilerBase):
             try:
                 del scope_vars[name]
             except KeyError:
-                error = ScriptNameError(f"name '{name}' is not defined")
+                if variables is not None:   # del of a global: Python suggests a close name
+                    error = name_error(f"name '{name}' is not defined", name, scope.local_names(),
+                                       variables, builtins)
+                else:
+                    error = ScriptNameError(f"name '{name}' is not defined")
                 mark(error, span)
                 raise error from None
         return delete_name
@@ -206,3 +249,34 @@ def _starred_unpack(stores: tuple, star: int, span) -> Store:
         for offset in range(after):
             stores[star + 1 + offset](frame, items[split_end + offset])
     return unpack
+
+
+# Expressions that are not a bitwise_or in CPython's grammar (the rule behind "... here. Maybe
+# you meant '=='" needs one before the '=').
+_NOT_BITWISE_OR = frozenset({"comparison", "not_expr", "and_test", "or_test", "conditional", "lambdef",
+                             "star_expr"})
+_VALID_TARGETS = frozenset({"name", "attribute", "subscript"})
+
+
+def _invalid_target(node: Tree) -> Tree | None:
+    """The first part of an assignment target that cannot be assigned to (CPython's
+    _PyPegen_get_invalid_target), or None."""
+    if node.data in _VALID_TARGETS:
+        return None
+    if node.data in ("tuple", "list"):
+        for child in node.children:
+            if child is None:
+                continue
+            found = _invalid_target(child.children[0] if child.data == "star_expr" else child)
+            if found is not None:
+                return found
+        return None
+    return node
+
+
+def _starts_bitwise_or(value: Tree) -> bool:
+    """Whether the value begins with a bitwise_or (not ``lambda``, ``not`` or ``*``)."""
+    node = value
+    while node.data == "tuple" or node.data in ("comparison", "and_test", "or_test", "conditional"):
+        node = next(child for child in node.children if isinstance(child, Tree))
+    return node.data not in ("lambdef", "not_expr", "star_expr")
