@@ -11,11 +11,22 @@ from typing import TextIO
 
 
 def wants_color(stream: TextIO, no_color_flag: bool = False) -> bool:
-    """Colour only on a terminal, and never with ``--no-color`` or ``NO_COLOR`` set."""
-    if no_color_flag or "NO_COLOR" in os.environ:
+    """Colour on a terminal, as no-color.org and force-color.org ask.
+
+    Never with ``--no-color`` or a non-empty ``NO_COLOR``; always (even into a
+    pipe) with a non-empty ``FORCE_COLOR``; otherwise only when ``stream`` is a
+    terminal that is not ``TERM=dumb``.  An empty variable counts as unset.
+    """
+    if no_color_flag or os.environ.get("NO_COLOR"):
         return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
     isatty = getattr(stream, "isatty", None)
-    return bool(isatty and isatty())
+    try:
+        terminal = bool(isatty and isatty())
+    except ValueError:  # a closed stream
+        return False
+    return terminal and os.environ.get("TERM", "").lower() not in ("dumb", "unknown")
 
 
 class PlainOutput:
