@@ -38,15 +38,35 @@ class PlainOutput:
         self.stream.flush()
 
 
+def closing_paren(text: str, start: int) -> int | None:
+    """The index of the ``)`` that closes the ``(`` just before ``start``, if ``text`` holds it."""
+    import re
+
+    depth = 1
+    for match in re.finditer(r"[()]", text[start:]):
+        depth += 1 if match.group() == "(" else -1
+        if depth == 0:
+            return start + match.start()
+    return None
+
+
 class RichOutput:
-    """Highlights numbers, ``tensor(``, ``grad_fn=<...>``, ``requires_grad=True``, strings."""
+    """Highlights numbers, ``tensor(...)``, ``grad_fn=<...>``, ``requires_grad=True``, strings."""
 
     def __init__(self, stream: TextIO) -> None:
+        import re
+
         from rich.console import Console
         from rich.highlighter import RegexHighlighter
+        from rich.text import Text
         from rich.theme import Theme
 
+        tensor_open = re.compile(r"\btensor\(")
+
         class TensorHighlighter(RegexHighlighter):
+            """The regular expressions below, and the ``)`` that closes each ``tensor(``
+            (``tensor([], size=(0, 3))``: a regular expression cannot count brackets)."""
+
             base_style = "gradcli."
             highlights = [
                 r"(?P<tensor>\btensor\(|torch\.\w+(\.\w+)*)",
@@ -57,6 +77,14 @@ class RichOutput:
                 r"(?P<number>(?<![\w.])[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?(?![\w.]))",
                 r"(?P<string>'[^'\n]*'|\"[^\"\n]*\")",
             ]
+
+            def highlight(self, text: Text) -> None:
+                super().highlight(text)
+                plain = text.plain
+                for match in tensor_open.finditer(plain):
+                    close = closing_paren(plain, match.end())
+                    if close is not None:
+                        text.stylize(f"{self.base_style}tensor", close, close + 1)
 
         theme = Theme({
             "gradcli.tensor": "bold blue", "gradcli.grad_fn": "magenta",

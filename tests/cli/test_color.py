@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 import pty
+import re
 import subprocess
 import sys
 
@@ -92,3 +93,38 @@ def test_force_color_into_a_pipe():
     assert ANSI.sub("", result.stdout) == "tensor([1., 1.])\n"
     assert "\x1b[" not in gradcli_process("eval", "ones(2)", NO_COLOR="1", FORCE_COLOR="1").stdout
     assert "\x1b[" not in gradcli_process("eval", "ones(2)", NO_COLOR=None).stdout
+
+
+TUPLE = "(tensor(1.), tensor([[1.5000, -2.0000]], requires_grad=True))"
+UNCLOSED = "tensor(1.) (unclosed tensor(2."
+
+
+@pytest.mark.parametrize("plain, closing", [
+    ("tensor([1., 2.], grad_fn=<AddBackward0>)", [39]),
+    ("tensor([], size=(0, 3))", [22]),                       # not the ")" of size=(0, 3)
+    (TUPLE, [TUPLE.index(")"), len(TUPLE) - 2]),              # not the tuple's own ")"
+    ("tensor([[1., 2.],\n        [3., 4.]])", [35]),
+    (UNCLOSED, [UNCLOSED.index(")")]),                         # the second is never closed
+])
+def test_the_closing_paren_of_tensor_is_coloured_like_the_opening(plain, closing):
+    from rich.text import Text
+
+    from gradcli.lang.output import RichOutput
+    assert all(plain[index] == ")" for index in closing)
+    text = Text(plain)
+    RichOutput(io.StringIO()).highlighter.highlight(text)
+    coloured = {(span.start, span.end) for span in text.spans if span.style == "gradcli.tensor"}
+    opening = {(match.start(), match.end()) for match in re.finditer(r"tensor\(", plain)}
+    assert coloured == opening | {(index, index + 1) for index in closing}
+
+
+def test_coloured_tensor_output_keeps_its_characters():
+    from gradcli.lang.output import RichOutput
+    stream = io.StringIO()
+    text = "tensor([], size=(0, 3)) (tensor(1.), torch.Size([2]))\n"
+    RichOutput(stream).write(text)
+    assert ANSI.sub("", stream.getvalue()) == text
+    # the opening and the closing of the first tensor carry the same escape code
+    coloured = stream.getvalue()
+    opening = re.match(r"(\x1b\[[0-9;]*m)tensor\(", coloured).group(1)
+    assert re.search(re.escape(opening) + r"\)\x1b\[0m (\(|\x1b)", coloured)
