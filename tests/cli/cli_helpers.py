@@ -34,3 +34,10 @@ def gradcli_process(*args: str, input: str | None = None, **env: str | None) -> 
 def flowing(text: str) -> str:
     """Help text without its boxes and line breaks, to find a wrapped sentence in."""
     return re.sub(r"[│╭╮╰╯─\s]+", " ", text)
+
+
+def command_names() -> list[str]:
+    import typer.main
+
+    from gradcli.cli import build_app
+    return sorted(typer.main.get_command(build_app()).commands)

@@ -13,18 +13,11 @@ import pytest
 from typer.testing import CliRunner
 
 import gradcli
-from cli_helpers import ANSI, environment, flowing, gradcli_process
+from cli_helpers import ANSI, command_names, environment, flowing, gradcli_process
 
 # What an unfinished help shows: a type after a flag or an argument (<bool>, <str>,
 # <int range>, ...), braces around an argument ({FILE}).
 UNFINISHED = re.compile(r"<[a-z][a-z_ \[\],|]*>|\{[A-Z]+\}")
-
-
-def command_names() -> list[str]:
-    import typer.main
-
-    from gradcli.cli import build_app
-    return sorted(typer.main.get_command(build_app()).commands)
 
 
 # ---------------------------------------------------------------- help
