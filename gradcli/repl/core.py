@@ -26,6 +26,16 @@ PS1 = ">>> "
 PS2 = "... "
 STDIN = "<stdin>"
 
+# What the REPL has imported before the first prompt, as if these statements had run
+# (scripts keep Python's rule: they import what they use).  name -> (module, statement).
+PRELUDE: dict[str, tuple[str, str]] = {
+    "torch": ("torch", "import torch"),
+    "nn": ("torch.nn", "import torch.nn as nn"),
+    "F": ("torch.nn.functional", "import torch.nn.functional as F"),
+    "optim": ("torch.optim", "import torch.optim as optim"),
+    "math": ("math", "import math"),
+}
+
 # Words that continue a compound statement instead of starting a new one.
 _CONTINUATIONS = ("else", "elif", "except", "finally")
 
@@ -74,6 +84,8 @@ class Console:
             session.engine.set_max_elements(self.max_elements)
         if self.seed is not None:
             session.engine.TORCH["manual_seed"](self.seed)
+        for name, (path, _) in PRELUDE.items():
+            session.globals[name] = session.modules.import_module(path)
         return session
 
     def warm_up(self) -> None:
@@ -84,11 +96,22 @@ class Console:
 
     @property
     def names(self) -> dict[str, Any]:
-        """The variables the user defined, in definition order."""
+        """The session's variables, in definition order: the prelude's modules, then the user's."""
         return self.session.globals
 
+    @property
+    def user_names(self) -> dict[str, Any]:
+        """The variables the user defined: ``names`` without the prelude's modules (unless rebound)."""
+        return {name: value for name, value in self.session.globals.items()
+                if not self.is_prelude(name, value)}
+
+    def is_prelude(self, name: str, value: Any) -> bool:
+        """``name`` is bound to the module the prelude bound it to."""
+        module = PRELUDE.get(name)
+        return module is not None and value is self.session.modules.by_path.get(module[0])
+
     def reset(self) -> None:
-        """Forget every variable and entry; put torch's global state back as at start-up."""
+        """Forget every variable and entry; put torch's global state and the prelude back as at start-up."""
         self.buffer.clear()
         self.accepted.clear()
         engine = self.session.engine

@@ -28,7 +28,7 @@ from prompt_toolkit.styles import Style
 import gradcli
 from gradcli.repl.completion import ScriptCompleter
 from gradcli.repl.core import PS1, PS2, Console
-from gradcli.repl.help_text import BANNER
+from gradcli.repl.help_text import BANNER, IMPORTED
 from gradcli.repl.highlight import ScriptLexer
 from gradcli.repl.history import open_history
 from gradcli.repl.keys import repl_bindings
@@ -88,6 +88,7 @@ def run_shell(console: Console, *, no_color: bool = False, history_file: Path | 
     prompt = build_prompt(console, history=history, no_color=no_color, input=input, output=output)
     threading.Thread(target=_warm_up, args=(console,), daemon=True).start()
     banner = BANNER.format(version=gradcli.__version__, torch=gradcli.TORCH_VERSION.split("+")[0])
+    banner += "\n" + IMPORTED
     print_formatted_text(FormattedText([("class:banner", banner)]), style=STYLE, output=prompt.output)
     if problem:
         console.stderr.write(f"gradcli: {problem}\n")

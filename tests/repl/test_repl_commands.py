@@ -99,6 +99,35 @@ def test_save_writes_the_inputs_that_ran(repl, tmp_path):
     assert masked(replay.stdout) == masked("\n".join(shown.splitlines()[:-1]) + "\n")
 
 
+def test_save_writes_the_imports_the_inputs_use(repl, tmp_path):
+    target = tmp_path / "session.ag"
+    repl.push("x = torch.tensor([-1., 2.], requires_grad=True)", "y = F.relu(x * math.pi).sum()",
+              "y.backward()", "x.grad", f":save {target}")
+    shown, _ = repl.take()
+    assert target.read_text() == (
+        "import math\n\nimport torch\nimport torch.nn.functional as F\n\n"
+        "x = torch.tensor([-1., 2.], requires_grad=True)\ny = F.relu(x * math.pi).sum()\n"
+        "y.backward()\nx.grad\n")
+    assert shown.splitlines()[-1].startswith(
+        f"Saved 4 inputs after the imports they use (torch, F, math) to {target} ")
+    replay = subprocess.run([sys.executable, "-m", "gradcli", "run", "--echo", str(target)],
+                            capture_output=True, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"})
+    assert (replay.returncode, replay.stderr) == (0, "")
+    assert replay.stdout == "\n".join(shown.splitlines()[:-1]) + "\n"
+
+
+def test_save_imports_only_what_the_script_does_not_import_or_bind_first():
+    from gradcli.repl.commands import prelude_used, with_imports
+    assert prelude_used("import torch\nx = torch.ones(2)") == []
+    assert prelude_used("F = 3\nF + 1") == []                       # the user's own F
+    assert prelude_used("def f():\n    torch = 1\n    return torch\ntorch.ones(1)") == ["torch"]
+    assert prelude_used("x.nn = 1\nf(F=2)\ny = optim") == ["optim"]  # attributes and keywords are not names
+    assert prelude_used("x = ones(2, grad)") == []
+    assert with_imports("x = 1\n", ["torch", "nn", "optim"]) == (
+        "import torch\nimport torch.nn as nn\nimport torch.optim as optim\n\nx = 1\n")
+
+
 def test_save_to_an_impossible_place(repl, tmp_path):
     repl.push(f":save {tmp_path}/no/such/dir/s.ag")
     assert repl.take()[1].startswith("gradcli: cannot write ")

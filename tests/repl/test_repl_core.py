@@ -50,7 +50,7 @@ def test_echo_keeps_the_value_as_underscore(repl):
 def test_state_persists_and_a_bare_grad_echoes(repl):
     repl.push("x = ones(2, 2, grad)", "y = x + 2", "out = mean(y * y * 3)", "backward(out)", "x.grad")
     assert repl.take() == ("tensor([[4.5000, 4.5000],\n        [4.5000, 4.5000]])\n", "")
-    assert list(repl.console.names) == ["x", "y", "out"]
+    assert list(repl.console.user_names) == ["x", "y", "out"]
 
 
 def test_an_error_is_reported_like_run_and_variables_stay(repl):
@@ -156,6 +156,23 @@ def test_partial_output_line_is_tracked(repl):
     assert not repl.console.stdout.at_line_start
     repl.console.stdout.end_line()
     assert repl.take()[0] == "1\n"
+
+
+def test_torch_nn_f_optim_and_math_are_imported_at_the_start(repl):
+    repl.push("x = torch.ones(2, 2, requires_grad=True)", "x.sum()", "F.relu(torch.tensor([-1., 2.]))",
+              "nn.functional is F, optim, round(math.pi, 2)", "import torch.nn.functional as G", "G is F")
+    assert repl.take() == ("tensor(4., grad_fn=<SumBackward0>)\ntensor([0., 2.])\n"
+                           "(True, <module 'torch.optim'>, 3.14)\nTrue\n", "")
+    assert repl.console.user_names == {"x": repl.console.names["x"], "G": repl.console.names["F"]}
+
+
+def test_reset_binds_the_imports_again(repl):
+    repl.push("torch = 3", "del F", ":reset", "torch.zeros(1), F.relu")
+    out, err = repl.take()
+    assert err == ""
+    assert out.splitlines()[0].startswith("Session reset: no variables but torch, nn, F, optim and math;")
+    assert out.splitlines()[1].startswith("(tensor([0.]), <")
+    assert repl.console.user_names == {}
 
 
 def test_the_tutorial_line_by_line_prints_what_run_prints():

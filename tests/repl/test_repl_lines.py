@@ -24,6 +24,12 @@ def test_piped_lines_print_results_and_no_prompts():
         0, "tensor([1., 1.], requires_grad=True)\n", "")
 
 
+def test_piped_input_has_the_imports_too():
+    result = _gradcli("repl", input="torch.ones(2) * math.pi\nF.relu(-torch.ones(1)), nn, optim\n")
+    assert (result.returncode, result.stdout, result.stderr) == (
+        0, "tensor([3.1416, 3.1416])\n(tensor([0.]), <module 'torch.nn'>, <module 'torch.optim'>)\n", "")
+
+
 def test_errors_go_on_and_set_the_exit_status():
     result = _gradcli("repl", input="x = 2\nx.nope\nx + 1\n")
     assert result.stdout == "3\n"
