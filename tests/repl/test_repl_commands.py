@@ -30,15 +30,45 @@ def test_python_help_exit_and_quit_work_unless_the_user_bound_them(repl):
 
 
 def test_vars_table(repl):
-    repl.push("x = ones(2, 3, grad)", "y = (x * 2).sum()", "y.backward()", "n = 3", "name = 'w'", ":vars")
+    repl.push("x = ones(2, 3, grad)", "y = (x * 2).sum()", "y.backward()", "n = 3", "name = 'w'",
+              "pair = (1, 'a')", "items = [x, x]", "nothing = None", "f = lambda a: a", ":vars")
     out, err = repl.take()
     assert err == ""
-    rows = [line.split() for line in out.splitlines() if line.strip()]
-    assert rows[0] == ["name", "type", "shape", "dtype", "requires_grad", "grad_fn", "grad"]
-    assert rows[2] == ["x", "Tensor", "[2,", "3]", "float32", "True", "yes"]
-    assert rows[3] == ["y", "Tensor", "[]", "float32", "True", "SumBackward0", "no"]
-    assert rows[4] == ["n", "int", "3"]
-    assert rows[5] == ["name", "str", "'w'"]
+    # values in their own column; plain text (not a terminal) has no trailing spaces
+    assert out == (
+        "name      type       value      shape    dtype     requires_grad   grad_fn        grad\n"
+        + "\u2500" * 86 + "\n"
+        "x         Tensor                [2, 3]   float32   True                           yes\n"
+        "y         Tensor                []       float32   True            SumBackward0   no\n"
+        "n         int        3\n"
+        "name      str        'w'\n"
+        "pair      tuple      (1, 'a')\n"
+        "items     list       2 items\n"
+        "nothing   NoneType   None\n"
+        "f         function\n")
+
+
+def test_vars_cuts_long_values_and_leaves_out_the_prelude(repl):
+    repl.push("text = 'a' * 100", ":vars")
+    assert repl.take()[0].splitlines()[2:] == ["text   str    'aaaaaaaaaaaaaaaaaaaaaaaaaaaa..."]
+    repl.push("torch = 3", ":vars")   # the user's own torch is theirs to see
+    assert repl.take()[0].splitlines()[2:] == ["torch   int    3", "text    str    'aaaaaaaaaaaaaaaaaaaaaaaaaaaa..."]
+
+
+def test_vars_on_a_narrow_terminal_cuts_the_value_column_first():
+    import io
+
+    from gradcli.repl.variables import render_table
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    stream = Terminal()
+    render_table({"x": 1, "s": "b" * 30, "longer_name": 2.5}, stream, color=False)
+    lines = stream.getvalue().splitlines()
+    assert lines[0].split() == ["name", "type", "value", "shape", "dtype", "requires_grad", "grad_fn", "grad"]
+    assert all(line == line.rstrip() for line in lines)
 
 
 def test_vars_reads_no_non_leaf_grad(repl):
