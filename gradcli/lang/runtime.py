@@ -18,6 +18,8 @@ import traceback
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from lark import Token
+
 from gradcli.lang import builtins as _builtins_module
 from gradcli.lang import safety as _safety_module
 from gradcli.lang import shorthand as _shorthand_module
@@ -90,12 +92,16 @@ class Session:
         self.output.write(repr(value) + "\n")
 
     # ------------------------------------------------------------ running
-    def run_source(self, text: str, filename: str = "<stdin>", echo: EchoMode = "none") -> Outcome:
-        """Parse, compile and run ``text``; report any error; return how it ended."""
-        source = Source(text, filename)
+    def run_source(self, text: str, filename: str = "<stdin>", echo: EchoMode = "none",
+                   first_line: int = 1) -> Outcome:
+        """Parse, compile and run ``text``; report any error; return how it ended.
+
+        ``first_line`` is the line of its input ``text`` starts at (an entry of the piped
+        REPL), so that reports give the line in the whole input."""
+        source = Source(text, filename) if first_line == 1 else _LaterLines(text, filename, first_line)
         with _RunGuard(self):
             try:
-                compiled = compile_module(parse(text), source, self.context, echo)
+                compiled = compile_module(_parse(text, first_line), source, self.context, echo)
             except ScriptSyntaxError as error:
                 self.reporter.syntax_error(error, source)
                 return SCRIPT_ERROR
@@ -153,6 +159,47 @@ class Session:
         self._warned.add(key)
         self.output.flush()
         self.reporter.warning(category, message, span)
+
+
+class _LaterLines(Source):
+    """A text that starts at line ``first`` of its input: its line N is the input's line N."""
+
+    __slots__ = ("first",)
+
+    def __init__(self, text: str, filename: str, first: int) -> None:
+        super().__init__(text, filename)
+        self.first = first
+
+    def line(self, number: int) -> str:
+        return super().line(number - self.first + 1)
+
+
+def _parse(text: str, first_line: int) -> Any:
+    """``parse(text)`` with the positions of a text that starts at line ``first_line``."""
+    if first_line == 1:
+        return parse(text)
+    try:
+        tree = parse(text)
+    except ScriptSyntaxError as error:
+        # rare: parse again below blank lines, so that messages naming a line ("... on line 3") name
+        # the input's line too
+        try:
+            parse("\n" * (first_line - 1) + text)
+        except ScriptSyntaxError as placed:
+            raise placed from None
+        error.line += first_line - 1
+        raise
+    lines = first_line - 1
+    for subtree in tree.iter_subtrees():
+        meta = subtree.meta
+        if not getattr(meta, "empty", True):
+            meta.line += lines
+            meta.end_line += lines
+        for child in subtree.children:
+            if isinstance(child, Token) and child.line is not None:
+                child.line += lines
+                child.end_line += lines
+    return tree
 
 
 def _allocation_failure(error: MemoryError) -> Exception:

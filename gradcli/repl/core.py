@@ -56,6 +56,7 @@ class Console:
         self.max_elements = max_elements
         self.seed = seed
         self.buffer: list[str] = []
+        self.first_line = 1             # the input's line number of buffer[0] (see push)
         self.accepted: list[str] = []   # entries that ran without error, for :save
         self.failures = 0               # entries and commands that failed
         self.finished = False           # :quit (or exit()) was asked for
@@ -126,24 +127,30 @@ class Console:
     def prompt(self) -> str:
         return PS2 if self.buffer else PS1
 
-    def push(self, line: str) -> bool:
-        """Add one line; run the buffer once it is a complete entry.  True: more input needed."""
+    def push(self, line: str, number: int | None = None) -> bool:
+        """Add one line; run the buffer once it is a complete entry.  True: more input needed.
+
+        ``number`` is the line's number in the whole input (the piped REPL counts them), so
+        that reports name it; without one, each entry's lines count from 1, as in Python's REPL."""
         if not self.buffer and commands.is_command(line):
             self.run_entry(line)
             return False
         if self.buffer and _starts_statement(line) and self._buffer_is_finished_block():
             # A file would run the block and go on; Python's REPL would refuse the
             # line. Run the block, then take the line as the start of a new entry.
-            self.run_entry(self._take_buffer())
+            first = self.first_line
+            self.run_entry(self._take_buffer(), first)
             if self.finished:
                 return False
-            return self.push(line)
+            return self.push(line, number)
+        if not self.buffer:
+            self.first_line = number or 1
         self.buffer.append(line)
         text = "\n".join(self.buffer)
         if self.needs_more(text):
             return True
         self.buffer.clear()
-        self.run_entry(text)
+        self.run_entry(text, self.first_line)
         return False
 
     def needs_more(self, text: str) -> bool:
@@ -155,7 +162,8 @@ class Console:
     def flush(self) -> None:
         """End of input: run whatever is left in the buffer (an unclosed bracket is reported)."""
         if self.buffer:
-            self.run_entry(self._take_buffer())
+            first = self.first_line
+            self.run_entry(self._take_buffer(), first)
 
     def interrupt(self) -> None:
         """Ctrl-C at a prompt: drop the lines typed so far and say so, as Python does."""
@@ -171,8 +179,9 @@ class Console:
         self.stderr.flush()
 
     # ------------------------------------------------------------ running
-    def run_entry(self, text: str) -> Any:
-        """Run one complete entry (code or a ``:command``); the Outcome of code, else None."""
+    def run_entry(self, text: str, first_line: int = 1) -> Any:
+        """Run one complete entry (code or a ``:command``); the Outcome of code, else None.
+        ``first_line``: the input's line the entry starts at, for reports."""
         text = _without_trailing_blank_lines(text)
         if not text.strip():
             return None
@@ -182,16 +191,16 @@ class Console:
             return None
         if commands.run_alias(self, text):
             return None
-        outcome = self.run_source(text, STDIN, echo="all")
+        outcome = self.run_source(text, STDIN, echo="all", first_line=first_line)
         if outcome.ok:
             self.accepted.append(text)
         return outcome
 
-    def run_source(self, text: str, filename: str, echo: str = "all") -> Any:
+    def run_source(self, text: str, filename: str, echo: str = "all", first_line: int = 1) -> Any:
         """Run text in the session; errors are reported by the session, in gradcli run's format."""
         session = self.session
         try:
-            outcome = session.run_source(text, filename, echo=echo)
+            outcome = session.run_source(text, filename, echo=echo, first_line=first_line)
         except KeyboardInterrupt:  # landed outside the run itself (e.g. while it was set up)
             from gradcli.lang.runtime import INTERRUPTED
             self.report_interrupt()
