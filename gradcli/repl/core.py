@@ -159,6 +159,10 @@ class Console:
             return False
         return completeness(text) == "incomplete"
 
+    def can_run(self, text: str) -> bool:
+        """Could ``text`` run as it is: complete, or a block that lacks only its closing empty line?"""
+        return not self.needs_more(text) or completeness(text + "\n") == "complete"
+
     def flush(self) -> None:
         """End of input: run whatever is left in the buffer (an unclosed bracket is reported)."""
         if self.buffer:

@@ -46,10 +46,13 @@ Blocks:      a line ending in ':' opens a block; an empty line runs it.
 KEYS = """\
 Keys:        Tab completes names, torch., x.<attribute> and keyword= in calls.
              Up/Down walk the history (type a prefix first to search by it),
-             Ctrl-R searches it, Right arrow takes the grey suggestion.
-             Enter inside brackets or a block starts a new line; Esc Enter
-             runs the input at once.  Ctrl-C clears the input or stops a
-             running loop (your variables stay); Ctrl-D on an empty line leaves.
+             Ctrl-R searches it (Enter runs what it found, Esc keeps it to
+             edit), Right arrow takes the grey suggestion.  Enter runs the
+             input wherever the cursor is, unless it is unfinished (inside
+             brackets, after a ':'; an empty line ends a block); Alt-Enter
+             (Esc Enter) starts a new line at the cursor.  Ctrl-C clears the
+             input or stops a running loop (your variables stay); Ctrl-D on
+             an empty line leaves.
 """
 
 
