@@ -110,6 +110,7 @@ class Session:
                 self.reporter.error(error, None, filename=filename)
                 return SCRIPT_ERROR
             except KeyboardInterrupt:
+                start_line_after_ctrl_c(self.reporter.stream)
                 self.reporter.interrupted("KeyboardInterrupt", None)
                 return INTERRUPTED
             except Exception as error:
@@ -120,7 +121,9 @@ class Session:
                     statement.run(self._frame)
             except KeyboardInterrupt as interrupt:
                 self.output.flush()
-                self.reporter.interrupted("KeyboardInterrupt", span_of(interrupt) or self._statement_span)
+                start_line_after_ctrl_c(self.reporter.stream)
+                where = statement_around(span_of(interrupt) or self._statement_span)
+                self.reporter.interrupted("KeyboardInterrupt", where)
                 return INTERRUPTED
             except ScriptTimeout as timeout:
                 self.output.flush()
@@ -159,6 +162,51 @@ class Session:
         self._warned.add(key)
         self.output.flush()
         self.reporter.warning(category, message, span)
+
+
+def start_line_after_ctrl_c(stream: TextIO) -> None:
+    """The terminal echoed Ctrl-C as ``^C`` where the cursor was: a report written to it next
+    starts on a line of its own."""
+    try:
+        import termios
+        if not stream.isatty():
+            return
+        flags = termios.tcgetattr(stream.fileno())[3]
+    except Exception:  # no terminal, or not one termios knows: nothing was echoed there
+        return
+    if flags & termios.ECHO and flags & getattr(termios, "ECHOCTL", termios.ECHO):
+        stream.write("\n")
+        stream.flush()
+
+
+# The grammar's statements (simple_stmt only groups `a; b` on one line).
+_STATEMENT_RULES = ("funcdef", "decorated")
+
+
+def statement_around(span: Span | None) -> Span | None:
+    """The innermost statement holding ``span``: where an interrupted script was, as the last
+    frame of Python's traceback names the line that ran (``span`` itself if it cannot be found)."""
+    if span is None:
+        return None
+    source = span.source
+    try:
+        tree = _parse(source.text, getattr(source, "first", 1))
+    except Exception:
+        return span
+    found = None
+    start, end = (span.line, span.column), (span.end_line, span.end_column)
+    for node in tree.iter_subtrees():
+        rule, meta = str(node.data), node.meta
+        if rule == "simple_stmt" or not (rule.endswith("_stmt") or rule in _STATEMENT_RULES):
+            continue
+        if getattr(meta, "empty", True):
+            continue
+        if (meta.line, meta.column) <= start and end <= (meta.end_line, meta.end_column):
+            if found is None or (meta.line, meta.column) > (found.line, found.column):
+                found = meta
+    if found is None:
+        return span
+    return Span(source, found.line, found.column, found.end_line, found.end_column)
 
 
 class _LaterLines(Source):

@@ -20,7 +20,7 @@ from typing import Any, TextIO
 
 from gradcli.repl import commands
 from gradcli.repl.completeness import completeness
-from gradcli.repl.streams import TrackedStream
+from gradcli.repl.streams import SharedTerminalStream, TrackedStream, is_terminal
 
 PS1 = ">>> "
 PS2 = "... "
@@ -49,6 +49,8 @@ class Console:
                  max_elements: int | None = None, seed: int | None = None) -> None:
         self.stdout = TrackedStream(stdout or sys.stdout)
         self.stderr = stderr or sys.stderr
+        if is_terminal(self.stdout) and is_terminal(self.stderr):
+            self.stderr = SharedTerminalStream(self.stderr, self.stdout)
         self.color = color
         self.diagnostics_color = diagnostics_color
         self._session_options = dict(color=color, diagnostics_color=diagnostics_color, hints=hints,
@@ -169,15 +171,20 @@ class Console:
             first = self.first_line
             self.run_entry(self._take_buffer(), first)
 
-    def interrupt(self) -> None:
+    def interrupt(self, echoed: bool = False) -> None:
         """Ctrl-C at a prompt: drop the lines typed so far and say so, as Python does."""
         self.buffer.clear()
-        self.report_interrupt()
+        self.report_interrupt(echoed)
 
-    def report_interrupt(self) -> None:
+    def report_interrupt(self, echoed: bool = False) -> None:
+        """``KeyboardInterrupt`` on a line of its own; ``echoed``: the terminal may have shown
+        ``^C`` (it does outside the line editor), and the word goes on the next line."""
+        from gradcli.lang.runtime import start_line_after_ctrl_c
         word = "KeyboardInterrupt"
         if self.diagnostics_color:
             word = f"\x1b[1m{word}\x1b[0m"
+        if echoed:
+            start_line_after_ctrl_c(self.stderr)
         self.stdout.end_line()
         self.stderr.write(word + "\n")
         self.stderr.flush()
@@ -207,7 +214,7 @@ class Console:
             outcome = session.run_source(text, filename, echo=echo, first_line=first_line)
         except KeyboardInterrupt:  # landed outside the run itself (e.g. while it was set up)
             from gradcli.lang.runtime import INTERRUPTED
-            self.report_interrupt()
+            self.report_interrupt(echoed=True)
             outcome = INTERRUPTED
         if not outcome.ok:
             self.failures += 1

@@ -32,6 +32,6 @@ def read_lines(console: Console, stdin: TextIO, prompts: TextIO | None = None) -
                 break
             number += 1
             console.push(line.rstrip("\r\n"), number)
-        except KeyboardInterrupt:
-            console.interrupt()
+        except KeyboardInterrupt:   # the terminal, if any, echoed ^C
+            console.interrupt(echoed=True)
     return 1 if console.failures else 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 
@@ -139,10 +140,23 @@ def test_ctrl_c_during_a_run_keeps_the_variables(repl):
         raise KeyboardInterrupt
     console.session.builtins["stop"] = stop
     repl.push("n = 0", "while True:", "    n = n + 1", "    if n == 5:", "        stop()", "")
-    out, err = repl.take()
-    assert "KeyboardInterrupt" in err and "Traceback" not in err
+    # where it stopped: the innermost statement running, as the last frame of Python's traceback
+    assert repl.take() == ("", "<stdin>:4:9: KeyboardInterrupt\n    stop()\n")
     repl.push("n")
     assert repl.take()[0] == "5\n"
+
+
+def test_ctrl_c_names_the_statement_inside_a_function_and_the_line_of_piped_input():
+    from gradcli.repl.lines import read_lines
+    repl = Captured()
+
+    def stop() -> None:
+        raise KeyboardInterrupt
+    repl.console.session.builtins["stop"] = stop
+    lines = ["def work(n):", "    total = n * 2", "    return total + stop()", "", "x = 1", "y = work(x) + 1", "y"]
+    read_lines(repl.console, io.StringIO("\n".join(lines) + "\n"))
+    assert repl.take() == ("", "<stdin>:3:5: KeyboardInterrupt\n    return total + stop()\n"
+                               "<stdin>:7:1: NameError: name 'y' is not defined\n    y\n    ^\n")
 
 
 def test_blank_and_comment_lines_do_nothing(repl):
