@@ -189,6 +189,21 @@ def test_reset_binds_the_imports_again(repl):
     assert repl.console.user_names == {}
 
 
+def test_on_one_terminal_an_error_after_a_partial_line_starts_a_line_of_its_own():
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen = Terminal()   # stdout and stderr both write to it, as to one terminal
+    console = Captured(stdout=screen, stderr=screen).console
+    console.push("print('a', end=''); nope")
+    console.stdout.end_line()   # what the shell does before each prompt
+    console.push("print('b', end='')")
+    console.stdout.end_line()
+    assert screen.getvalue() == ("a\n<stdin>:1:21: NameError: name 'nope' is not defined\n"
+                                 "    print('a', end=''); nope\n                        ^^^^\nb\n")
+
+
 def test_the_tutorial_line_by_line_prints_what_run_prints():
     """Every line of the seed tutorial pushed as typed: `gradcli run --echo`'s output, and
     `gradcli run`'s output in order within it (the REPL adds only the echoes)."""
