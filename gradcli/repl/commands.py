@@ -120,7 +120,7 @@ def _save(console: "Console", argument: str) -> bool:
         _fail(console, f"cannot write '{path}': {_reason(error)}")
         return False
     count = len(console.accepted)
-    imported = f" after the imports they use ({', '.join(imports)})" if imports else ""
+    imported = f" below the imports they use ({', '.join(imports)})" if imports else ""
     _say(console, f"Saved {count} input{'' if count == 1 else 's'}{imported} to {path} "
                   f"(gradcli run --echo {shlex.quote(path)} replays it with the echoes).")
     return True
@@ -133,10 +133,11 @@ def _quit(console: "Console", argument: str) -> bool:
 
 COMMANDS: dict[str, Command] = {command.name: command for command in (
     Command("help", "", "this page", _help),
-    Command("vars", "", "a table of your variables: shape, dtype, requires_grad, grad_fn, grad", _vars),
-    Command("reset", "", "forget every variable and restore torch's defaults", _reset),
+    Command("vars", "", "a table of your variables: type, value, and a tensor's shape, dtype, grad", _vars),
+    Command("reset", "", "forget every variable (not the imports) and restore torch's defaults", _reset),
     Command("load", "FILE", "run a script in this session (its variables stay)", _load),
-    Command("save", "FILE", "write the inputs that ran without error as a script", _save),
+    Command("save", "FILE", "write the inputs that ran without error as a script, below the imports "
+                            "they use", _save),
     Command("quit", "", "leave (Ctrl-D on an empty line does the same)", _quit),
 )}
 

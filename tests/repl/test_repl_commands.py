@@ -139,7 +139,7 @@ def test_save_writes_the_imports_the_inputs_use(repl, tmp_path):
         "x = torch.tensor([-1., 2.], requires_grad=True)\ny = F.relu(x * math.pi).sum()\n"
         "y.backward()\nx.grad\n")
     assert shown.splitlines()[-1].startswith(
-        f"Saved 4 inputs after the imports they use (torch, F, math) to {target} ")
+        f"Saved 4 inputs below the imports they use (torch, F, math) to {target} ")
     replay = subprocess.run([sys.executable, "-m", "gradcli", "run", "--echo", str(target)],
                             capture_output=True, text=True,
                             env={**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"})
