@@ -114,7 +114,7 @@ class Console:
         return module is not None and value is self.session.modules.by_path.get(module[0])
 
     def reset(self) -> None:
-        """Forget every variable and entry; put torch's global state and the prelude back as at start-up."""
+        """Forget every variable and entry; put torch's global state and the imports back as at start."""
         self.buffer.clear()
         self.accepted.clear()
         engine = self.session.engine
@@ -140,8 +140,7 @@ class Console:
         if self.buffer and _starts_statement(line) and self._buffer_is_finished_block():
             # A file would run the block and go on; Python's REPL would refuse the
             # line. Run the block, then take the line as the start of a new entry.
-            first = self.first_line
-            self.run_entry(self._take_buffer(), first)
+            self.run_entry(self._take_buffer(), self.first_line)
             if self.finished:
                 return False
             return self.push(line, number)
@@ -168,8 +167,7 @@ class Console:
     def flush(self) -> None:
         """End of input: run whatever is left in the buffer (an unclosed bracket is reported)."""
         if self.buffer:
-            first = self.first_line
-            self.run_entry(self._take_buffer(), first)
+            self.run_entry(self._take_buffer(), self.first_line)
 
     def interrupt(self, echoed: bool = False) -> None:
         """Ctrl-C at a prompt: drop the lines typed so far and say so, as Python does."""

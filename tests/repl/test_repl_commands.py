@@ -52,7 +52,8 @@ def test_vars_cuts_long_values_and_leaves_out_the_prelude(repl):
     repl.push("text = 'a' * 100", ":vars")
     assert repl.take()[0].splitlines()[2:] == ["text   str    'aaaaaaaaaaaaaaaaaaaaaaaaaaaa..."]
     repl.push("torch = 3", ":vars")   # the user's own torch is theirs to see
-    assert repl.take()[0].splitlines()[2:] == ["torch   int    3", "text    str    'aaaaaaaaaaaaaaaaaaaaaaaaaaaa..."]
+    assert repl.take()[0].splitlines()[2:] == ["torch   int    3",
+                                               "text    str    'aaaaaaaaaaaaaaaaaaaaaaaaaaaa..."]
 
 
 def test_vars_on_a_narrow_terminal_cuts_the_value_column_first():

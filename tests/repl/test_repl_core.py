@@ -153,7 +153,8 @@ def test_ctrl_c_names_the_statement_inside_a_function_and_the_line_of_piped_inpu
     def stop() -> None:
         raise KeyboardInterrupt
     repl.console.session.builtins["stop"] = stop
-    lines = ["def work(n):", "    total = n * 2", "    return total + stop()", "", "x = 1", "y = work(x) + 1", "y"]
+    lines = ["def work(n):", "    total = n * 2", "    return total + stop()", "",
+             "x = 1", "y = work(x) + 1", "y"]
     read_lines(repl.console, io.StringIO("\n".join(lines) + "\n"))
     assert repl.take() == ("", "<stdin>:3:5: KeyboardInterrupt\n    return total + stop()\n"
                                "<stdin>:7:1: NameError: name 'y' is not defined\n    y\n    ^\n")

@@ -138,7 +138,8 @@ def test_enter_inside_a_complete_line_runs_all_of_it(history):
 def test_enter_after_editing_a_recalled_line_in_the_middle_runs_it(history):
     drive("value = 2\rvalue * 10\r", history)
     # (keys that recall come after a pause: each prompt reads the history again, in the background)
-    repl = drive("value = 2\r", history, f"{UP}{UP}{LEFT}0\r")   # value * 10 -> value * 100: Enter before its end
+    # value * 10 -> value * 100, and Enter before its end
+    repl = drive("value = 2\r", history, f"{UP}{UP}{LEFT}0\r")
     assert repl.take() == ("200\n", "")
 
 

@@ -64,7 +64,8 @@ def test_the_banner_says_what_is_imported(tmp_path):
         # the line after "... Ctrl-D to leave." (spawn waited for that)
         assert re.sub(r"\x1b\[[0-9;]*m|\r", "", child.before) == (
             "\nImported: torch, torch.nn as nn, torch.nn.functional as F, torch.optim as optim, math.\n")
-        assert output_of(enter(child, "F.relu(torch.tensor([-1., 1.])) * math.e")) == "tensor([0.0000, 2.7183])\n"
+        shown = enter(child, "F.relu(torch.tensor([-1., 1.])) * math.e")
+        assert output_of(shown) == "tensor([0.0000, 2.7183])\n"
         child.sendcontrol("d")
         child.expect(pexpect.EOF)
     finally:
