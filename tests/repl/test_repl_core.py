@@ -233,15 +233,16 @@ def test_the_readme_transcript_is_real():
 
     import gradcli
     from gradcli.repl.core import Console
-    from gradcli.repl.help_text import BANNER
+    from gradcli.repl.help_text import BANNER, IMPORTED
 
     readme = (ROOT / "README.md").read_text()
     block = re.search(r"```\n\$ gradcli\n(.*?)```", readme, re.DOTALL).group(1).splitlines()
     assert block[0] == BANNER.format(version=gradcli.__version__, torch=gradcli.TORCH_VERSION.split("+")[0])
+    assert block[1] == IMPORTED
     both = io.StringIO()   # stdout and stderr in the order they were written, as on a terminal
     console = Console(stdout=both, stderr=both)
     expected = []
-    for line in block[1:]:
+    for line in block[2:]:
         if line.startswith((PS1, PS2.rstrip())):
             console.push(line[4:])
         else:
