@@ -69,7 +69,7 @@ class RichOutput:
 
             base_style = "gradcli."
             highlights = [
-                r"(?P<tensor>\btensor\(|torch\.\w+(\.\w+)*)",
+                r"(?P<tensor>\btensor\(|(?<![\w/])torch\.\w+(\.\w+)*)",  # (not in a URL)
                 r"(?P<grad_fn>grad_fn=<\w+>|<\w+Backward\d* object at 0x[0-9a-f]+>)",
                 r"(?P<requires_grad>requires_grad=True)",
                 r"(?P<dtype>dtype=torch\.\w+)",
