@@ -41,8 +41,8 @@ def _arith(fn: Callable, name: str) -> Callable[[dict], Any]:
         if alpha != 1:
             _check_alpha(alpha, rt, name)
             if rt.is_floating_point:
-                # PyTorch's kernel is one fused multiply-add, other * alpha + self (ufunc/add.h;
-                # sub adds -alpha), in its vector blocks and scalar tails alike
+                # PyTorch's kernel is one fused multiply-add, other * alpha + self (sub adds
+                # -alpha), in its vector blocks and scalar tails alike
                 a = rt.np.type(alpha)
                 return fma(y, -a if name == "sub" else a, x)
             y = y * rt.np.type(alpha)

@@ -1,6 +1,6 @@
 """``torch.optim.lr_scheduler``: StepLR, MultiStepLR, ExponentialLR, LambdaLR, CosineAnnealingLR.
 
-A port of PyTorch 2.13's ``torch/optim/lr_scheduler.py`` for these schedulers.  As there, the
+A port of PyTorch 2.13's ``torch.optim.lr_scheduler`` for these schedulers.  As there, the
 constructor makes the first ``step()`` (``last_epoch`` becomes 0 and each group's ``initial_lr`` is
 set), and ``step()`` uses each scheduler's *recursive* form (the next lr from the group's current
 lr), which gives other floats than the closed form: CosineAnnealingLR's ratio of cosines, StepLR's

@@ -1,6 +1,6 @@
 """``torch.optim.Optimizer``: parameter groups, per-parameter state, ``zero_grad``, ``state_dict``.
 
-A port of PyTorch 2.13's ``torch/optim/optimizer.py`` (the parts a CPU script can reach): the
+A port of PyTorch 2.13's ``torch.optim.Optimizer`` (the parts a CPU script can reach): the
 same checks in the same order with the same messages, the same dict layouts (a group is the very
 dict the script passed, completed with the defaults in their order), the same ``repr``.
 
