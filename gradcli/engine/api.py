@@ -101,10 +101,24 @@ SUBMODULES: dict[str, dict[str, Any]] = {
     "cuda": {"is_available": _no_cuda, "device_count": _zero},
 }
 
+
+def _optim_members() -> dict[str, Any]:
+    from . import optim
+    return optim.members()
+
+
+def _lr_scheduler_members() -> dict[str, Any]:
+    from . import optim
+    return optim.lr_scheduler_members()
+
+
 # Submodules whose members load on first use (a script that never touches them does not pay
 # for importing them): path -> a function returning the members.  torch.nn's modules and
 # torch.optim go here as they are built.
-LAZY_SUBMODULES: dict[str, Any] = {}
+LAZY_SUBMODULES: dict[str, Any] = {
+    "optim": _optim_members,
+    "optim.lr_scheduler": _lr_scheduler_members,
+}
 
 # Tensor methods that also have a function form in the calculator shorthand.
 TENSOR_METHODS: frozenset[str] = frozenset(

@@ -5,6 +5,7 @@ tensor                     the value; reaches autograd only through its bottom i
 autograd                   graph recording and the backward pass: imports no op
 dispatch                   the op record, its forms, the runner; imports no op family
 ops -> nn -> transforms    op definitions, torch.nn.functional, function transforms
+optim                      torch.optim: tensor, ops, autograd, dispatch; loaded lazily, by api alone
 install, api               publish everything / what a front end sees
 
 Every import is counted, at module level or inside a function, so a cycle cannot hide in a
@@ -34,7 +35,12 @@ FORBIDDEN = {
     "nn": {"transforms", "install", "api"},
     "transforms": {"install", "api"},
     "tensor": {"dispatch", "ops", "nn", "transforms", "install", "api"},
+    "optim": {"nn", "transforms", "install", "api"},
 }
+# torch.optim loads on first use (api.LAZY_SUBMODULES): nothing but api may import it.
+for _layer_name in [*FORBIDDEN, "install", *LEAVES]:
+    if _layer_name != "optim":
+        FORBIDDEN.setdefault(_layer_name, set()).add("optim")
 
 
 def _engine_imports(path: Path) -> set[str]:
@@ -85,6 +91,12 @@ def test_the_engine_knows_nothing_of_the_language() -> None:
         text = path.read_text(encoding="utf-8")
         for name in ("gradcli.lang", "gradcli.repl", "gradcli.cli"):
             assert name not in text, f"{path.relative_to(ENGINE)} names {name}"
+
+
+def test_only_api_imports_optim() -> None:
+    importers = {str(p.relative_to(ENGINE)) for p in MODULES
+                 if "optim" in _engine_imports(p) and _layer(p) != "optim"}
+    assert importers == {"api.py"}
 
 
 def test_the_checker_sees_imports() -> None:

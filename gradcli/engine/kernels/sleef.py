@@ -224,10 +224,12 @@ def scalar_expf(x: np.ndarray) -> np.ndarray:
 
 # -- where cpu_kernel_vec uses the vector routine -------------------------------------------------
 
-def vector_mask(a: np.ndarray) -> np.ndarray:
+def vector_mask(a: np.ndarray, vectors: int = 2) -> np.ndarray:
     """Boolean array of ``a``'s shape: True where a unary ``cpu_kernel_vec`` op (output
     allocated by TensorIterator) evaluates the element with the vector routine, False
-    where the scalar tail loop does."""
+    where the scalar tail loop does.  The vector loop steps by ``vectors`` AVX512 vectors
+    of ``a``'s dtype (two: 32 floats or 16 doubles; lerp's kernel steps by one)."""
+    block = vectors * (64 // a.itemsize)
     n = a.size
     if n == 0:
         return np.zeros(a.shape, bool)
@@ -263,7 +265,7 @@ def vector_mask(a: np.ndarray) -> np.ndarray:
             end = np.minimum(row_end, (tid + 1) * chunk)
         else:
             start, end = row_start, row_end
-        mask = (lin - start) < ((end - start) // BLOCK) * BLOCK
+        mask = (lin - start) < ((end - start) // block) * block
     out = np.empty(it.shape, bool)
     out[...] = mask.reshape(it.shape)
     return np.transpose(out, np.argsort(order))

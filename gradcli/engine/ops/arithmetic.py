@@ -23,6 +23,7 @@ from ..dispatch.promotion import arr, binary_arrays, promote
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
 from ..errors import TorchRuntimeError, no_kernel
+from ..kernels.exactfp import fma32, fma64
 from ..tensor import Tensor, wrap_scalar
 from .comparison import WHERE
 from .constants import zero_scalar, zeros_like
@@ -39,11 +40,21 @@ def _arith(fn: Callable, name: str) -> Callable[[dict], Any]:
         alpha = b.get("alpha", 1)
         if alpha != 1:
             _check_alpha(alpha, rt, name)
+            if rt.is_floating_point:
+                # PyTorch's kernel is one fused multiply-add, other * alpha + self (sub adds
+                # -alpha), in its vector blocks and scalar tails alike
+                a = rt.np.type(alpha)
+                return fma(y, -a if name == "sub" else a, x)
             y = y * rt.np.type(alpha)
         if rt is dtypes.bool_ and name == "add":
             return np.logical_or(x, y)
         return fn(x, y)
     return forward
+
+
+def fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """``a * b + c`` rounded once, in the (floating) dtype of the operands."""
+    return fma32(a, b, c) if np.result_type(a, b, c) == np.float32 else fma64(a, b, c)
 
 
 def sub_check(x: Tensor, y: Tensor) -> None:

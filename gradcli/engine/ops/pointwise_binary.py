@@ -18,9 +18,10 @@ from ..autograd.formulas import d
 from ..dispatch.promotion import arr, binary_arrays, promote
 from ..dispatch.publish import Catalog
 from ..errors import TorchRuntimeError, no_kernel
+from ..kernels.sleef import vector_mask
 from ..shape_rules import broadcast_all
 from ..tensor import Tensor
-from .arithmetic import sub_check
+from .arithmetic import fma, sub_check
 from .comparison import WHERE
 from .constants import zero_scalar
 
@@ -120,8 +121,24 @@ def _lerp_forward(b: dict) -> Any:
     rt = promote(start, end, weight)  # a 0-dim double weight of 0-dim floats makes a double
     s_, e_ = arr(start, rt), arr(end, rt)
     w = arr(weight, rt)
-    # PyTorch's formula, which is exact at both ends.
-    return np.where(np.abs(w) < 0.5, s_ + w * (e_ - s_), e_ - (e_ - s_) * (1 - w))
+    # PyTorch's formula, exact at both ends, with its kernels' one rounding (lerp_vec's fmadd; the
+    # scalar loop's `self + weight * (end - self)` / `end - (end - self) * (1 - weight)` are contracted
+    # to the same fused multiply-adds): fma(weight, diff, self) or fma(weight - 1, diff, end).
+    diff = e_ - s_
+    small = np.abs(w) < 0.5
+    one = w.dtype.type(1)
+    result = fma(np.where(small, w, w - one), diff, np.where(small, s_, e_))
+    unit = w == one
+    if np.any(unit) and result.ndim:
+        # At weight 1 the two loops' products differ in the sign of a zero (the vector loop's
+        # (w - 1) * diff, the scalar one's -(diff * (1 - w))): it shows when end is -0.  Lerp's
+        # vector loop steps by one vector (16 floats, 8 doubles); the rest is the scalar loop's.
+        scalar = fma(-diff, one - w, e_)
+        tail = ~vector_mask(result, vectors=1) if result.shape == start.shape else np.ones(result.shape, bool)
+        result = np.where(unit & tail, scalar, result)
+    elif np.any(unit):
+        result = fma(-diff, one - w, e_)  # (a 0-dim result is the scalar loop's)
+    return result
 
 
 def _lerp_self_grad(g: Tensor, s: Any) -> Tensor:
