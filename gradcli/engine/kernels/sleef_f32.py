@@ -40,21 +40,37 @@ def _c(v: float) -> np.float32:
 # -- exact fused multiply-add --------------------------------------------------------------------
 
 def fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """``fmaf(a, b, c)`` with one rounding, for float32 arrays (or scalars) that broadcast."""
+    """``fmaf(a, b, c)`` with one rounding, for float32 arrays (or scalars) that broadcast.
+
+    The double sum ``s`` of the exact product and ``c`` rounds once more only where ``s``
+    lands exactly on a float32 midpoint (its low 29 bits 1000...0, for a normal float32
+    result) or where the result is subnormal; those rare lanes are redone round-to-odd."""
     p = np.multiply(a, b, dtype=F64)  # exact: 24 + 24 bits
-    c64 = np.asarray(c, F64)
-    s = np.asarray(p + c64)
-    bb = s - p
-    err = (p - (s - bb)) + (c64 - bb)  # TwoSum: s + err is the exact sum
-    bits = s.reshape(-1).view(I64)
-    fix = ((err != 0) & ((s.view(I64) & 1) == 0) & np.isfinite(s)).reshape(-1)
-    if fix.any():
-        # round to odd: step the even result one unit towards the exact sum
-        bits = bits.copy()
-        step = np.where(np.signbit(err) == np.signbit(s), 1, -1).reshape(-1)
-        bits[fix] += step[fix]
-        s = bits.view(F64).reshape(s.shape)
+    s = np.asarray(p + c)
+    risky = (s.view(I64) & _LOW29) == _MID29
+    risky |= (np.abs(s) < _TINY) & (s != 0)  # an exact zero sum is exact
+    if risky.any():
+        s = _round_to_odd(np.broadcast_to(p, s.shape), np.broadcast_to(np.asarray(c, F64), s.shape), s, risky)
     return s.astype(F32)
+
+
+_LOW29 = I64((1 << 29) - 1)
+_MID29 = I64(1 << 28)
+_TINY = F64(2.0 ** -125)
+
+
+def _round_to_odd(p: np.ndarray, c: np.ndarray, s: np.ndarray, lanes: np.ndarray) -> np.ndarray:
+    """``s = p + c`` made round-to-odd at 53 bits on ``lanes`` (TwoSum gives the exact error;
+    an inexact even result steps one unit towards the exact sum)."""
+    s = s.copy()
+    pl, cl, sl = p[lanes], c[lanes], s[lanes]
+    bb = sl - pl
+    err = (pl - (sl - bb)) + (cl - bb)
+    bits = sl.view(I64)
+    fix = (err != 0) & ((bits & 1) == 0) & np.isfinite(sl)
+    bits[fix] += np.where(np.signbit(err[fix]) == np.signbit(sl[fix]), 1, -1)
+    s[lanes] = bits.view(F64)
+    return s
 
 
 def fmapn(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
