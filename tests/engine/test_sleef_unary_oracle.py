@@ -19,7 +19,7 @@ from gradcli.engine.tensor import Tensor  # noqa: E402
 
 F32 = np.float32
 
-# name -> (our kernel of a float32 array, the torch function, valid-input transform)
+# name -> gradcli's kernel of a float32 array (what pointwise_unary calls)
 KERNELS = {
     "sinh": lambda a: elementwise.cpu_kernel_vec(a, sleef_f32.sinhf, "sinhf", np.sinh),
     "cosh": lambda a: elementwise.cpu_kernel_vec(a, sleef_f32.coshf, "coshf", np.cosh),
@@ -85,7 +85,8 @@ def test_layouts(name):
         x = (rng.standard_normal(shape) * 4).astype(F32)
         t = torch.from_numpy(x)
         views = [(t, x), (t.transpose(0, 1), x.swapaxes(0, 1)), (t[:, 1:], x[:, 1:]), (t[:, ::2], x[:, ::2]),
-                 (t[:1].expand(shape), np.broadcast_to(x[:1], shape)), (t[..., :1].expand(shape), np.broadcast_to(x[..., :1], shape))]
+                 (t[:1].expand(shape), np.broadcast_to(x[:1], shape)),
+                 (t[..., :1].expand(shape), np.broadcast_to(x[..., :1], shape))]
         if len(shape) == 3:
             views += [(t.permute(2, 0, 1), x.transpose(2, 0, 1)), (t.permute(1, 0, 2), x.transpose(1, 0, 2)),
                       (t.permute(0, 2, 1)[:, 1:], x.transpose(0, 2, 1)[:, 1:])]

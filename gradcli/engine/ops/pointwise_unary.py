@@ -107,7 +107,8 @@ def _no_bool_neg(a: np.ndarray) -> np.ndarray:
 
 
 unary("exp", wide(np.exp), "ExpBackward0", d("result")(lambda g, s: g * s.result))
-unary("exp2", _sleef_vec(sleef_f32.exp2f, "exp2f", np.exp2), "Exp2Backward0", d("result")(lambda g, s: g * s.result * LN2))
+unary("exp2", _sleef_vec(sleef_f32.exp2f, "exp2f", np.exp2), "Exp2Backward0",
+      d("result")(lambda g, s: g * s.result * LN2))
 unary("expm1", _sleef_vml(sleef_f32.expm1f, np.expm1), "Expm1Backward0", d("result")(lambda g, s: g * (s.result + 1)))
 unary("log", wide(np.log), "LogBackward0", d("self")(lambda g, s: g / s.self))
 unary("log2", wide(np.log2), "Log2Backward0", d("self")(lambda g, s: g / (s.self * LN2)))
