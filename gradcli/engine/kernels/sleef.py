@@ -224,6 +224,50 @@ def scalar_expf(x: np.ndarray) -> np.ndarray:
 
 # -- where cpu_kernel_vec uses the vector routine -------------------------------------------------
 
+def _should_swap(strides: list, shape: list, d0: int, d1: int) -> int:
+    """TensorIterator's ``reorder_dimensions`` comparison for one input (the output is not
+    allocated yet): 1 if ``d0`` iterates slower than ``d1``, -1 if faster, 0 if undecided
+    (a broadcast dimension has no say)."""
+    s0, s1 = strides[d0], strides[d1]
+    if s0 == 0 or s1 == 0:
+        return 0
+    if s0 != s1:
+        return 1 if s0 > s1 else -1
+    return 1 if shape[d0] > shape[d1] else 0
+
+
+def _iteration(a: np.ndarray) -> tuple[list, int, bool]:
+    """TensorIterator's iteration of a unary op over ``a``: the dimensions slowest first, the
+    length of the contiguous runs after coalescing, and whether the runs are vectorised
+    (the input's innermost stride is one element, or 0: a broadcast scalar)."""
+    nd = a.ndim
+    strides = [abs(s) for s in a.strides]
+    shape = list(a.shape)
+    perm = list(range(nd - 1, -1, -1))  # fastest first, as TensorIterator starts
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = _should_swap(strides, shape, perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    # coalesce from the fastest dimension (the output, allocated in this order, always allows it)
+    run_shape, run_stride = shape[perm[0]], strides[perm[0]]
+    for d in perm[1:]:
+        if shape[d] == 1:
+            continue
+        if run_shape == 1:
+            run_shape, run_stride = shape[d], strides[d]
+        elif run_stride * run_shape == strides[d]:
+            run_shape *= shape[d]
+        else:
+            break
+    vectorised = run_stride in (0, a.itemsize) or run_shape == 1
+    return perm[::-1], run_shape, vectorised
+
+
 def vector_mask(a: np.ndarray, vectors: int = 2) -> np.ndarray:
     """Boolean array of ``a``'s shape: True where a unary ``cpu_kernel_vec`` op (output
     allocated by TensorIterator) evaluates the element with the vector routine, False
@@ -235,24 +279,10 @@ def vector_mask(a: np.ndarray, vectors: int = 2) -> np.ndarray:
         return np.zeros(a.shape, bool)
     if a.ndim == 0:
         return np.zeros((), bool)
-    # iteration order: dimensions by decreasing stride (TensorIterator's permutation)
-    order = sorted(range(a.ndim), key=lambda i: (-abs(a.strides[i]) if a.shape[i] > 1 else 0, i))
-    it = np.transpose(a, order)
-    shape = [s for s in it.shape]
-    strides = [s for s in it.strides]
-    # coalesce from the innermost dimension while memory stays contiguous
-    inner = 1
-    isz = a.itemsize
-    expect = isz
-    for i in range(len(shape) - 1, -1, -1):
-        if shape[i] == 1:
-            continue
-        if strides[i] != expect:
-            break
-        inner *= shape[i]
-        expect *= shape[i]
+    order, inner, vectorised = _iteration(a)
+    it_shape = tuple(a.shape[d] for d in order)
     lin = np.arange(n, dtype=np.int64)
-    if inner == 1 and n > 1:
+    if not vectorised:
         mask = np.zeros(n, bool)  # inner dimension strided: all scalar
     else:
         row_start = lin - lin % inner
@@ -266,9 +296,7 @@ def vector_mask(a: np.ndarray, vectors: int = 2) -> np.ndarray:
         else:
             start, end = row_start, row_end
         mask = (lin - start) < ((end - start) // block) * block
-    out = np.empty(it.shape, bool)
-    out[...] = mask.reshape(it.shape)
-    return np.transpose(out, np.argsort(order))
+    return np.transpose(mask.reshape(it_shape), np.argsort(order))
 
 
 def sigmoid(a: np.ndarray) -> np.ndarray:

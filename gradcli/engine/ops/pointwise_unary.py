@@ -19,7 +19,7 @@ from ..dispatch.op import METHOD, Op
 from ..dispatch.promotion import arr, float_dtype
 from ..dispatch.publish import Catalog
 from ..errors import TorchRuntimeError, no_kernel
-from ..kernels import sleef
+from ..kernels import elementwise, sleef, sleef_f32
 from ..kernels.float32_math import erf, wide
 from ..tensor import Tensor
 from . import backward_ops
@@ -68,6 +68,25 @@ def sigmoid_kernel(a: np.ndarray) -> np.ndarray:
     return one / (one + wide(np.exp)(-a))
 
 
+def _sleef_vec(vector: Callable, scalar: str, double: Callable) -> Callable:
+    """A ``cpu_kernel_vec`` op: float32 through SLEEF's vector routine and glibc's scalar tails
+    (see kernels/elementwise.py), other dtypes through NumPy in double."""
+    def kernel(a: np.ndarray) -> np.ndarray:
+        if a.dtype == np.float32:
+            return elementwise.cpu_kernel_vec(a, vector, scalar, double)
+        return wide(double)(a)
+    return kernel
+
+
+def _sleef_vml(vector: Callable, double: Callable) -> Callable:
+    """A ``vml`` op without MKL: float32 through SLEEF's vector routine on every element."""
+    def kernel(a: np.ndarray) -> np.ndarray:
+        if a.dtype == np.float32:
+            return elementwise.vml_map(a, vector, double)
+        return wide(double)(a)
+    return kernel
+
+
 def _backward_op(op: Any, g: Tensor, **args: Any) -> Tensor:
     """PyTorch's ``tanh_backward``, ``sigmoid_backward``, ``threshold_backward`` (see backward_ops)."""
     return backward_ops.call(op, g, **args)
@@ -88,12 +107,13 @@ def _no_bool_neg(a: np.ndarray) -> np.ndarray:
 
 
 unary("exp", wide(np.exp), "ExpBackward0", d("result")(lambda g, s: g * s.result))
-unary("exp2", wide(np.exp2), "Exp2Backward0", d("result")(lambda g, s: g * s.result * LN2))
-unary("expm1", wide(np.expm1), "Expm1Backward0", d("result")(lambda g, s: g * (s.result + 1)))
+unary("exp2", _sleef_vec(sleef_f32.exp2f, "exp2f", np.exp2), "Exp2Backward0",
+      d("result")(lambda g, s: g * s.result * LN2))
+unary("expm1", _sleef_vml(sleef_f32.expm1f, np.expm1), "Expm1Backward0", d("result")(lambda g, s: g * (s.result + 1)))
 unary("log", wide(np.log), "LogBackward0", d("self")(lambda g, s: g / s.self))
 unary("log2", wide(np.log2), "Log2Backward0", d("self")(lambda g, s: g / (s.self * LN2)))
 unary("log10", wide(np.log10), "Log10Backward0", d("self")(lambda g, s: g / (s.self * LN10)))
-unary("log1p", wide(np.log1p), "Log1PBackward0", d("self")(lambda g, s: g / (s.self + 1)))
+unary("log1p", _sleef_vml(sleef_f32.log1pf, np.log1p), "Log1PBackward0", d("self")(lambda g, s: g / (s.self + 1)))
 unary("sqrt", np.sqrt, "SqrtBackward0", d("result")(lambda g, s: g / (2 * s.result)))
 unary("rsqrt", lambda a: 1 / np.sqrt(a), "RsqrtBackward0",
       d("result")(lambda g, s: -0.5 * g * s.result.pow(3)))
@@ -103,8 +123,8 @@ unary("tan", wide(np.tan), "TanBackward0", d("result")(lambda g, s: g * (1 + s.r
 unary("asin", wide(np.arcsin), "AsinBackward0", d("self")(lambda g, s: g * (-s.self * s.self + 1).rsqrt()))
 unary("acos", wide(np.arccos), "AcosBackward0", d("self")(lambda g, s: g * -(-s.self * s.self + 1).rsqrt()))
 unary("atan", wide(np.arctan), "AtanBackward0", d("self")(lambda g, s: g / (s.self * s.self + 1)))
-unary("sinh", wide(np.sinh), "SinhBackward0", d("self")(lambda g, s: g * s.self.cosh()))
-unary("cosh", wide(np.cosh), "CoshBackward0", d("self")(lambda g, s: g * s.self.sinh()))
+unary("sinh", _sleef_vec(sleef_f32.sinhf, "sinhf", np.sinh), "SinhBackward0", d("self")(lambda g, s: g * s.self.cosh()))
+unary("cosh", _sleef_vec(sleef_f32.coshf, "coshf", np.cosh), "CoshBackward0", d("self")(lambda g, s: g * s.self.sinh()))
 unary("tanh", wide(np.tanh), "TanhBackward0",
       d("result")(lambda g, s: _backward_op(backward_ops.TANH, g, self=s.result)))
 unary("sigmoid", sigmoid_kernel, "SigmoidBackward0",
