@@ -96,10 +96,19 @@ SUBMODULES: dict[str, dict[str, Any]] = {
     "cuda": {"is_available": _no_cuda, "device_count": _zero},
 }
 
+def _nn_members() -> dict[str, Any]:
+    from .nn.modules import members
+    return members()
+
+
+def _nn_init_members() -> dict[str, Any]:
+    from .nn.init import members
+    return members()
+
+
 # Submodules whose members load on first use (a script that never touches them does not pay
-# for importing them): path -> a function returning the members.  torch.nn's modules and
-# torch.optim go here as they are built.
-LAZY_SUBMODULES: dict[str, Any] = {}
+# for importing them): path -> a function returning the members.
+LAZY_SUBMODULES: dict[str, Any] = {"nn": _nn_members, "nn.init": _nn_init_members}
 
 # Tensor methods that also have a function form in the calculator shorthand.
 TENSOR_METHODS: frozenset[str] = frozenset(
