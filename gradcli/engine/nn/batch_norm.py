@@ -21,6 +21,7 @@ from ..dispatch.signature import LazyParser
 from ..errors import TorchRuntimeError, TorchValueError
 from ..tensor import Tensor
 from . import batch_norm_kernel as kernel
+from .layer_norm import statistics_not_differentiable
 from .reduction import attribute
 
 CATALOG = Catalog()
@@ -123,9 +124,14 @@ _SAVED = ("self", "weight", "running_mean", "running_var", "result1", "result2")
 NATIVE_BATCH_NORM = defop(
     "native_batch_norm", "native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
     "Tensor? running_var, bool training, float momentum, float eps)", _forward, node="NativeBatchNormBackward0",
-    inputs=("self", "weight", "bias"), method=False, exposes=("training", "eps"),
+    inputs=("self", "weight", "bias"), function=False, method=False, exposes=("training", "eps"),
     derivs={"self": d(*_SAVED)(lambda g, s: _grads(g, s)[0]), "weight": d(*_SAVED)(lambda g, s: _grads(g, s)[1]),
             "bias": d(*_SAVED)(lambda g, s: _grads(g, s)[2])})
+
+def native_batch_norm(*args: Any, **kwargs: Any) -> tuple:
+    """``torch.native_batch_norm``: (output, save_mean, save_invstd); only the output is differentiable."""
+    return statistics_not_differentiable(NATIVE_BATCH_NORM(*args, **kwargs))
+
 
 _BATCH_NORM = LazyParser("batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
                          "Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled)")
@@ -135,7 +141,7 @@ _BATCH_NORM = LazyParser("batch_norm(Tensor input, Tensor? weight, Tensor? bias,
 def torch_batch_norm(*args: Any, **kwargs: Any) -> Tensor:
     """``torch.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)``."""
     _, b = _BATCH_NORM.parse(args, kwargs)
-    return NATIVE_BATCH_NORM(b["input"], b["weight"], b["bias"], b["running_mean"], b["running_var"], b["training"],
+    return native_batch_norm(b["input"], b["weight"], b["bias"], b["running_mean"], b["running_var"], b["training"],
                              b["momentum"], b["eps"])[0]
 
 
@@ -160,4 +166,5 @@ def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = No
 
 
 CATALOG.register(torch_batch_norm, "batch_norm", torch=True)
+CATALOG.register(native_batch_norm, "native_batch_norm", torch=True)
 CATALOG.register(batch_norm, "batch_norm", namespaces=("nn.functional",))

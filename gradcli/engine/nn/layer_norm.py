@@ -104,10 +104,22 @@ def _grads(g: list, s: Any) -> tuple:
 _SAVED = ("self", "weight", "bias", "result1", "result2")
 NATIVE_LAYER_NORM = defop(
     "native_layer_norm", "native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, "
-    "float eps)", _forward, node="NativeLayerNormBackward0", inputs=("self", "weight", "bias"), method=False,
-    exposes=("normalized_shape",),
+    "float eps)", _forward, node="NativeLayerNormBackward0", inputs=("self", "weight", "bias"), function=False,
+    method=False, exposes=("normalized_shape",),
     derivs={"self": d(*_SAVED)(lambda g, s: _grads(g, s)[0]), "weight": d(*_SAVED)(lambda g, s: _grads(g, s)[1]),
             "bias": d(*_SAVED)(lambda g, s: _grads(g, s)[2])})
+
+def native_layer_norm(*args: Any, **kwargs: Any) -> tuple:
+    """``torch.native_layer_norm``: (output, mean, rstd); only the output is differentiable."""
+    return statistics_not_differentiable(NATIVE_LAYER_NORM(*args, **kwargs))
+
+
+def statistics_not_differentiable(outputs: tuple) -> tuple:
+    """A native normalisation's saved statistics have no history (output_differentiability)."""
+    for t in outputs[1:]:
+        t._grad_fn = None
+    return outputs
+
 
 _LAYER_NORM = LazyParser("layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, "
                          "float eps=1e-05, bool cudnn_enable=True)")
@@ -117,7 +129,7 @@ _LAYER_NORM = LazyParser("layer_norm(Tensor input, int[] normalized_shape, Tenso
 def torch_layer_norm(*args: Any, **kwargs: Any) -> Tensor:
     """``torch.layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True)``."""
     _, b = _LAYER_NORM.parse(args, kwargs)
-    return NATIVE_LAYER_NORM(b["input"], b["normalized_shape"], b["weight"], b["bias"], b["eps"])[0]
+    return native_layer_norm(b["input"], b["normalized_shape"], b["weight"], b["bias"], b["eps"])[0]
 
 
 def layer_norm(input: Any, normalized_shape: Any, weight: Any = None, bias: Any = None,  # noqa: A002
@@ -127,4 +139,5 @@ def layer_norm(input: Any, normalized_shape: Any, weight: Any = None, bias: Any 
 
 
 CATALOG.register(torch_layer_norm, "layer_norm", torch=True)
+CATALOG.register(native_layer_norm, "native_layer_norm", torch=True)
 CATALOG.register(layer_norm, "layer_norm", namespaces=("nn.functional",))

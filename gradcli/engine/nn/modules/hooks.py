@@ -50,11 +50,19 @@ BACKWARD_HOOK_FUNCTION = defop(
     derivs={"tensors": d()(lambda g, s: list(g))})
 
 
+def _function_node_repr(node: Any) -> str:
+    return f"<torch.autograd.function.{type(node).__name__} object at {id(node):#x}>"
+
+
 def _through_identity(tensors: list[Tensor]) -> tuple[Tensor, ...]:
     outputs = run(BACKWARD_HOOK_FUNCTION, {"tensors": tensors})
     for source, out in zip(tensors, outputs):
         if not source.requires_grad:
             out._grad_fn = None  # ctx.mark_non_differentiable
+        elif type(out._grad_fn).__module__ != "torch.autograd.function":
+            # the node of an autograd.Function prints with its module
+            type(out._grad_fn).__module__ = "torch.autograd.function"
+            type(out._grad_fn).__repr__ = _function_node_repr
     return outputs
 
 

@@ -11,9 +11,7 @@ an engine error.  Script classes subclass it as plain Python classes do.
 
 from __future__ import annotations
 
-import itertools
-from collections import OrderedDict, namedtuple
-from collections.abc import Mapping
+from collections import OrderedDict
 from typing import Any, Callable, Iterator
 
 from ...autograd import grad_mode
@@ -24,30 +22,15 @@ from ...errors import (TorchAttributeError, TorchKeyError, TorchNotImplementedEr
 from ...tensor import Tensor
 from ...warnings import warn
 from ..parameter import Parameter
-from .hooks import BackwardHook, RemovableHandle
+from .calling import call_checked, call_with_hooks
+from .hooks import RemovableHandle
+from .state_dict import load_own_state, load_state_dict
 
 _API = frozenset("""training forward register_buffer register_parameter add_module register_module get_submodule
     get_parameter get_buffer apply cuda cpu type float double half bfloat16 to register_full_backward_pre_hook
     register_backward_hook register_full_backward_hook register_forward_pre_hook register_forward_hook
     state_dict load_state_dict parameters named_parameters buffers named_buffers children named_children modules
     named_modules train eval requires_grad_ zero_grad share_memory extra_repr""".split())
-
-
-class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    """What ``load_state_dict`` returns."""
-
-    __slots__ = ()
-    __script_attrs__ = frozenset({"missing_keys", "unexpected_keys"})
-
-    def __repr__(self) -> str:
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return super().__repr__()
-
-    __str__ = __repr__
-
-
-_IncompatibleKeys.__module__ = "torch.nn.modules.module"
 
 
 def _addindent(s_: str, num_spaces: int) -> str:
@@ -72,17 +55,6 @@ def typename(obj: Any) -> str:
 
 def _forward_unimplemented(self: "Module", *input: Any) -> None:  # noqa: A002 - PyTorch's name
     raise TorchNotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
-
-
-def call_checked(function: Callable, args: tuple, kwargs: dict) -> Any:
-    """``function(*args, **kwargs)``; Python's TypeError for arguments that do not fit an engine
-    function's parameters (``MSELoss.forward() missing 1 required ...``) is PyTorch's error."""
-    try:
-        return function(*args, **kwargs)
-    except TypeError as error:
-        if error.__traceback__ is not None and error.__traceback__.tb_next is None:
-            raise TorchTypeError(str(error)) from None
-        raise
 
 
 class Module:
@@ -303,7 +275,7 @@ class Module:
         if not (self._backward_hooks or self._backward_pre_hooks or self._forward_hooks
                 or self._forward_pre_hooks):
             return call_checked(forward_call, args, kwargs)
-        return _call_with_hooks(self, forward_call, args, kwargs)
+        return call_with_hooks(self, forward_call, args, kwargs)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self._compiled_call_impl is not None:
@@ -547,83 +519,10 @@ class Module:
 
     def _load_from_state_dict(self, state_dict: dict, prefix: str, local_metadata: dict, strict: bool,
                               missing_keys: list, unexpected_keys: list, error_msgs: list) -> None:
-        persistent_buffers = {k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set}
-        local_name_params = itertools.chain(self._parameters.items(), persistent_buffers.items())
-        local_state = {k: v for k, v in local_name_params if v is not None}
-        assign = local_metadata.get("assign_to_params_buffers", False)
-        for name, param in local_state.items():
-            key = prefix + name
-            if key in state_dict:
-                input_param = state_dict[key]
-                if not isinstance(input_param, Tensor):
-                    error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or '
-                                      f"Tensor-like object from checkpoint but received {type(input_param)}")
-                    continue
-                if len(param.shape) == 0 and len(input_param.shape) == 1 and input_param.shape[0] == 1:
-                    input_param = input_param[0]
-                if input_param.shape != param.shape:
-                    error_msgs.append(f"size mismatch for {key}: copying a param with shape {input_param.shape} "
-                                      f"from checkpoint, the shape in current model is {param.shape}.")
-                    continue
-                try:
-                    with grad_mode.no_grad():
-                        if assign:
-                            if isinstance(param, Parameter) and not isinstance(input_param, Parameter):
-                                input_param = Parameter(input_param, requires_grad=param.requires_grad)
-                            elif isinstance(param, Parameter):
-                                input_param.requires_grad_(param.requires_grad)
-                            setattr(self, name, input_param)
-                        else:
-                            param.copy_(input_param)
-                except Exception as ex:  # noqa: BLE001 - PyTorch reports any failure of the copy
-                    error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model '
-                                      f"are {param.size()} and whose dimensions in the checkpoint are "
-                                      f"{input_param.size()}, an exception occurred : {ex.args}.")
-            elif strict:
-                missing_keys.append(key)
-        if strict:
-            for key in state_dict:
-                if key.startswith(prefix) and key != prefix + "_extra_state":
-                    input_name = key[len(prefix):].split(".", 1)
-                    if len(input_name) > 1:
-                        if input_name[0] not in self._modules:
-                            unexpected_keys.append(key)
-                    elif input_name[0] not in local_state:
-                        unexpected_keys.append(key)
+        load_own_state(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
 
-    def load_state_dict(self, state_dict: Any, strict: bool = True, assign: bool = False) -> _IncompatibleKeys:
-        if not isinstance(state_dict, Mapping):
-            raise TorchTypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        missing_keys: list[str] = []
-        unexpected_keys: list[str] = []
-        error_msgs: list[str] = []
-        metadata = getattr(state_dict, "_metadata", None)
-        state_dict = OrderedDict(state_dict)
-
-        def load(module: Module, local_state_dict: dict, prefix: str = "") -> None:
-            local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
-            if assign:
-                local_metadata["assign_to_params_buffers"] = assign
-            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True, missing_keys,
-                                         unexpected_keys, error_msgs)
-            for name, child in module._modules.items():
-                if child is not None:
-                    child_prefix = prefix + name + "."
-                    child_state_dict = {k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)}
-                    load(child, child_state_dict, child_prefix)
-
-        load(self, state_dict)
-        if strict:
-            if unexpected_keys:
-                error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in unexpected_keys)))
-            if missing_keys:
-                error_msgs.insert(0, "Missing key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in missing_keys)))
-        if error_msgs:
-            raise TorchRuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
-                self.__class__.__name__, "\n\t".join(error_msgs)))
-        return _IncompatibleKeys(missing_keys, unexpected_keys)
+    def load_state_dict(self, state_dict: Any, strict: bool = True, assign: bool = False) -> Any:
+        return load_state_dict(self, state_dict, strict, assign)
 
     # -- printing -----------------------------------------------------------------------------
     def _get_name(self) -> str:
@@ -652,95 +551,6 @@ class Module:
 
 
 Module.__module__ = "torch.nn.modules.module"
-
-
-def _call_with_hooks(self: Module, forward_call: Callable, args: tuple, kwargs: dict) -> Any:
-    """``Module._call_impl`` when the module has hooks: pre-hooks, forward, hooks, backward hooks."""
-    full_backward_hooks: list[Callable] = []
-    non_full_backward_hooks: list[Callable] = []
-    backward_pre_hooks = list(self._backward_pre_hooks.values())
-    if self._backward_hooks:
-        if self._is_full_backward_hook is True:
-            full_backward_hooks = list(self._backward_hooks.values())
-        elif self._is_full_backward_hook is False:
-            non_full_backward_hooks = list(self._backward_hooks.values())
-    for hook_id, hook in list(self._forward_pre_hooks.items()):
-        if hook_id in self._forward_pre_hooks_with_kwargs:
-            args_kwargs_result = hook(self, args, kwargs)
-            if args_kwargs_result is not None:
-                if isinstance(args_kwargs_result, tuple) and len(args_kwargs_result) == 2:
-                    args, kwargs = args_kwargs_result
-                else:
-                    raise TorchRuntimeError("forward pre-hook must return None or a tuple of (new_args, new_kwargs), "
-                                            f"but got {args_kwargs_result}.")
-        else:
-            args_result = hook(self, args)
-            if args_result is not None:
-                if not isinstance(args_result, tuple):
-                    args_result = (args_result,)
-                args = args_result
-    bw_hook = None
-    if full_backward_hooks or backward_pre_hooks:
-        bw_hook = BackwardHook(self, full_backward_hooks, backward_pre_hooks)
-        args = bw_hook.setup_input_hook(args)
-    result = call_checked(forward_call, args, kwargs)
-    for hook_id, hook in list(self._forward_hooks.items()):
-        if hook_id in self._forward_hooks_with_kwargs:
-            hook_result = hook(self, args, kwargs, result)
-        else:
-            hook_result = hook(self, args, result)
-        if hook_result is not None:
-            result = hook_result
-    if bw_hook:
-        if not isinstance(result, (Tensor, tuple)):
-            warn("For backward hooks to be called, module output should be a Tensor or a tuple of Tensors but "
-                 f"received {type(result)}")
-        result = bw_hook.setup_output_hook(result)
-    if non_full_backward_hooks:
-        var = result
-        while not isinstance(var, Tensor):
-            var = next(v for v in var.values() if isinstance(v, Tensor)) if isinstance(var, dict) else var[0]
-        grad_fn = var.grad_fn
-        if grad_fn is not None:
-            for hook in non_full_backward_hooks:
-                grad_fn.register_hook(lambda grad_input, grad_output, hook=hook: hook(self, grad_input, grad_output))
-            _maybe_warn_non_full_backward_hook(args, result, grad_fn)
-    return result
-
-
-_NON_FULL = "Using a non-full backward hook when "
-_MISSING = " is deprecated and will be removed in future versions. This hook will be missing some grad_"
-_USE_FULL = " Please use register_full_backward_hook to get the documented behavior."
-
-
-def _maybe_warn_non_full_backward_hook(inputs: Any, result: Any, grad_fn: Any) -> None:
-    """``Module._maybe_warn_non_full_backward_hook``: where the old hook sees less than it should."""
-    def future(message: str) -> None:
-        warn(message, "FutureWarning")
-
-    if not isinstance(result, Tensor):
-        if not (isinstance(result, tuple) and all(isinstance(r, Tensor) for r in result)):
-            return future("Using non-full backward hooks on a Module that does not return a single Tensor or a "
-                          "tuple of Tensors is deprecated and will be removed in future versions. This hook will "
-                          "be missing some of the grad_output." + _USE_FULL)
-    else:
-        result = (result,)
-    if not isinstance(inputs, Tensor):
-        if not (isinstance(inputs, tuple) and all(isinstance(i, Tensor) for i in inputs)):
-            return future("Using non-full backward hooks on a Module that does not take as input a single Tensor "
-                          "or a tuple of Tensors is deprecated and will be removed in future versions. This hook "
-                          "will be missing some of the grad_input." + _USE_FULL)
-    else:
-        inputs = (inputs,)
-    out_grad_fn = {r.grad_fn for r in result if r.grad_fn is not None}
-    if len(out_grad_fn) == 0 or (len(out_grad_fn) == 1 and grad_fn not in out_grad_fn):
-        future(_NON_FULL + "outputs are nested in python data structure" + _MISSING + "output.")
-    elif len(out_grad_fn) > 1:
-        future(_NON_FULL + "outputs are generated by different autograd Nodes" + _MISSING + "output." + _USE_FULL)
-    else:
-        inputs_grad_fn = {i.grad_fn for i in inputs if i.grad_fn is not None}
-        if inputs_grad_fn != {n[0] for n in grad_fn.next_functions}:
-            future(_NON_FULL + "the forward contains multiple autograd Nodes" + _MISSING + "input." + _USE_FULL)
 
 
 def _parse_to(args: tuple, kwargs: dict) -> tuple[Any, DType | None]:
