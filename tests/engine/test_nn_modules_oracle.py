@@ -549,3 +549,18 @@ for bad in ["F.pad(x, (1,))", "F.pad(x, (1, 1, 1, 1, 1, 1))", "F.pad(x, (-3, 0))
     except Exception as e:
         print(type(e).__name__, e)
 """)
+
+
+def test_always_called_forward_hooks_run_when_forward_fails() -> None:
+    same("""
+class Boom(nn.Module):
+    def forward(self, x):
+        raise ValueError("no forward today")
+m = Boom()
+m.register_forward_hook(lambda mod, args, out: print("always", out), always_call=True)
+m.register_forward_hook(lambda mod, args, out: print("not this one"))
+try:
+    m(torch.ones(1))
+except ValueError as e:
+    print("caught", e)
+""")

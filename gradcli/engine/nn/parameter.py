@@ -44,6 +44,13 @@ class Parameter(Tensor):
             raise TorchTypeError(f"unsupported format string passed to {type(self).__name__}.__format__")
         return str(self)
 
+    # ``del p.grad`` clears the gradient as it does for any tensor (PyTorch's getset gets a NULL);
+    # ``del p.data`` and ``del p.requires_grad`` fail as they do there.
+    grad = property(Tensor.grad.fget, Tensor.grad.fset, lambda self: Tensor.grad.fset(self, None))
+    data = property(Tensor.data.fget, Tensor.data.fset, lambda self: _no_data_deletion())
+    requires_grad = property(Tensor.requires_grad.fget, Tensor.requires_grad.fset,
+                             lambda self: Tensor.requires_grad.fset(self, None))
+
     def __deepcopy__(self, memo: dict) -> "Parameter":
         found = memo.get(id(self))
         if found is not None:
@@ -67,6 +74,10 @@ def make_parameter(cls: type, data: Tensor, requires_grad: bool) -> Parameter:
         raise TorchRuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     t._requires_grad = requires_grad
     return t
+
+
+def _no_data_deletion() -> None:
+    raise TorchRuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
 
 
 def _empty_float() -> np.ndarray:

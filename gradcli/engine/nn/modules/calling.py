@@ -51,14 +51,22 @@ def call_with_hooks(self: Any, forward_call: Callable, args: tuple, kwargs: dict
     if full_backward_hooks or backward_pre_hooks:
         bw_hook = BackwardHook(self, full_backward_hooks, backward_pre_hooks)
         args = bw_hook.setup_input_hook(args)
-    result = call_checked(forward_call, args, kwargs)
-    for hook_id, hook in list(self._forward_hooks.items()):
-        if hook_id in self._forward_hooks_with_kwargs:
-            hook_result = hook(self, args, kwargs, result)
-        else:
-            hook_result = hook(self, args, result)
-        if hook_result is not None:
-            result = hook_result
+    result = None
+    called: set[int] = set()
+    try:
+        result = call_checked(forward_call, args, kwargs)
+        for hook_id, hook in list(self._forward_hooks.items()):
+            if hook_id in self._forward_hooks_always_called:
+                called.add(hook_id)
+            if hook_id in self._forward_hooks_with_kwargs:
+                hook_result = hook(self, args, kwargs, result)
+            else:
+                hook_result = hook(self, args, result)
+            if hook_result is not None:
+                result = hook_result
+    except Exception:
+        _run_always_called_hooks(self, args, kwargs, result, called)
+        raise
     if bw_hook:
         if not isinstance(result, (Tensor, tuple)):
             warn("For backward hooks to be called, module output should be a Tensor or a tuple of Tensors but "
@@ -74,6 +82,22 @@ def call_with_hooks(self: Any, forward_call: Callable, args: tuple, kwargs: dict
                 grad_fn.register_hook(lambda grad_input, grad_output, hook=hook: hook(self, grad_input, grad_output))
             _maybe_warn_non_full_backward_hook(args, result, grad_fn)
     return result
+
+
+def _run_always_called_hooks(self: Any, args: tuple, kwargs: dict, result: Any, called: set[int]) -> None:
+    """The ``always_call=True`` forward hooks not yet run, after forward (or a hook) raised."""
+    for hook_id, hook in list(self._forward_hooks.items()):
+        if hook_id in self._forward_hooks_always_called and hook_id not in called:
+            try:
+                if hook_id in self._forward_hooks_with_kwargs:
+                    hook_result = hook(self, args, kwargs, result)
+                else:
+                    hook_result = hook(self, args, result)
+                if hook_result is not None:
+                    result = hook_result
+            except Exception as error:  # noqa: BLE001 - PyTorch silences it with a warning
+                warn("module forward hook with ``always_call=True`` raised an exception that was silenced as "
+                     f"another error was raised in forward: {str(error)}")
 
 
 _NON_FULL = "Using a non-full backward hook when "

@@ -466,10 +466,10 @@ class Module:
         return self._apply(lambda t: t.double() if t.is_floating_point() else t)
 
     def half(self) -> "Module":
-        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+        raise TorchNotImplementedError("gradcli does not support Module.half() yet (there is no torch.float16)")
 
     def bfloat16(self) -> "Module":
-        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
+        raise TorchNotImplementedError("gradcli does not support Module.bfloat16() yet (there is no torch.bfloat16)")
 
     def share_memory(self) -> "Module":
         return self
