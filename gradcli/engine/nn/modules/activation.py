@@ -10,6 +10,7 @@ from ...dispatch.publish import FUNCTIONS, NAMESPACES
 from ...errors import TorchValueError
 from ...tensor import Tensor
 from ...warnings import warn
+from ..activation_functions import python_op
 from .module import Module
 
 
@@ -65,7 +66,7 @@ class Hardtanh(Module):
         self.min_val = min_val
         self.max_val = max_val
         self.inplace = inplace
-        if self.max_val <= self.min_val:
+        if python_op(lambda: self.max_val <= self.min_val):
             raise TorchAssertionError(f"max_val ({self.max_val}) must be greater than min_val ({self.min_val})")
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002

@@ -5,13 +5,14 @@ from __future__ import annotations
 from ...dispatch.publish import NAMESPACES
 from ...errors import TorchValueError
 from ...tensor import Tensor
+from ..activation_functions import python_op
 from .module import Module
 
 
 class _DropoutNd(Module):
     def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
-        if p < 0 or p > 1:
+        if python_op(lambda: p < 0 or p > 1):
             raise TorchValueError(f"dropout probability has to be between 0 and 1, but got {p}")
         self.p = p
         self.inplace = inplace

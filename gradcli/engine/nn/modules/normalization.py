@@ -7,6 +7,7 @@ from typing import Any
 
 from ...dispatch.publish import NAMESPACES
 from ...tensor import Tensor
+from ..activation_functions import python_op
 from .. import init
 from ..parameter import Parameter
 from .linear import empty
@@ -21,7 +22,7 @@ class LayerNorm(Module):
         super().__init__()
         if isinstance(normalized_shape, numbers.Integral):
             normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
+        self.normalized_shape = python_op(lambda: tuple(normalized_shape))
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if self.elementwise_affine:

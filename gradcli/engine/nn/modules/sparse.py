@@ -8,6 +8,7 @@ from ...autograd import grad_mode
 from ...device import TorchAssertionError
 from ...dispatch.publish import NAMESPACES
 from ...tensor import Tensor
+from ..activation_functions import python_op
 from .. import init
 from ..parameter import Parameter
 from .linear import empty
@@ -25,7 +26,7 @@ class Embedding(Module):
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
         if padding_idx is not None:
-            if padding_idx > 0:
+            if python_op(lambda: padding_idx > 0):
                 if padding_idx >= self.num_embeddings:
                     raise TorchAssertionError("Padding_idx must be within num_embeddings")
             elif padding_idx < 0:
