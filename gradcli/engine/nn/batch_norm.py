@@ -20,7 +20,6 @@ from ..dispatch.python_signature import signed
 from ..dispatch.signature import LazyParser
 from ..errors import TorchRuntimeError, TorchValueError
 from ..tensor import Tensor
-from . import batch_norm_kernel as kernel
 from .layer_norm import statistics_not_differentiable
 from .reduction import attribute
 
@@ -46,6 +45,7 @@ def _check_features(x: Tensor, b: dict) -> None:
 
 
 def _forward(b: dict) -> tuple:
+    from . import batch_norm_kernel as kernel  # (loaded on first use: start-up stays lean)
     x = b["self"]
     if x.ndim < 2:
         raise TorchRuntimeError(f"batch_norm(): Expected input to have at least 2 dimensions, but got {x.ndim}")
@@ -106,6 +106,7 @@ def _grads(g: list, s: Any) -> tuple:
     if grad_mode.is_grad_enabled():
         found = _composite_grads(gy, s)
     else:
+        from . import batch_norm_kernel as kernel
         x = s.self
         a = _ncl(x)
         dy = np.ascontiguousarray(gy._data, dtype=a.dtype).reshape(a.shape)

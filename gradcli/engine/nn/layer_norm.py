@@ -19,7 +19,6 @@ from ..dispatch.python_signature import signed
 from ..dispatch.signature import LazyParser
 from ..errors import TorchRuntimeError
 from ..tensor import Tensor
-from .layer_norm_kernel import layer_norm_backward, layer_norm_forward
 
 CATALOG = Catalog()
 defop = CATALOG.defop
@@ -58,6 +57,7 @@ def _forward(b: dict) -> tuple:
     _check(x, shape, weight, bias)
     if not x._dtype.is_floating_point:
         raise TorchRuntimeError(f"\"LayerNormKernelImpl\" not implemented for '{x._dtype.legacy_name}'")
+    from .layer_norm_kernel import layer_norm_forward  # (loaded on first use: start-up stays lean)
     rows = _rows(x, shape)
     y, mean, rstd = layer_norm_forward(rows, _flat(weight, rows.dtype), _flat(bias, rows.dtype), b["eps"])
     stat_shape = tuple(x.shape[:x.ndim - len(shape)]) + (1,) * len(shape)
@@ -88,6 +88,7 @@ def _grads(g: list, s: Any) -> tuple:
     if grad_mode.is_grad_enabled():
         found = _composite_grads(gy, s)
     else:
+        from .layer_norm_kernel import layer_norm_backward
         x, shape = s.self, tuple(s.normalized_shape)
         rows = _rows(x, shape)
         dy = np.ascontiguousarray(gy._data, dtype=rows.dtype).reshape(rows.shape)
