@@ -564,3 +564,27 @@ try:
 except ValueError as e:
     print("caught", e)
 """)
+
+
+@SETTINGS
+@given(st.integers(2, 9), st.integers(1, 9), st.integers(1, 4), st.sampled_from(["float32", "float64"]),
+       st.integers(0, 2**16))
+def test_batch_norm_of_strided_inputs_and_gradients_matches(rows: int, features: int, length: int, dtype: str,
+                                                            seed: int) -> None:
+    # PyTorch leaves its vectorised kernels for per-channel loops when the input or the incoming gradient
+    # is not contiguous (a transposed input, the expanded gradient of .sum())
+    same(f"""
+torch.manual_seed({seed})
+x = torch.randn({length}, {features}, {rows}, dtype=torch.{dtype}).transpose(0, 2).squeeze(-1).requires_grad_()
+bn = nn.BatchNorm1d({features}, dtype=torch.{dtype})
+y = bn(x * 2)
+y.sum().backward()
+print(y.tolist(), x.grad.tolist(), bn.weight.grad.tolist(), bn.bias.grad.tolist(), bn.running_var.tolist())
+x.grad = None
+z = torch.randn({rows}, {features}, dtype=torch.{dtype}).requires_grad_()
+bn(z).sum().backward()
+print(z.grad.tolist(), bn.weight.grad.tolist(), bn.running_mean.tolist())
+bn.eval()
+bn(x).sum().backward()
+print(x.grad.tolist(), bn.weight.grad.tolist())
+""")

@@ -52,9 +52,14 @@ def _forward(b: dict) -> tuple:
     if not x._dtype.is_floating_point:
         raise TorchRuntimeError(f"\"batch_norm\" not implemented for '{x._dtype.legacy_name}'")
     _check_features(x, b)
+    running_mean, running_var = b["running_mean"], b["running_var"]
+    if not b["training"] and (running_mean is None or running_var is None):
+        raise TorchRuntimeError(f"{'running_mean' if running_mean is None else 'running_var'} must be defined in "
+                                "evaluation mode")
+    if not x.is_contiguous():
+        return _strided_forward(x, b)
     a = _ncl(x)
     weight, bias = _vector(b["weight"], a.dtype), _vector(b["bias"], a.dtype)
-    running_mean, running_var = b["running_mean"], b["running_var"]
     if b["training"]:
         mean, invstd, var_sum = kernel.train_statistics(a, b["eps"])
         rm = None if running_mean is None else running_mean._data
@@ -65,13 +70,56 @@ def _forward(b: dict) -> tuple:
                 t._vc.value += 1  # (written in place by the kernel)
         out = kernel.transform(a, weight, bias, mean, invstd)
         return out.reshape(x.shape), mean, invstd
-    if running_mean is None or running_var is None:
-        raise TorchRuntimeError("running_mean and running_var must be defined in evaluation mode")
     rm = np.asarray(running_mean._data, dtype=a.dtype).reshape(-1)
     invstd = kernel.eval_invstd(np.asarray(running_var._data, dtype=a.dtype).reshape(-1), b["eps"])
     out = kernel.transform(a, weight, bias, rm, invstd)
     empty = np.zeros(0, dtype=a.dtype)
     return out.reshape(x.shape), empty, empty.copy()
+
+
+def _reduce_dims(ndim: int) -> tuple[int, ...]:
+    return (0,) + tuple(range(2, ndim))
+
+
+def _strided_forward(x: Tensor, b: dict) -> tuple:
+    """A non-contiguous input: PyTorch's per-channel loops (``batch_norm_strided.py``)."""
+    from . import batch_norm_kernel as kernel
+    from . import batch_norm_strided as strided
+    a = x._data
+    weight, bias = _vector(b["weight"], a.dtype), _vector(b["bias"], a.dtype)
+    running_mean, running_var = b["running_mean"], b["running_var"]
+    if b["training"]:
+        with grad_mode.no_grad():
+            mean = x.mean(_reduce_dims(x.ndim))._data
+        invstd, var_sum = strided.train_statistics(a, mean, b["eps"])
+        strided.update_running(None if running_mean is None else running_mean._data,
+                               None if running_var is None else running_var._data, mean, var_sum,
+                               a.size // a.shape[1], b["momentum"])
+        for t in (running_mean, running_var):
+            if t is not None:
+                t._vc.value += 1  # (written in place by the kernel)
+        return strided.transform(a, weight, bias, mean, invstd), mean, invstd
+    rm = np.asarray(running_mean._data, dtype=a.dtype).reshape(-1)
+    invstd = kernel.eval_invstd(np.asarray(running_var._data, dtype=a.dtype).reshape(-1), b["eps"])
+    empty = np.zeros(0, dtype=a.dtype)
+    return strided.transform(a, weight, bias, rm, invstd), empty, empty.copy()
+
+
+def _strided_grads(gy: Tensor, s: Any) -> tuple:
+    """A non-contiguous input or incoming gradient: PyTorch's per-channel loops."""
+    from . import batch_norm_strided as strided
+    x = s.self
+    a = x._data
+    with grad_mode.no_grad():
+        sums = gy.sum(_reduce_dims(x.ndim))._data
+    if s.training:
+        mean, invstd = s.result1._data, s.result2._data
+    else:
+        mean = np.asarray(s.running_mean._data, dtype=a.dtype).reshape(-1)
+        invstd = strided.backward_eval_invstd(np.asarray(s.running_var._data, dtype=a.dtype).reshape(-1), s.eps)
+    dx, dw, db = strided.backward(np.asarray(gy._data, dtype=a.dtype), a, sums, _vector(s.weight, a.dtype), mean,
+                                  invstd, s.training)
+    return Tensor._make(np.ascontiguousarray(dx), x._dtype), Tensor._make(dw, x._dtype), Tensor._make(db, x._dtype)
 
 
 def _per_channel(t: Tensor, ndim: int) -> Tensor:
@@ -105,6 +153,8 @@ def _grads(g: list, s: Any) -> tuple:
     gy = g[0]
     if grad_mode.is_grad_enabled():
         found = _composite_grads(gy, s)
+    elif not (s.self.is_contiguous() and gy.is_contiguous()):
+        found = _strided_grads(gy, s)
     else:
         from . import batch_norm_kernel as kernel
         x = s.self
