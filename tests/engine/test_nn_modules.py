@@ -183,7 +183,8 @@ def test_state_dict_round_trip_and_errors() -> None:
     assert repr(b.load_state_dict({"weight": torch["ones"](1, 2)}, strict=False)) == (
         "_IncompatibleKeys(missing_keys=['bias'], unexpected_keys=[])")
     message = error_of(lambda: b.load_state_dict({"weight": torch["ones"](3, 3), "bias": torch["ones"](1)}))
-    assert message == ("RuntimeError: Error(s) in loading state_dict for Linear:\n\tsize mismatch for weight: copying a "
+    assert message == ("RuntimeError: Error(s) in loading state_dict for Linear:\n\tsize mismatch for weight: copying "
+                       "a "
                        "param with shape torch.Size([3, 3]) from checkpoint, the shape in current model is "
                        "torch.Size([1, 2]).")
 

@@ -543,7 +543,8 @@ for pad in [(1, 2), (0, 0, 1, 0), (-1, 1), (1, -2, 2, 0), [2, 2]]:
     print(y, x.grad, y.grad_fn, y.grad_fn._saved_pad)
     x.grad = None
 print(F.pad(torch.ones(2, 2, dtype=torch.int64), (1, 0), value=2.7))
-for bad in ["F.pad(x, (1,))", "F.pad(x, (1, 1, 1, 1, 1, 1))", "F.pad(x, (-3, 0))", "F.pad(x, (1, 1), mode='reflect', value=1)"]:
+for bad in ["F.pad(x, (1,))", "F.pad(x, (1, 1, 1, 1, 1, 1))", "F.pad(x, (-3, 0))",
+            "F.pad(x, (1, 1), mode='reflect', value=1)"]:
     try:
         eval(bad)
     except Exception as e:
