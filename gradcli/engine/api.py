@@ -112,10 +112,21 @@ def _lr_scheduler_members() -> dict[str, Any]:
     return optim.lr_scheduler_members()
 
 
+def _nn_members() -> dict[str, Any]:
+    from .nn.modules import members
+    return members()
+
+
+def _nn_init_members() -> dict[str, Any]:
+    from .nn.init import members
+    return members()
+
+
 # Submodules whose members load on first use (a script that never touches them does not pay
-# for importing them): path -> a function returning the members.  torch.nn's modules and
-# torch.optim go here as they are built.
+# for importing them): path -> a function returning the members.
 LAZY_SUBMODULES: dict[str, Any] = {
+    "nn": _nn_members,
+    "nn.init": _nn_init_members,
     "optim": _optim_members,
     "optim.lr_scheduler": _lr_scheduler_members,
 }

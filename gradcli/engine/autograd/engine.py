@@ -136,6 +136,9 @@ def run_backward(roots: Sequence[Edge], root_grads: Sequence[Tensor], *, keep_gr
             else:
                 outputs = node.apply(grads, create_graph)
                 if node._hooks:
+                    # post hooks see the gradients already summed to their inputs' shapes (PyTorch
+                    # validates a node's outputs before its post hooks run)
+                    outputs = [g if g is None else _shape_gradient(node, i, g) for i, g in enumerate(outputs)]
                     outputs = _run_post_hooks(node, outputs, grads)
             executed.append(node)
             for index, ((child, nr), grad) in enumerate(zip(node.next_functions, outputs)):
