@@ -13,6 +13,8 @@ from . import dtypes
 from .autograd import grad_mode
 from .autograd.backward import backward as _backward
 from .autograd.backward import grad as _grad
+from .autograd.function import Function, FunctionCtx
+from .autograd.once_differentiable import once_differentiable
 from .device import CPU, Device, check_cpu
 from .dispatch.limits import set_max_elements  # noqa: F401  (re-exported for the CLI)
 from .dispatch.publish import FUNCTIONS, METHOD_NAMES, NAMESPACES
@@ -83,7 +85,10 @@ SUBMODULES: dict[str, dict[str, Any]] = {
     "autograd": {
         "grad": _grad, "backward": _backward, "no_grad": grad_mode.no_grad,
         "enable_grad": grad_mode.enable_grad, "set_grad_enabled": grad_mode.set_grad_enabled,
-        "gradcheck": gradcheck, "gradgradcheck": gradgradcheck,
+        "gradcheck": gradcheck, "gradgradcheck": gradgradcheck, "Function": Function,
+    },
+    "autograd.function": {
+        "Function": Function, "FunctionCtx": FunctionCtx, "once_differentiable": once_differentiable,
     },
     "autograd.functional": {
         "jacobian": _functional.jacobian, "hessian": _functional.hessian, "vjp": _functional.vjp,
@@ -95,6 +100,11 @@ SUBMODULES: dict[str, dict[str, Any]] = {
     "optim": {},
     "cuda": {"is_available": _no_cuda, "device_count": _zero},
 }
+
+# Submodules whose members load on first use (a script that never touches them does not pay
+# for importing them): path -> a function returning the members.  torch.nn's modules and
+# torch.optim go here as they are built.
+LAZY_SUBMODULES: dict[str, Any] = {}
 
 # Tensor methods that also have a function form in the calculator shorthand.
 TENSOR_METHODS: frozenset[str] = frozenset(

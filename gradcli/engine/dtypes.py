@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import TorchTypeError
+from .errors import TorchNotImplementedError, TorchTypeError
 
 # Categories, ordered: a higher category wins in promotion.
 BOOL, INTEGRAL, FLOATING = 0, 1, 2
@@ -85,6 +85,27 @@ UNSUPPORTED_NAMES = frozenset({
 
 def from_numpy(np_dtype: np.dtype) -> DType:
     return _BY_NP[np.dtype(np_dtype)]
+
+
+# What PyTorch can make a tensor of (from NumPy); gradcli has fewer dtypes (see ``of_numpy``).
+_PYTORCH_KINDS = ("float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint64, uint32, "
+                  "uint16, uint8, and bool")
+_PYTORCH_NAMES = {np.dtype(n): torch_name for n, torch_name in (
+    ("float16", "float16"), ("complex64", "complex64"), ("complex128", "complex128"), ("int16", "int16"),
+    ("int8", "int8"), ("uint8", "uint8"), ("uint16", "uint16"), ("uint32", "uint32"), ("uint64", "uint64"))}
+
+
+def of_numpy(np_dtype: np.dtype) -> DType:
+    """The torch dtype of an ndarray's dtype, with PyTorch's error for one it cannot hold (and
+    gradcli's for one PyTorch has but gradcli does not)."""
+    try:
+        return from_numpy(np_dtype)
+    except KeyError:
+        pass
+    if np_dtype in _PYTORCH_NAMES:
+        raise TorchNotImplementedError(f"gradcli does not support torch.{_PYTORCH_NAMES[np_dtype]} yet")
+    raise TorchTypeError(f"can't convert np.ndarray of type numpy.{np_dtype.type.__name__}. The only supported "
+                         f"types are: {_PYTORCH_KINDS}.")
 
 
 _default_float = float32

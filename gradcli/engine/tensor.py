@@ -22,7 +22,7 @@ import numpy as np
 
 from . import dtypes
 from .device import CPU
-from .errors import TorchNotImplementedError, TorchRuntimeError, TorchTypeError, TorchValueError
+from .errors import TorchRuntimeError, TorchTypeError, TorchValueError
 from .layout import strided
 from .printing import tensor_repr
 from .shape_rules import wrap_dim
@@ -63,6 +63,9 @@ class Tensor:
                  "__weakref__")
 
     __script_attrs__: frozenset[str] = _CORE_ATTRS
+    # An ndarray on the left of an operator leaves it to the tensor (NumPy defers to the higher
+    # priority), as with PyTorch's tensors; ops/numpy_bridge.py publishes __array__.
+    __array_priority__ = 1000
     __script_settable__ = frozenset({"requires_grad", "grad", "data"})
 
     # -- construction -----------------------------------------------------------------
@@ -85,7 +88,7 @@ class Tensor:
         t._base = None
         t._view_fn = None
         t._view_ver = 0
-        t._creation = None  # how a view was made: None, "no_grad" or "multi" (see autograd/views.py)
+        t._creation = None  # how a view was made: None, "no_grad", "multi" or "custom" (see autograd/views.py)
         t._wrapped = False
         t._retains_grad = False
         t._accumulator = None
@@ -181,13 +184,6 @@ class Tensor:
 
     def get_device(self) -> int:
         return -1
-
-    def numpy(self, force: bool = False) -> Any:
-        # A script may not hold NumPy objects: only PyTorch's refusal is reproduced.
-        if self.requires_grad:
-            raise TorchRuntimeError(
-                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        raise TorchNotImplementedError("gradcli does not support Tensor.numpy yet")
 
     # -- autograd state -----------------------------------------------------------------
     @property

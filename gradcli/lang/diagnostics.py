@@ -25,9 +25,12 @@ TO_LINE_END = -1
 
 
 def error_text(exc: BaseException) -> str:
-    """``ErrorType: message`` as Python prints it (``AssertionError`` alone when there is no message),
-    with Python's "Did you mean: 'x'?" for a NameError or AttributeError."""
-    name = type(exc).__name__
+    """``ErrorType: message`` as Python prints it (``AssertionError`` alone when there is no message;
+    a library's own exception with its module: ``numpy.exceptions.AxisError``), with Python's
+    "Did you mean: 'x'?" for a NameError or AttributeError."""
+    cls = type(exc)
+    module = cls.__module__
+    name = cls.__name__ if module == "builtins" or module.startswith("gradcli.") else f"{module}.{cls.__qualname__}"
     message = str(exc)
     if SUGGEST_ATTRIBUTE in getattr(exc, "__dict__", {}):
         from gradcli.lang.suggestions import suggestion
@@ -94,6 +97,11 @@ _fixed("RuntimeError", "Only Tensors of floating point and complex dtype can req
        "use floating values (1. instead of 1) or dtype=torch.float32")
 _fixed("RuntimeError", "Boolean value of Tensor with more than one value is ambiguous",
        "reduce the comparison to one value first: (x > 0).all() or (x > 0).any()")
+
+
+_fixed("ModuleNotFoundError", "No module named",
+       "a script can import torch (with torch.nn, torch.nn.functional, torch.autograd, torch.linalg), "
+       "math, and numpy (the subset PyTorch's tutorials use)")
 
 
 @hint("NameError", "name 'torch' is not defined")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
+from gradcli.lang import numpy_module
 from gradcli.lang.builtins import python_builtins
 from gradcli.lang.errors import ScriptImportError, ScriptModuleNotFoundError, ScriptNotImplementedError
 from gradcli.lang.safety import Namespace, is_dunder
@@ -36,16 +37,22 @@ class Modules:
         }
         self.by_path: dict[str, Namespace] = {}
         torch = self._namespace("torch", "", {**engine.TORCH, **self.wrapped_factories})
-        for path in sorted(engine.SUBMODULES, key=lambda p: p.count(".")):
+        lazy = getattr(engine, "LAZY_SUBMODULES", {})
+        for path in sorted(set(engine.SUBMODULES) | set(lazy), key=lambda p: p.count(".")):
             parent_path, _, leaf = ("torch." + path).rpartition(".")
-            namespace = self._namespace("torch." + path, path, dict(engine.SUBMODULES[path]))
-            self.by_path[parent_path].members[leaf] = namespace
+            namespace = self._namespace("torch." + path, path, dict(engine.SUBMODULES.get(path, {})),
+                                        lazy.get(path))
+            self.by_path[parent_path].add(leaf, namespace)
         self.torch = torch
         self.by_path["math"] = Namespace("math", {name: getattr(math, name) for name in dir(math)
                                                  if not name.startswith("_")})
+        numpy = self.by_path["numpy"] = Namespace("numpy", numpy_module.members(), mirrors=numpy_module.np)
+        numpy.add("random", Namespace("numpy.random", numpy_module.random_members(), mirrors=numpy_module.np.random))
+        self.by_path["numpy.random"] = numpy.members["random"]
 
-    def _namespace(self, full_path: str, key: str, members: dict[str, Any]) -> Namespace:
-        namespace = Namespace(full_path, members, pytorch_module=key)
+    def _namespace(self, full_path: str, key: str, members: dict[str, Any],
+                   loader: Callable[[], dict[str, Any]] | None = None) -> Namespace:
+        namespace = Namespace(full_path, members, pytorch_module=key, loader=loader)
         self.by_path[full_path] = namespace
         return namespace
 
@@ -60,8 +67,9 @@ class Modules:
             if prefix in self.by_path:
                 continue
             parent = self.by_path.get(".".join(parts[:end - 1]))
-            if parent is not None and parent.pytorch_has(parts[end - 1]):
-                raise ScriptNotImplementedError(f"gradcli does not support {prefix} yet")
+            message = parent.unsupported(parts[end - 1]) if parent is not None else None
+            if message is not None:
+                raise ScriptNotImplementedError(message)
             raise ScriptModuleNotFoundError(f"No module named '{prefix}'")
         raise ScriptModuleNotFoundError(f"No module named '{path}'")
 
@@ -70,8 +78,9 @@ class Modules:
         module = self.import_module(path)
         if name in module.members:
             return module.members[name]
-        if module.pytorch_has(name):
-            raise ScriptNotImplementedError(f"gradcli does not support {path}.{name} yet")
+        message = module.unsupported(name)
+        if message is not None:
+            raise ScriptNotImplementedError(message)
         raise ScriptImportError(f"cannot import name '{name}' from '{path}' (unknown location)")
 
     def script_builtins(self, write: Callable[[str], Any], flush: Callable[[], Any]) -> dict[str, Any]:

@@ -39,6 +39,9 @@ _SCRIPT_OPERATION_FILES = frozenset(
         *CLOSURE_MODULES, _functions_module, _builtins_module, _safety_module, _shorthand_module)
 ) | {os.path.abspath(__import__("string").__file__)}
 _COMPILED_CODE_FILES = frozenset(os.path.abspath(module.__file__) for module in CLOSURE_MODULES)
+# A script calls NumPy's functions directly, and some are Python code (np.linspace): an error
+# raised there belongs to whoever called NumPy, the innermost frame outside it.
+_NUMPY_PACKAGE = os.path.dirname(os.path.abspath(__import__("numpy").__file__)) + os.sep
 
 # Each level of user recursion costs a dozen interpreter frames; the user-level
 # limit (functions.MAX_USER_DEPTH) is the one scripts see.
@@ -185,11 +188,13 @@ def is_script_error(error: BaseException) -> bool:
     if isinstance(error, TorchError):
         return True
     trace = error.__traceback__
-    if trace is None:
-        return False
-    while trace.tb_next is not None:
+    innermost = None  # the innermost frame outside NumPy
+    while trace is not None:
+        filename = os.path.abspath(trace.tb_frame.f_code.co_filename)
+        if not filename.startswith(_NUMPY_PACKAGE):
+            innermost = filename
         trace = trace.tb_next
-    return os.path.abspath(trace.tb_frame.f_code.co_filename) in _SCRIPT_OPERATION_FILES
+    return innermost in _SCRIPT_OPERATION_FILES
 
 
 def _innermost_span() -> Span | None:

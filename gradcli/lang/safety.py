@@ -3,17 +3,21 @@ no file, process, environment or Python object outside the language.
 
 Engine classes list the attributes a script may read in ``__script_attrs__``
 and may assign in ``__script_settable__``; Python's own types get the
-whitelists below.  Dunder names are never reachable.  ``str.format`` is
+whitelists below.  A class whose instances hold the script's own attributes
+(``nn.Module``: ``self.fc = nn.Linear(...)``) sets ``__script_dynamic__``: then
+any non-dunder attribute the object has may be read, set and deleted.  Dunder names are never reachable.  ``str.format`` is
 replaced by a formatter whose ``{0.attr}`` fields go through the same checks.
 """
 
 from __future__ import annotations
 
 import string
-from typing import Any
+from typing import Any, Callable
 
 from gradcli.lang.errors import (ScriptAttributeError, ScriptNotImplementedError, ScriptTypeError,
                                  attribute_error)
+from gradcli.lang.numpy_module import ATTRIBUTES as NUMPY_ATTRIBUTES
+from gradcli.lang.numpy_module import SUBSET as NUMPY_SUBSET
 
 _STR = frozenset("""capitalize casefold center count endswith expandtabs find format index isalnum
     isalpha isascii isdecimal isdigit isidentifier islower isnumeric isprintable isspace istitle
@@ -36,6 +40,7 @@ BUILTIN_ATTRIBUTES: dict[type, frozenset[str]] = {
         "add", "clear", "discard", "pop", "remove", "update", "difference_update",
         "intersection_update", "symmetric_difference_update"},
     int: _INT, bool: _INT, float: _FLOAT, complex: _COMPLEX, range: _RANGE, slice: _SLICE,
+    **NUMPY_ATTRIBUTES,  # ndarray, NumPy scalars and dtypes (lang/numpy_module.py)
 }
 
 # type -> readable names; filled by readable_attributes, read directly by compiled code.
@@ -73,10 +78,26 @@ class Namespace:
     instead of "no such attribute".
     """
 
-    def __init__(self, path: str, members: dict[str, Any], pytorch_module: str | None = None) -> None:
+    def __init__(self, path: str, members: dict[str, Any], pytorch_module: str | None = None,
+                 mirrors: Any = None, loader: Callable[[], dict[str, Any]] | None = None) -> None:
         self.path = path
-        self.members = members
+        self._members = members
         self.pytorch_module = pytorch_module
+        self.mirrors = mirrors  # the real module a subset of which this is (numpy), if any
+        # Members that load on first use (torch.nn, torch.optim: a script that never touches
+        # them does not pay for importing them at start-up).
+        self._loader = loader
+
+    @property
+    def members(self) -> dict[str, Any]:
+        if self._loader is not None:
+            loader, self._loader = self._loader, None
+            self._members.update(loader())
+        return self._members
+
+    def add(self, name: str, value: Any) -> None:
+        """A member known at once (a submodule), without loading the lazy ones."""
+        self._members[name] = value
 
     def pytorch_has(self, name: str) -> bool:
         """Whether the real PyTorch module has ``name`` (the table is read on the first miss)."""
@@ -85,13 +106,22 @@ class Namespace:
         from gradcli.lang.pytorch_names import MODULES
         return name in MODULES.get(self.pytorch_module, ())
 
+    def unsupported(self, name: str) -> str | None:
+        """The message for a name the real module has and this one lacks, else None."""
+        if self.pytorch_has(name):
+            return f"gradcli does not support {self.path}.{name} yet"
+        if self.mirrors is not None and not is_dunder(name) and hasattr(self.mirrors, name):
+            return f"gradcli does not support {self.path}.{name} ({NUMPY_SUBSET})"
+        return None
+
     def lookup(self, name: str) -> Any:
         try:
             return self.members[name]
         except KeyError:
             pass
-        if self.pytorch_has(name):
-            raise ScriptNotImplementedError(f"gradcli does not support {self.path}.{name} yet")
+        message = self.unsupported(name)
+        if message is not None:
+            raise ScriptNotImplementedError(message)
         raise attribute_error(f"module '{self.path}' has no attribute '{name}'", self, name)
 
     def __repr__(self) -> str:
@@ -115,13 +145,15 @@ def get_attribute(obj: Any, name: str) -> Any:
         if name == "format" and isinstance(obj, str):
             return SafeFormat(obj)
         return getattr(obj, name)
+    if getattr(cls, "__script_dynamic__", False):
+        return getattr(obj, name)  # (its own AttributeError, worded as the class words it)
     raise _missing(obj, name)
 
 
 def set_attribute(obj: Any, name: str, value: Any) -> None:
     """``obj.name = value`` for a script."""
     cls = type(obj)
-    if not is_dunder(name) and name in settable_attributes(cls):
+    if not is_dunder(name) and (name in settable_attributes(cls) or getattr(cls, "__script_dynamic__", False)):
         setattr(obj, name, value)
         return
     if cls is Namespace:
@@ -137,6 +169,9 @@ def delete_attribute(obj: Any, name: str) -> None:
     ``del x.requires_grad`` fails as assigning a non-bool does.
     """
     cls = type(obj)
+    if not is_dunder(name) and getattr(cls, "__script_dynamic__", False) and name not in settable_attributes(cls):
+        delattr(obj, name)
+        return
     if not is_dunder(name) and name in settable_attributes(cls):
         if cls.__name__ == "Tensor":
             if name == "data":
@@ -165,8 +200,14 @@ def _not_writable(obj: Any, name: str) -> Exception:
 def type_name(cls: type) -> str:
     """A class's name as Python's messages give it (its C ``tp_name``): ``torch.Size``,
     ``torch.return_types.max``, but ``Tensor`` and ``MulBackward0``.  The engine's torch
-    types carry their tp_name as ``__name__`` (their repr uses ``__qualname__``)."""
-    return cls.__name__
+    types carry their tp_name as ``__name__`` (their repr uses ``__qualname__``); NumPy's C
+    types name their module (``numpy.ndarray``)."""
+    return f"{cls.__module__}.{cls.__name__}" if _is_numpy(cls) else cls.__name__
+
+
+def _is_numpy(cls: type) -> bool:
+    module = getattr(cls, "__module__", None) or ""
+    return module == "numpy" or module.startswith("numpy.")
 
 
 def _class_attribute(cls: type, name: str) -> Any:
@@ -186,6 +227,8 @@ def _missing(obj: Any, name: str, reading: bool = True) -> Exception:
         from gradcli.lang.pytorch_names import TENSOR
         if name in TENSOR:
             return ScriptNotImplementedError(f"gradcli does not support Tensor.{name} yet")
+    if _is_numpy(type(obj)) and not is_dunder(name) and hasattr(obj, name):
+        return ScriptNotImplementedError(f"gradcli does not support {cls_name}.{name} ({NUMPY_SUBSET})")
     message = f"'{cls_name}' object has no attribute '{name}'"
     return attribute_error(message, obj, name) if reading else ScriptAttributeError(message)
 

@@ -131,7 +131,7 @@ def run_backward(roots: Sequence[Edge], root_grads: Sequence[Tensor], *, keep_gr
                         continue  # autograd.grad never touches .grad
                 elif not any(c in needed for c, _ in node.next_functions if c is not None):
                     continue  # nothing below this input is wanted
-            if all(g is None for g in grads):
+            if node.skips_without_grads and all(g is None for g in grads):
                 outputs: list = [None] * len(node.next_functions)
             else:
                 outputs = node.apply(grads, create_graph)

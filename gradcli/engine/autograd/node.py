@@ -119,6 +119,10 @@ class Node:
         self._retain_hooks[output_nr] = fn
 
     # -- what the engine calls ----------------------------------------------------------
+    # Whether the engine may skip the node when no gradient reached it (PyTorch's generated
+    # nodes return undefined gradients then; a custom Function's backward still runs).
+    skips_without_grads = True
+
     @property
     def num_outputs(self) -> int:
         return 1
@@ -178,6 +182,8 @@ def short_name(node_name: str) -> str:
     """How PyTorch's messages name a node: ``ExpBackward0`` is "Exp", ``ClampBackward1`` "Clamp1"."""
     i = node_name.rfind("Backward")
     number = node_name[i + len("Backward"):] if i > 0 else "x"
+    if number == "":
+        return node_name[:i]  # a custom Function's node: MyReLUBackward is "MyReLU"
     if not number.isdigit():
         return "torch::autograd::" + node_name  # the hand-written nodes: CopySlices, CopyBackwards, ...
     return node_name[:i] + ("" if number == "0" else number)

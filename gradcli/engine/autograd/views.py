@@ -8,8 +8,8 @@ through), and the view's own ``grad_fn`` becomes an ``AsStridedBackward0``
 reading from the base.  A view whose base changed since it was made gets the
 same ``AsStridedBackward0`` the next time its ``grad_fn`` is read.
 
-Like PyTorch, a view remembers how it was made: under ``no_grad``, or as one
-of several outputs (``split``, ``unbind``).  Such a view may not be changed in
+Like PyTorch, a view remembers how it was made: under ``no_grad``, as one
+of several outputs (``split``, ``unbind``), or by a custom Function.  Such a view may not be changed in
 place in a way autograd records, nor may its ``grad_fn`` be read after its
 base changed; both raise PyTorch's errors (``handle_view_on_rebase``).
 
@@ -72,6 +72,13 @@ def check_view_rebase(view: Tensor, indirect: bool) -> None:
         return
     modified = "its base or another view of its base has been" if indirect else "is being"
     fn = view._grad_fn
+    if view._creation == "custom":
+        raise TorchRuntimeError(
+            f"Output {view._output_nr} of {_short(fn)} is a view and {modified} modified inplace. This view was "
+            "created inside a custom Function (or because an input was returned as-is) and the autograd logic to "
+            "handle view+inplace would override the custom backward associated with the custom Function, leading "
+            "to incorrect gradients. This behavior is forbidden. You can fix this by cloning the output of the "
+            "custom Function.")
     if view._creation == "no_grad" or fn is None:
         prefix = (f"Output {view._output_nr} of {_short(fn)} is a view of a view which was created in"
                   if fn is not None else "A view was created in")

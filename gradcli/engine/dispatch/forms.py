@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import numpy as np
+
+from .. import dtypes
 from ..tensor import Tensor, wrap_scalar
 from .op import BINARY, INPLACE, METHOD, REFLECTED, Op
 from .python_signature import LazySignature
@@ -64,8 +67,9 @@ def inplace_form(op: Op) -> Callable:
     return inplace
 
 
-def operator_form(op: Op, kind: str, method: Callable) -> Callable:
-    """The callable behind one of ``op.operators`` (``method`` is the op's method form)."""
+def operator_form(op: Op, kind: str, method: Callable, name: str = "") -> Callable:
+    """The callable behind the operator ``name`` of ``op.operators`` (``method`` is the op's method
+    form)."""
     if kind == METHOD:
         return method
     cache: list[dict] = []  # the op's keyword defaults (alpha=1), read on first use
@@ -77,24 +81,40 @@ def operator_form(op: Op, kind: str, method: Callable) -> Callable:
 
     if kind == INPLACE:
         def inplace_operator(self: Tensor, other: Any) -> Any:
-            if not isinstance(other, (Tensor, int, float)):
+            other = operand(other)  # (an ndarray: NotImplemented, so Python falls back to t = t + n)
+            if other is None:
                 return NotImplemented
             return run_inplace(op, {"self": self, "other": other, **defaults()})
         return inplace_operator
     if kind == REFLECTED:
         def reflected_operator(self: Tensor, other: Any) -> Any:
-            if not isinstance(other, (Tensor, int, float)):
+            other = operand(other)
+            if other is None:
                 return NotImplemented
             return run(op, {"self": other if isinstance(other, Tensor) else wrap_scalar(other), "other": self,
                             **defaults()})
         return reflected_operator
     assert kind == BINARY, kind
+    arrays = op.array_operands and not name.startswith("__r")  # (n + t is NumPy's to refuse)
 
     def binary_operator(self: Tensor, other: Any) -> Any:
-        if not isinstance(other, (Tensor, int, float)):
+        other = operand(other, arrays)
+        if other is None:
             return NotImplemented
         return run(op, {"self": self, "other": other, **defaults()})
     return binary_operator
+
+
+def operand(other: Any, arrays: bool = False) -> Any:
+    """``other`` as an operator takes it: a tensor or a Python number (a NumPy scalar is a number, as
+    PyTorch takes it), with ``arrays`` an ndarray as a tensor; None for anything else."""
+    if isinstance(other, (Tensor, int, float)):
+        return other
+    if isinstance(other, np.generic) and other.dtype.kind in "biuf":
+        return other.item()
+    if arrays and isinstance(other, np.ndarray):
+        return Tensor._make(other, dtypes.of_numpy(other.dtype))
+    return None
 
 
 def _defaults(op: Op) -> dict:

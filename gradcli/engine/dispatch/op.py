@@ -54,6 +54,9 @@ class Op:
     # Operators of Tensor that call the op: {"__add__": BINARY, "__iadd__": INPLACE, "__neg__": METHOD}.
     operators: dict[str, str] = {}  # (read only: never changed in place)
     numbers_as_tensors: bool | str = False  # "other": not for the first parameter
+    # Its BINARY operators take an ndarray as a tensor (``t == n``, PyTorch's __eq__); for the
+    # others an ndarray operand is NumPy's to compute (see ops/numpy_bridge.py).
+    array_operands: bool = False
     # Runs on the bound arguments of the function and method forms first (softmax's dtype=
     # casts the input before the op, as at::softmax does).
     prepare: Callable[[dict], None] | None = None

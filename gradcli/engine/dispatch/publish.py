@@ -63,7 +63,7 @@ def publish(op: Op) -> None:
     if op.inplace:
         register(inplace_form(op), op.name + "_", method=True)
     for operator, kind in op.operators.items():
-        register(operator_form(op, kind, method), operators=(operator,))
+        register(operator_form(op, kind, method, operator), operators=(operator,))
 
 
 class Catalog:

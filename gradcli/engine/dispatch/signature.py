@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+import numpy as np
+
 from .. import dtypes
 from ..device import Device, parse_device
 from ..dtypes import DType
@@ -37,9 +39,11 @@ _DISPLAY = {
 
 
 def py_type_name(value: object) -> str:
+    """A value's type as PyTorch's messages name it (its C ``tp_name``: ``numpy.ndarray``)."""
     if isinstance(value, Tensor):
         return "Tensor"
-    return type(value).__name__
+    cls = type(value)
+    return f"numpy.{cls.__name__}" if cls.__module__ == "numpy" else cls.__name__
 
 
 class Param:
@@ -212,9 +216,9 @@ def _split_params(body: str) -> list[str]:
 
 
 def _is_int_like(value: Any) -> bool:
-    if isinstance(value, bool):
+    if isinstance(value, (bool, np.bool_)):
         return False
-    if isinstance(value, int):
+    if isinstance(value, (int, np.integer)):  # PyTorch reads NumPy's integers as ints
         return True
     return isinstance(value, Tensor) and value.ndim == 0 and not value.dtype.is_floating_point \
         and value.dtype.name != "bool"
@@ -237,6 +241,8 @@ def python_type_dtype(value: Any) -> Any:
 
 
 def _check(base: str, value: Any, numbers_as_tensors: bool) -> tuple[bool, Any]:
+    if isinstance(value, np.generic) and value.dtype.kind in "biuf" and base != "any":
+        value = value.item()  # a NumPy scalar is a Python number to PyTorch's argument parser
     if base == "Tensor":
         if isinstance(value, Tensor):
             return True, value

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import dtypes
 from ..autograd.formulas import d
+from ..dispatch.forms import operand
 from ..dispatch.op import BINARY, INPLACE, REFLECTED
 from ..dispatch.promotion import arr, binary_arrays, promote
 from ..dispatch.publish import Catalog
@@ -289,20 +290,24 @@ class _PowView:
 
 
 def _rpow(self: Tensor, other: Any) -> Any:
-    if not isinstance(other, (int, float, Tensor)):
+    other = operand(other)
+    if other is None:
         return NotImplemented
     return POW(other if isinstance(other, Tensor) else wrap_scalar(other), self)
 
 
 def _rtruediv(self: Tensor, other: Any) -> Any:
-    # PyTorch computes `2 / x` as reciprocal(x) * 2, hence MulBackward0.
-    if not isinstance(other, (int, float, Tensor)):
+    # PyTorch computes `2 / x` as reciprocal(x) * 2, hence MulBackward0 (for an ndarray too: the
+    # product is then NumPy's, see numpy_bridge)
+    other = operand(other) if not isinstance(other, np.ndarray) else other
+    if other is None:
         return NotImplemented
     return self.reciprocal() * other
 
 
 def _rsub(self: Tensor, other: Any) -> Any:
-    if not isinstance(other, (int, float, Tensor)):
+    other = operand(other)
+    if other is None:
         return NotImplemented
     return RSUB(self, other)
 
@@ -358,13 +363,15 @@ def div_scalar(t: Tensor, value: float) -> Tensor:
 # -- operators that are no plain op call ----------------------------------------------------------
 
 def _pow_operator(self: Tensor, other: Any, modulo: Any = None) -> Any:
-    if not isinstance(other, (Tensor, int, float)):
+    other = operand(other)
+    if other is None:
         return NotImplemented
     return POW(self, other)
 
 
 def _ipow_operator(self: Tensor, other: Any) -> Any:
-    if not isinstance(other, (Tensor, int, float)):
+    other = operand(other)
+    if other is None:
         return NotImplemented
     return self.pow_(other)
 

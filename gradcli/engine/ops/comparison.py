@@ -88,7 +88,7 @@ def _comparison(name: str, fn: Callable) -> Any:
     return defop(name, [f"{name}(Tensor input, Tensor other, *, Tensor? out=None)",
                         f"{name}(Tensor input, Scalar other, *, Tensor? out=None)"],
                  _compare(fn), inputs=("self", "other"), numbers_as_tensors="other", inplace=True,
-                 scalar_inputs=("other",), operators={f"__{name}__": BINARY},
+                 scalar_inputs=("other",), operators={f"__{name}__": BINARY}, array_operands=name == "eq",
                  node=lambda b: None if "_inplace" not in b else f"{title}Backward{0 if b['other']._wrapped else 1}",
                  derivs={"self": d()(lambda g, s: zeros_like(g)), "other": d()(_zeros_of_other)})
 

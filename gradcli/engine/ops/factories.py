@@ -24,7 +24,8 @@ from ..dispatch.signature import LazyParser
 from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
 from ..kernels.exactfp import fma32, fma64
 from ..tensor import Tensor
-from ..warnings import warn
+from ..warnings import warn, warn_once
+from .numpy_bridge import from_numpy
 
 CATALOG = Catalog()
 
@@ -49,36 +50,42 @@ def _parser(*sigs: str) -> LazyParser:
 # -- torch.tensor ----------------------------------------------------------------------------------
 
 def infer_data(data: Any, target: "dtypes.DType | None" = None) -> tuple[np.ndarray, "dtypes.DType"]:
-    """NumPy data and PyTorch's inferred dtype for nested Python data.
+    """NumPy data and PyTorch's inferred dtype for nested Python data (lists, tuples, ranges,
+    numbers, one-element tensors, ndarrays and NumPy scalars).
 
-    With ``target``, each Python value is converted straight to it (a float64
-    tensor of 0.1 holds the double 0.1, not a float32 rounding of it).
+    As PyTorch's ``infer_scalar_type``: a Python float counts as the default dtype, an int as
+    int64, a bool as bool, and a tensor, ndarray or NumPy scalar as its own dtype; the dtypes
+    of the items are promoted together.  With ``target``, each Python value is converted
+    straight to it (a float64 tensor of 0.1 holds the double 0.1, not a float32 rounding of it).
     """
+    if isinstance(data, (np.ndarray, np.generic)):  # torch.tensor(ndarray): a copy, the array's dtype
+        array = np.array(data, copy=True, order="C")
+        dtype = dtypes.of_numpy(array.dtype)
+        return (array, dtype) if target is None or target is dtype else (_cast_values(array, target), dtype)
     shape: list[int] = []
     flat: list[Any] = []
-    kinds: set[int] = set()
-    _walk(data, 0, shape, flat, kinds)
-    if not kinds:
-        dtype = dtypes.get_default_dtype()
-    elif dtypes.FLOATING in kinds:
-        dtype = dtypes.get_default_dtype()
-    elif dtypes.INTEGRAL in kinds:
-        dtype = dtypes.int64
-    else:
-        dtype = dtypes.bool_
+    found: list[dtypes.DType] = []
+    if isinstance(data, (list, tuple)) and data and isinstance(data[0], np.ndarray):
+        warn_once("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider converting "
+                  "the list to a single numpy.ndarray with numpy.array() before converting to a tensor. (Triggered "
+                  "internally at /__w/pytorch/pytorch/torch/csrc/utils/tensor_new.cpp:252.)")
+    _walk(data, 0, shape, flat, found)
+    dtype = found[0] if found else dtypes.get_default_dtype()
+    for other in found[1:]:
+        dtype = dtypes.promote_types(dtype, other)
     if target is not None and target is not dtype:
         exact = np.array(flat, dtype=np.float64 if dtype.is_floating_point else
-                         (np.int64 if dtype is dtypes.int64 else np.bool_)).reshape(tuple(shape))
+                         (np.int64 if dtype.category == dtypes.INTEGRAL else np.bool_)).reshape(tuple(shape))
         return _cast_values(exact, target), dtype
     return _to_array(flat, tuple(shape), dtype), dtype
 
 
 def _to_array(flat: list, shape: tuple[int, ...], dtype: "dtypes.DType") -> np.ndarray:
-    if dtype is dtypes.int64:
+    if dtype.category == dtypes.INTEGRAL:
         for v in flat:
             if not -2 ** 63 <= v < 2 ** 63:
                 raise TorchValueError("Overflow when unpacking long long")
-        return np.array(flat, dtype=np.int64).reshape(shape)
+        return np.array(flat, dtype=np.int64).reshape(shape).astype(dtype.np)
     if dtype is dtypes.bool_:
         return np.array(flat, dtype=np.bool_).reshape(shape)
     # Python floats are doubles: round each once to the target dtype.
@@ -86,29 +93,43 @@ def _to_array(flat: list, shape: tuple[int, ...], dtype: "dtypes.DType") -> np.n
     return values.astype(dtype.np)
 
 
-def _walk(data: Any, depth: int, shape: list[int], flat: list, kinds: set[int]) -> None:
+def _walk(data: Any, depth: int, shape: list[int], flat: list, found: list, typed: bool = False) -> None:
+    """Collect the shape, the values and the dtype of every item (``typed``: inside an ndarray, whose
+    dtype already counts)."""
     if isinstance(data, Tensor):
         if data.numel() != 1:
             raise TorchValueError("only one element tensors can be converted to Python scalars")
-        kinds.add(data._dtype.category)
+        found.append(data._dtype)
         flat.append(data.item())
         _shape_at(depth, 0, shape, leafy=True)
         return
+    if isinstance(data, np.ndarray):
+        found.append(dtypes.of_numpy(data.dtype))
+        data, typed = data.tolist(), True
+        if not isinstance(data, list):  # a 0-d array is one value
+            _shape_at(depth, 0, shape, leafy=True)
+            flat.append(data)
+            return
     if isinstance(data, (list, tuple, range)):  # any Python sequence (torch.tensor(range(4)))
         _shape_at(depth, len(data), shape, leafy=False)
         for item in data:
-            _walk(item, depth + 1, shape, flat, kinds)
+            _walk(item, depth + 1, shape, flat, found, typed)
         return
+    if isinstance(data, np.generic):
+        found.append(dtypes.of_numpy(data.dtype))
+        data, typed = data.item(), True
     if isinstance(data, bool):
-        kinds.add(dtypes.BOOL)
+        kind = dtypes.bool_
     elif isinstance(data, int):
-        kinds.add(dtypes.INTEGRAL)
+        kind = dtypes.int64
     elif isinstance(data, float):
-        kinds.add(dtypes.FLOATING)
+        kind = dtypes.get_default_dtype()
     elif data is None or isinstance(data, dict):
         raise TorchRuntimeError(f"Could not infer dtype of {type(data).__name__}")
     else:
         raise TorchTypeError(f"new(): invalid data type '{type(data).__name__}'")
+    if not typed:
+        found.append(kind)
     _shape_at(depth, 0, shape, leafy=True)
     flat.append(data)
 
@@ -152,8 +173,14 @@ def _cast_values(array: np.ndarray, dtype: "dtypes.DType") -> np.ndarray:
 
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """``torch.as_tensor``: the data itself where it already is a tensor (or an ndarray of the
+    dtype asked for, whose memory the tensor then shares), else a copy as ``torch.tensor``."""
     if isinstance(data, Tensor):
         return data if dtype is None or dtype is data._dtype else data.to(dtype)
+    if isinstance(data, np.ndarray):
+        check_cpu(device)
+        shared = from_numpy(data)
+        return shared if dtype is None or dtype is shared._dtype else shared.to(dtype)
     return tensor(data, dtype=dtype, device=device)
 
 
@@ -164,10 +191,12 @@ def legacy_tensor_constructor(*args: Any, **kwargs: Any) -> Tensor:
     dtype = dtypes.get_default_dtype()
     if not args:
         return leaf(np.zeros((0,), dtype=dtype.np), dtype, False)
-    if len(args) == 1 and isinstance(args[0], (list, tuple, range, Tensor)) and not _all_ints(args):
+    if len(args) == 1 and isinstance(args[0], (list, tuple, range, Tensor, np.ndarray)) and not _all_ints(args):
         data = args[0]
         if isinstance(data, Tensor):
             return data
+        if isinstance(data, np.ndarray) and data.dtype == dtype.np:
+            return from_numpy(data)  # the array's memory, as PyTorch shares it
         array, _ = infer_data(data)
         return leaf(array.astype(dtype.np), dtype, False)
     if _all_ints(args) or (len(args) == 1 and isinstance(args[0], (tuple, list)) and _all_ints(args[0])):

@@ -53,10 +53,19 @@ def _as_index_tensor(value: Any) -> Tensor:
 
 
 def _normalise(index: Any) -> tuple[list, bool]:
-    """The index as a list of items, and whether it was a single (non-tuple) item."""
+    """The index as a list of items, and whether it was a single (non-tuple) item (NumPy's
+    integers and bools are Python's, an ndarray an index tensor, as PyTorch reads them)."""
     if isinstance(index, tuple):
-        return list(index), False
-    return [index], True
+        return [_from_numpy_index(item) for item in index], False
+    return [_from_numpy_index(index)], True
+
+
+def _from_numpy_index(item: Any) -> Any:
+    if isinstance(item, np.generic) and item.dtype.kind in "biu":
+        return item.item()
+    if isinstance(item, np.ndarray):
+        return Tensor._make(np.array(item), dtypes.of_numpy(item.dtype))
+    return item
 
 
 def _is_advanced(item: Any) -> bool:

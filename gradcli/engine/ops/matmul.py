@@ -259,7 +259,7 @@ def _batched(a: Tensor, b: Tensor) -> Tensor:
 
 
 def _matmul_operator(self: Tensor, other: Any) -> Any:
-    if not isinstance(other, Tensor):
+    if not isinstance(other, Tensor):  # (t @ n is NumPy's, see numpy_bridge)
         return NotImplemented
     return matmul_of(self, other)
 
