@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from lark import Tree
 
-from gradcli.lang.compiler import (attributes_and_subscripts, calls, comprehensions, containers,
+from gradcli.lang.compiler import (attributes_and_subscripts, calls, comprehensions, containers, definitions,
                                    expressions, literals, names, operators, statements, targets)
 from gradcli.lang.compiler.base import EchoMode, Executor, RunContext
+from gradcli.lang.compiler.definitions import DefinitionCompiler
 from gradcli.lang.compiler.expressions import ExpressionCompiler
 from gradcli.lang.compiler.statements import StatementCompiler
 from gradcli.lang.compiler.targets import TargetCompiler
@@ -17,11 +18,11 @@ __all__ = ["CLOSURE_MODULES", "CompiledStatement", "RunContext", "compile_module
 # The modules that compile a script and hold the closures it runs as: an exception
 # Python raises in one of them is the script's own operation failing.
 CLOSURE_MODULES = (expressions, literals, names, containers, operators, attributes_and_subscripts,
-                   calls, comprehensions, statements, targets)
+                   calls, comprehensions, statements, definitions, targets)
 
 
-class Compiler(StatementCompiler, TargetCompiler, ExpressionCompiler):
-    """The whole compiler: statements, assignment targets and expressions."""
+class Compiler(StatementCompiler, DefinitionCompiler, TargetCompiler, ExpressionCompiler):
+    """The whole compiler: statements, definitions, assignment targets and expressions."""
 
 
 class CompiledStatement:
