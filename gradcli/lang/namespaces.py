@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
-from gradcli.lang import numpy_module
+from gradcli.lang import numpy_module, stdlib
 from gradcli.lang.builtins import python_builtins
 from gradcli.lang.errors import ScriptImportError, ScriptModuleNotFoundError, ScriptNotImplementedError
 from gradcli.lang.safety import Namespace, is_dunder
@@ -46,9 +46,13 @@ class Modules:
         self.torch = torch
         self.by_path["math"] = Namespace("math", {name: getattr(math, name) for name in dir(math)
                                                  if not name.startswith("_")})
-        numpy = self.by_path["numpy"] = Namespace("numpy", numpy_module.members(), mirrors=numpy_module.np)
-        numpy.add("random", Namespace("numpy.random", numpy_module.random_members(), mirrors=numpy_module.np.random))
+        numpy = self.by_path["numpy"] = Namespace("numpy", numpy_module.members(), mirrors=numpy_module.np,
+                                                  note=numpy_module.SUBSET)
+        numpy.add("random", Namespace("numpy.random", numpy_module.random_members(), mirrors=numpy_module.np.random,
+                                      note=numpy_module.SUBSET))
         self.by_path["numpy.random"] = numpy.members["random"]
+        for name, loader in stdlib.MODULES.items():
+            self.by_path[name] = Namespace(name, {}, mirrors=name, loader=loader)
 
     def _namespace(self, full_path: str, key: str, members: dict[str, Any],
                    loader: Callable[[], dict[str, Any]] | None = None) -> Namespace:

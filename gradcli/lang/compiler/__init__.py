@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from lark import Tree
 
-from gradcli.lang.compiler import (attributes_and_subscripts, calls, comprehensions, containers, definitions,
-                                   expressions, literals, names, operators, statements, targets)
+from gradcli.lang.compiler import (attributes_and_subscripts, calls, classes, comprehensions, containers,
+                                   definitions, exceptions, expressions, literals, names, operators, statements,
+                                   targets)
 from gradcli.lang.compiler.base import EchoMode, Executor, RunContext
+from gradcli.lang.compiler.classes import ClassCompiler
 from gradcli.lang.compiler.definitions import DefinitionCompiler
+from gradcli.lang.compiler.exceptions import ExceptionCompiler
 from gradcli.lang.compiler.expressions import ExpressionCompiler
 from gradcli.lang.compiler.statements import StatementCompiler
 from gradcli.lang.compiler.targets import TargetCompiler
@@ -18,11 +21,12 @@ __all__ = ["CLOSURE_MODULES", "CompiledStatement", "RunContext", "compile_module
 # The modules that compile a script and hold the closures it runs as: an exception
 # Python raises in one of them is the script's own operation failing.
 CLOSURE_MODULES = (expressions, literals, names, containers, operators, attributes_and_subscripts,
-                   calls, comprehensions, statements, definitions, targets)
+                   calls, comprehensions, statements, definitions, classes, exceptions, targets)
 
 
-class Compiler(StatementCompiler, DefinitionCompiler, TargetCompiler, ExpressionCompiler):
-    """The whole compiler: statements, definitions, assignment targets and expressions."""
+class Compiler(StatementCompiler, ExceptionCompiler, DefinitionCompiler, ClassCompiler, TargetCompiler,
+               ExpressionCompiler):
+    """The whole compiler: statements, definitions, classes, assignment targets and expressions."""
 
 
 class CompiledStatement:

@@ -17,7 +17,7 @@ class AccessCompiler(CompilerBase):
     def e_attribute(self, node: Tree) -> Evaluator:
         value_node, name_token = node.children
         value = self.expr(value_node)
-        name = str(name_token)
+        name = self.mangle(str(name_token))
         span = self.span(node)
         if is_dunder(name) or name == "format":
             def checked_attribute(frame: Frame) -> Any:

@@ -26,6 +26,8 @@ class DefinitionCompiler(CompilerBase):
         *decorator_nodes, definition = node.children
         decorators = tuple(self.expr(decorator.children[0]) for decorator in decorator_nodes)
         spans = tuple(self.span(decorator.children[0]) for decorator in decorator_nodes)
+        if definition.data == "classdef":
+            return self.s_classdef(definition, decorators, spans)
         return self.s_funcdef(definition, decorators, spans)
 
     def s_funcdef(self, node: Tree, decorators: tuple = (), decorator_spans: tuple = ()) -> Executor:
@@ -58,14 +60,16 @@ class DefinitionCompiler(CompilerBase):
         kwdefaults = tuple((key, self.expr(default)) for key, default in kwdefault_nodes)
         if returns is not None:
             annotation_nodes.append(returns)
-        annotations = tuple(self.expr(annotation) for annotation in annotation_nodes)
+        annotations = () if self.lazy_annotations else tuple(self.expr(node) for node in annotation_nodes)
         qualname = self.qualname(name)
         parameter_names = set(signature.names) | set(signature.kwonly)
         parameter_names |= {n for n in (signature.star, signature.double_star) if n}
         if is_lambda:
             bound, declared_global, declared_nonlocal = set(), set(), set()
+            doc = None
         else:
-            bound, declared_global, declared_nonlocal = bindings(body_node.children)
+            bound, declared_global, declared_nonlocal = map(self.mangle_all, bindings(body_node.children))
+            doc = self.docstring(body_node)
         for parameter in parameter_names & (declared_global | declared_nonlocal):
             kind = "global" if parameter in declared_global else "nonlocal"
             raise self.syntax_error(_declaration(body_node, parameter) or body_node,
@@ -74,8 +78,9 @@ class DefinitionCompiler(CompilerBase):
         self.scope = Scope("function", self.scope, bound | parameter_names, declared_global,
                            declared_nonlocal)
         self.scope.order = _local_order(signature, body_node)
+        self.scope.signature = signature
         self.loop_depth = 0
-        self.function_names.append(name)
+        outer_prefix, self.qualname_prefix = self.qualname_prefix, qualname + ".<locals>."
         try:
             if is_lambda:
                 body = self.expr(body_node)
@@ -88,7 +93,7 @@ class DefinitionCompiler(CompilerBase):
                     return None
         finally:
             self.scope, self.loop_depth = outer
-            self.function_names.pop()
+            self.qualname_prefix = outer_prefix
         call_depth = self.context.call_depth
 
         def make_function(frame: Frame) -> UserFunction:
@@ -101,8 +106,20 @@ class DefinitionCompiler(CompilerBase):
                 mark(error, span)
                 raise
             return UserFunction(name, qualname, signature, default_values, kwdefault_values, body,
-                                frame, call_depth)
+                                frame, call_depth, doc)
         return make_function
+
+    def docstring(self, body: Tree) -> str | None:
+        """The docstring of a def or class body: a first statement that is a plain string literal."""
+        first = next((child for child in body.children if isinstance(child, Tree)), None)
+        if first is not None and first.data == "simple_stmt":
+            first = first.children[0]
+        if first is None or first.data != "expr_stmt" or first.children[0].data != "strings":
+            return None
+        if any(str(token).lstrip("rRuU")[:1] in "fF" for token in first.children[0].children):
+            return None
+        value = getattr(self.expr(first.children[0]), "constant", None)
+        return value if isinstance(value, str) else None
 
     def _signature(self, node: Tree | None) -> tuple[Signature, list, list, list]:
         """The signature, default nodes, keyword-only default nodes and annotation nodes."""
@@ -136,17 +153,17 @@ class DefinitionCompiler(CompilerBase):
                     raise self.syntax_error(child, "* argument may appear only once")
                 seen_star = True
                 if child.children[0] is not None:
-                    star = str(child.children[0])
+                    star = self.mangle(str(child.children[0]))
                     self._unique(star, seen, child)
                 elif index + 1 >= len(children) or children[index + 1].data not in ("param", "lambda_param"):
                     raise self.syntax_error(child, "named arguments must follow bare *")
                 continue
             if kind == "double_star_param":
-                double_star = str(child.children[0])
+                double_star = self.mangle(str(child.children[0]))
                 self._unique(double_star, seen, child)
                 continue
             name_token, default = child.children[0], child.children[-1]
-            name = str(name_token)
+            name = self.mangle(str(name_token))
             self._unique(name, seen, child)
             if seen_star:
                 kwonly.append(name)

@@ -12,7 +12,9 @@ from typing import Any
 from lark import Tree
 
 from gradcli.lang.compiler.base import CompilerBase, Executor
-from gradcli.lang.errors import ScriptAssertionError, ScriptTypeError, mark
+from gradcli.lang.classes import is_script_class
+from gradcli.lang.error_origin import is_catchable
+from gradcli.lang.errors import ScriptAssertionError, ScriptTypeError, mark, visible_class
 from gradcli.lang.functions import BREAK, CONTINUE, RETURN, Frame
 from gradcli.lang.safety import get_attribute, set_attribute, type_name
 
@@ -142,7 +144,7 @@ class StatementCompiler(CompilerBase):
             return augment_name
         if target.data == "attribute":
             owner = self.expr(target.children[0])
-            name = str(target.children[1])
+            name = self.mangle(str(target.children[1]))
 
             def augment_attribute(frame: Frame) -> None:
                 try:
@@ -232,7 +234,7 @@ class StatementCompiler(CompilerBase):
         if self.scope.kind == "module":
             raise self.syntax_error(node, "nonlocal declaration not allowed at module level")
         for token in node.children:
-            if not self.scope.has_enclosing_binding(str(token)):
+            if not self.scope.has_enclosing_binding(self.mangle(str(token))):
                 raise self.syntax_error(node, f"no binding for nonlocal '{token}' found")
         return None
 
@@ -404,7 +406,13 @@ class StatementCompiler(CompilerBase):
                     store(frame, entered)
                 signal = body(frame)
             except BaseException as error:
-                if not cls.__exit__(context, type(error), error, error.__traceback__):
+                if not is_catchable(error):
+                    # a bug, the time limit or Ctrl-C: the engine's managers restore their state
+                    # (grad mode), no script code runs, and nothing hides the error
+                    if not is_script_class(cls):
+                        cls.__exit__(context, type(error), error, error.__traceback__)
+                    raise
+                if not cls.__exit__(context, visible_class(type(error)), error, error.__traceback__):
                     raise
                 return None
             cls.__exit__(context, None, None, None)
