@@ -19,12 +19,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from gradcli.lang.classes import SCRIPT_CLASS, SPECIAL_METHODS, is_script_class, opens_special_methods
-from gradcli.lang.errors import attribute_error
+from gradcli.lang.classes import SCRIPT_CLASS, SPECIAL_METHODS, opens_special_methods
+from gradcli.lang.errors import ScriptAttributeError, attribute_error
 from gradcli.lang.safety import READABLE_CACHE, is_dunder, readable_attributes
 
 # gradcli's own bookkeeping on exceptions (where they happened): never the script's
 _PRIVATE_PREFIX = "_gradcli_"
+
+# script class -> instance_members(cls), for compiled attribute reads: an instance attribute of a
+# script class (in its __dict__) is the script's own, and is read without further checks
+SCRIPT_MEMBERS: dict[type, frozenset[str]] = {}
 
 
 def defining_class(cls: type, name: str) -> type | None:
@@ -37,8 +41,9 @@ def defining_class(cls: type, name: str) -> type | None:
 
 def member_readable(owner: type, name: str, on_instance: bool) -> bool:
     """Whether a script may read ``name`` where ``owner`` defines it."""
-    if SCRIPT_CLASS in owner.__dict__:
-        return True
+    own = owner.__dict__.get(SCRIPT_CLASS)
+    if own is not None:     # a script class: what the script put there, not what engine code added
+        return name in own
     if name in readable_attributes(owner):
         return True
     return on_instance and bool(getattr(owner, "__script_dynamic__", False))
@@ -55,14 +60,15 @@ def instance_members(cls: type) -> frozenset[str]:
                 if name not in decided and not is_dunder(name) and not name.startswith(_PRIVATE_PREFIX):
                     decided[name] = member_readable(klass, name, on_instance=True)
         found = frozenset(name for name, readable in decided.items() if readable)
-        READABLE_CACHE[cls] = found
+        READABLE_CACHE[cls] = SCRIPT_MEMBERS[cls] = found
     return found
 
 
 def forget_members() -> None:
     """A script class gained or lost a member: its instances' readable names change."""
-    for cls in [cls for cls in READABLE_CACHE if SCRIPT_CLASS in cls.__dict__]:
-        del READABLE_CACHE[cls]
+    for cls in SCRIPT_MEMBERS:
+        READABLE_CACHE.pop(cls, None)
+    SCRIPT_MEMBERS.clear()
 
 
 def _no_attribute(obj: Any, name: str) -> Exception:
@@ -132,17 +138,21 @@ def super_attribute(proxy: super, name: str) -> Any:
 
 
 def set_class_attribute(cls: type, name: str, value: Any) -> None:
-    """``Cls.name = value`` on a script class."""
-    if is_dunder(name) or name.startswith(_PRIVATE_PREFIX):
-        raise _no_class_attribute(cls, name)
-    new = name not in cls.__dict__
+    """``Cls.name = value`` on a script class: the member is the script's from now on."""
+    own = cls.__dict__[SCRIPT_CLASS]
+    if is_dunder(name) or name.startswith(_PRIVATE_PREFIX) or (name in cls.__dict__ and name not in own):
+        # (nor what an engine base keeps on the class, such as a Function's node class)
+        raise ScriptAttributeError(f"attribute '{name}' of 'type' objects is not writable")
     setattr(cls, name, value)
-    if new:
+    if name not in own:
+        type.__setattr__(cls, SCRIPT_CLASS, own | {name})
         forget_members()
 
 
 def delete_class_attribute(cls: type, name: str) -> None:
-    if is_dunder(name) or name.startswith(_PRIVATE_PREFIX) or name not in cls.__dict__:
-        raise attribute_error(f"type object '{cls.__name__}' has no attribute '{name}'", cls, name)
+    own = cls.__dict__[SCRIPT_CLASS]
+    if name not in own or name not in cls.__dict__:
+        raise _no_class_attribute(cls, name)
     delattr(cls, name)
+    type.__setattr__(cls, SCRIPT_CLASS, own - {name})
     forget_members()

@@ -8,9 +8,11 @@ UserFunctions, which bind as Python functions do; ``staticmethod``, ``classmetho
 ``property`` are Python's own, so engine code that calls ``cls.forward(ctx, ...)`` gets the
 script's function back.
 
-A script class carries a marker (``SCRIPT_CLASS``) the sandbox reads: its own members are the
-script's, so they may be read and set; what it inherits from an engine or built-in class is
-reachable only where that class lets a script reach it (gradcli.lang.class_access).
+A script class carries a marker (``SCRIPT_CLASS``) the sandbox reads: the names of the members
+the script gave it (its body, later assignments), which may be read and set; what it inherits
+from an engine or built-in class -- and what an engine base's ``__init_subclass__`` stored on it
+(a Function's ``_backward_cls``) -- is reachable only where that class lets a script reach it
+(gradcli.lang.class_access).
 """
 
 from __future__ import annotations
@@ -67,9 +69,9 @@ def make_class(name: str, qualname: str, bases: tuple, namespace: dict, keywords
     """The class a ``class`` statement makes from its evaluated bases and filled namespace."""
     for base in bases:
         check_base(base)
+    namespace[SCRIPT_CLASS] = frozenset(namespace)    # the script's own members
     namespace["__module__"] = "__main__"
     namespace["__qualname__"] = qualname
-    namespace[SCRIPT_CLASS] = True
     # the instances hold the script's own attributes (read, set and deleted by the sandbox)
     namespace["__script_dynamic__"] = True
     namespace.setdefault("__doc__", None)

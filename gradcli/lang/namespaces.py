@@ -18,6 +18,9 @@ from gradcli.lang.errors import ScriptImportError, ScriptModuleNotFoundError, Sc
 from gradcli.lang.safety import Namespace, is_dunder
 from gradcli.lang.shorthand import GradWord, factory_with_grad_flag, method_form, tensor_or_builtin
 
+# Modules that are not packages: `import random.x` says so, as Python does.
+_PLAIN_MODULES = frozenset({"math", "random", "functools", "itertools"})
+
 # Python builtins that also name a torch function: a Tensor argument picks torch's.
 SHARED_WITH_TORCH = ("sum", "max", "min", "abs", "round", "pow", "all", "any")
 
@@ -70,10 +73,13 @@ class Modules:
             prefix = ".".join(parts[:end])
             if prefix in self.by_path:
                 continue
-            parent = self.by_path.get(".".join(parts[:end - 1]))
+            parent_path = ".".join(parts[:end - 1])
+            parent = self.by_path.get(parent_path)
             message = parent.unsupported(parts[end - 1]) if parent is not None else None
             if message is not None:
                 raise ScriptNotImplementedError(message)
+            if parent_path in _PLAIN_MODULES:
+                raise ScriptModuleNotFoundError(f"No module named '{prefix}'; '{parent_path}' is not a package")
             raise ScriptModuleNotFoundError(f"No module named '{prefix}'")
         raise ScriptModuleNotFoundError(f"No module named '{path}'")
 

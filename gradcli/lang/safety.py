@@ -187,10 +187,13 @@ def get_attribute(obj: Any, name: str) -> Any:
 def set_attribute(obj: Any, name: str, value: Any) -> None:
     """``obj.name = value`` for a script."""
     cls = type(obj)
+    if SCRIPT_CLASS in cls.__dict__:     # an instance of a script class: its own attributes
+        if is_dunder(name) or name.startswith("_gradcli_"):
+            raise _missing(obj, name, reading=False)
+        setattr(obj, name, value)
+        return
     if isinstance(obj, type) and SCRIPT_CLASS in obj.__dict__:
         return class_access.set_class_attribute(obj, name, value)
-    if SCRIPT_CLASS in cls.__dict__ and name.startswith("_gradcli_"):
-        raise _missing(obj, name, reading=False)
     if not is_dunder(name) and (name in settable_attributes(cls) or getattr(cls, "__script_dynamic__", False)):
         setattr(obj, name, value)
         return

@@ -50,7 +50,17 @@ def compile_module(tree: Tree, source: Source, context: RunContext,
         compiler.echo_expressions = echo == "all" or (echo == "last" and last)
         for executor in compiler.statements(node):
             compiled.append(CompiledStatement(executor, compiler.span(node)))
+        if not (_is_future_import(node) or (index == 0 and _is_docstring(node))):
+            compiler.future_allowed = False
     return compiled
+
+
+def _is_future_import(node: Tree) -> bool:
+    return node.data == "from_import_stmt" and [str(t) for t in node.children[0].children] == ["__future__"]
+
+
+def _is_docstring(node: Tree) -> bool:
+    return node.data == "expr_stmt" and node.children[0].data == "strings"
 
 
 def _top_level_statements(tree: Tree) -> list[Tree]:

@@ -39,6 +39,7 @@ class CompilerBase:
         self.qualname_prefix = ""       # "f.<locals>." inside def f, "A." inside class A
         self.mangling_class: str | None = None   # the class whose private names (__x) are mangled
         self.lazy_annotations = False   # `from __future__ import annotations`: never evaluated
+        self.future_allowed = True      # no statement but a docstring or __future__ imports yet
 
     # ------------------------------------------------------------ positions
     def span(self, node: Tree | Token) -> Span:

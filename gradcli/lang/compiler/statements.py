@@ -14,9 +14,14 @@ from lark import Tree
 from gradcli.lang.compiler.base import CompilerBase, Executor
 from gradcli.lang.classes import is_script_class
 from gradcli.lang.error_origin import is_catchable
-from gradcli.lang.errors import ScriptAssertionError, ScriptTypeError, mark, visible_class
+from gradcli.lang.errors import ScriptAssertionError, ScriptSyntaxError, ScriptTypeError, mark, visible_class
 from gradcli.lang.functions import BREAK, CONTINUE, RETURN, Frame
 from gradcli.lang.safety import get_attribute, set_attribute, type_name
+
+# What CPython 3.11's __future__ module knows.
+FUTURE_FEATURES = frozenset({"nested_scopes", "generators", "division", "absolute_import", "with_statement",
+                             "print_function", "unicode_literals", "barry_as_FLUFL", "generator_stop",
+                             "annotations"})
 
 AUGMENTED = {
     "+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv,
@@ -99,7 +104,8 @@ class StatementCompiler(CompilerBase):
 
     def s_ann_assign_stmt(self, node: Tree) -> Executor:
         """``target: annotation [= value]`` as CPython 3.11 compiles it: the value is stored
-        first; the annotation is evaluated (and dropped) only outside functions; without a
+        first; the annotation is evaluated (and dropped) only in modules and class bodies (and never
+        after ``from __future__ import annotations``); without a
         value, an attribute or subscript target still evaluates its object and key."""
         target, annotation_node, value_node = node.children
         if target.data in ("tuple", "list"):
@@ -119,7 +125,7 @@ class StatementCompiler(CompilerBase):
             if target.data == "subscript":
                 parts.append(self.subscript_key(target.children[1]))
             steps.extend(_discarding(part) for part in parts)
-        if not self.in_function:
+        if self.scope.kind in ("module", "class") and not self.lazy_annotations:
             steps.append(_discarding(self.expr(annotation_node)))
         return sequence(steps)
 
@@ -262,9 +268,11 @@ class StatementCompiler(CompilerBase):
                 raise
         return import_statement
 
-    def s_from_import_stmt(self, node: Tree) -> Executor:
+    def s_from_import_stmt(self, node: Tree) -> Executor | None:
         dotted, *names = node.children
         path = ".".join(str(token) for token in dotted.children)
+        if path == "__future__":
+            return self._future_import(node, [item.children[0] for item in names if item is not None])
         steps = []
         for item in names:
             if item is None:
@@ -284,6 +292,21 @@ class StatementCompiler(CompilerBase):
                 mark(error, span)
                 raise
         return from_import
+
+    def _future_import(self, node: Tree, features: list) -> None:
+        """``from __future__ import ...``: checked as CPython checks it; ``annotations`` stops
+        annotations from being evaluated (PEP 563), the others change nothing in Python 3.11."""
+        if not self.future_allowed or self.scope.kind != "module":
+            raise self.syntax_error(node, "from __future__ imports must occur at the beginning of the file")
+        for feature in map(str, features):
+            if feature == "braces":
+                raise ScriptSyntaxError("not a chance", node.meta.line, node.meta.column)
+            if feature not in FUTURE_FEATURES:
+                raise ScriptSyntaxError(f"future feature {feature} is not defined", node.meta.line,
+                                        node.meta.column)
+            if feature == "annotations":
+                self.lazy_annotations = True
+        return None
 
     # ------------------------------------------------------------ compound statements
     def s_if_stmt(self, node: Tree) -> Executor:
