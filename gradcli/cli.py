@@ -1,26 +1,28 @@
 """The ``gradcli`` command line: ``run`` a script, ``eval`` a snippet, ``repl``, ``--version``.
 
 Start-up matters (a calculator is run many times).  Typer (and the pydantic
-it builds parameters with) costs ~0.1 s, so the everyday ``run``/``eval``
-invocations are parsed by ``parse_fast_path`` and never import it; ``--help``,
-``--version`` and malformed options go to the Typer app.  The language, the
-engine and Rich are imported only when needed (Rich only when colouring), and
-the REPL (prompt_toolkit) only for ``gradcli`` alone or ``gradcli repl``.
+it builds parameters with) costs ~0.1 s, so the everyday ``run``/``eval``/``repl``
+invocations are parsed by ``parse_fast_path`` (and ``--version`` by ``main``)
+and never import it; ``--help``, shell completion and malformed options go to
+the Typer app.  The language, the engine and Rich are imported only when needed
+(Rich only when colouring), and the REPL (prompt_toolkit) only for ``gradcli``
+alone or ``gradcli repl``.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: Typer reads the commands' annotations,
+# and `typer.Context` names the module imported inside build_app.
+import os
 import sys
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import gradcli
 
 EXAMPLES = """\
 Examples:
 
-  gradcli                       (no arguments: the interactive REPL)
+  gradcli                       (no command: the interactive REPL)
 
-  gradcli eval 'x = ones(2, 2, grad); out = mean((x + 2) ** 2); backward(out); x.grad'
+  gradcli eval 'x = ones(2, grad); y = mean((x + 2) ** 2); backward(y); x.grad'
 
   gradcli run tutorial.ag
 
@@ -28,26 +30,110 @@ Examples:
 
   gradcli run --echo --seed 0 experiment.ag
 """
+APP_HELP = ("A command-line gradient calculator: PyTorch-style scripts, PyTorch's exact output, "
+            "no PyTorch needed.\n\n"
+            "gradcli alone opens the REPL; the REPL options below apply to it.")
+VERSION_HELP = "Show gradcli's version and the PyTorch version it reproduces, and exit."
 ECHO_HELP = "Echo the value of every bare expression statement, like Python's REPL."
-NO_COLOR_HELP = "Plain output even on a terminal (the NO_COLOR variable does the same)."
+NO_COLOR_HELP = "Plain output even on a terminal (NO_COLOR=1 does the same)."
 DEBUG_HELP = "Show Python tracebacks (for reporting gradcli bugs)."
 NO_HINTS_HELP = "Leave out gradcli's own 'hint:' lines under error messages."
-TIMEOUT_HELP = "Stop the script after this many seconds."
 MAX_ELEMENTS_HELP = "Refuse to create tensors with more elements than this."
-SEED_HELP = "Seed the random generator before the script runs (torch.manual_seed(N))."
+# --timeout and --seed say what they stop or seed: the script, CODE, or the REPL's inputs.
+TIMEOUT_HELP = {"run": "Stop the script after this many seconds.",
+                "eval": "Stop CODE after this many seconds.",
+                "repl": "Stop any one input after this many seconds."}
+SEED_HELP = {"run": "Seed the random generator before the script runs (torch.manual_seed(N)).",
+             "eval": "Seed the random generator before CODE runs (torch.manual_seed(N)).",
+             "repl": "Seed the random generator when the REPL starts (torch.manual_seed(N))."}
+REPL_PANEL = "REPL options"
+
+
+# The values of --timeout, --max-elements and --seed, read alike by the fast
+# path and by Typer; a ValueError says what is wrong in Click's words.
+def parse_timeout(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = None
+    if value is None or value != value:  # not a number, or nan
+        raise ValueError(f"{text!r} is not a number.")
+    if value < 0:
+        raise ValueError(f"{text} is not in the range x>=0.")
+    return value
+
+
+def parse_max_elements(text: str) -> int:
+    value = _integer(text)
+    if value < 1:
+        raise ValueError(f"{text} is not in the range x>=1.")
+    return value
+
+
+# torch.manual_seed takes any 64-bit seed, signed or unsigned
+SEED_RANGE = (-2**63, 2**64 - 1)
+
+
+def parse_seed(text: str) -> int:
+    value = _integer(text)
+    low, high = SEED_RANGE
+    if not low <= value <= high:
+        raise ValueError(f"{text} is not in the range {low}<=x<={high}.")
+    return value
+
+
+def _integer(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not an integer.") from None
 
 
 def build_app() -> Any:
     """The Typer application (built on demand: importing Typer is the slow part)."""
     import typer
+    from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
+
+    # Typer (0.29, with its own copy of Click) writes a type after every option
+    # (`--echo <bool>`), `<str>` after an argument and `{FILE}` in the usage line.  These subclasses write
+    # them as Click does: nothing after a flag, FILE alone, `[FILE]` when optional.
+    # Typer builds the parameters itself, so Command.get_params re-classes them.
+    class Argument(TyperArgument):
+        def display_type_rich(self, ctx: Any) -> None:
+            return None  # the name column already says FILE
+
+        def _usage_display_name(self) -> str:
+            name = self.display_name_raw if self.required else f"[{self.display_name_raw}]"
+            return name if self.nargs == 1 else f"{name}..."
+
+    class Option(TyperOption):
+        def display_type_rich(self, ctx: Any) -> str | None:
+            return None if self.is_flag or self.count else super().display_type_rich(ctx)
+
+    def tidy(params: list) -> list:
+        for param in params:
+            if type(param) is TyperArgument:
+                param.__class__ = Argument
+            elif type(param) is TyperOption:
+                param.__class__ = Option
+        return params
+
+    class Command(TyperCommand):
+        def get_params(self, ctx: Any) -> list:
+            return tidy(super().get_params(ctx))
+
+    class Group(TyperGroup):
+        def get_params(self, ctx: Any) -> list:
+            return tidy(super().get_params(ctx))
 
     app = typer.Typer(
         name="gradcli",
-        help="A command-line gradient calculator: PyTorch-style scripts, PyTorch's exact output, "
-             "no PyTorch needed.",
+        cls=Group,
+        help=APP_HELP,
         epilog=EXAMPLES,
-        add_completion=False,
-        no_args_is_help=True,
+        add_completion=True,
+        invoke_without_command=True,
+        subcommand_metavar="[COMMAND] [ARGS]...",
         pretty_exceptions_enable=False,
         context_settings={"help_option_names": ["-h", "--help"]},
     )
@@ -58,78 +144,116 @@ def build_app() -> Any:
 
     def show_version(value: bool) -> None:
         if value:
-            typer.echo(f"gradcli {gradcli.__version__} (reproduces PyTorch {gradcli.TORCH_VERSION})")
+            typer.echo(version_line())
             raise typer.Exit()
+
+    def value_parser(parse: Callable[[str], Any]) -> Callable[[str], Any]:
+        def parser(text: str) -> Any:
+            try:
+                return parse(text)
+            except ValueError as error:
+                raise typer.BadParameter(str(error)) from None
+        return parser
+
+    # The options every command shares, made fresh for each (Typer keeps per-parameter state).
+    def shared_options(command: str, panel: str | None = None) -> dict[str, Any]:
+        return {
+            "no_color": typer.Option(False, "--no-color", help=NO_COLOR_HELP, rich_help_panel=panel),
+            "debug": typer.Option(False, "--debug", help=DEBUG_HELP, rich_help_panel=panel),
+            "no_hints": typer.Option(False, "--no-hints", help=NO_HINTS_HELP, rich_help_panel=panel),
+            "timeout": typer.Option(None, "--timeout", metavar="SECONDS", min=0, help=TIMEOUT_HELP[command],
+                                    parser=value_parser(parse_timeout), rich_help_panel=panel),
+            "max_elements": typer.Option(None, "--max-elements", metavar="N", min=1, help=MAX_ELEMENTS_HELP,
+                                         parser=value_parser(parse_max_elements), rich_help_panel=panel),
+            "seed": typer.Option(None, "--seed", metavar="N", help=SEED_HELP[command],
+                                 parser=value_parser(parse_seed), rich_help_panel=panel),
+        }
+
+    def with_outer(ctx: typer.Context, **options: Any) -> dict[str, Any]:
+        """A command's options, where `gradcli --no-color run ...` gave some before the command."""
+        outer = ctx.obj or {}
+        return {name: outer.get(name, value) if value is None or value is False else value
+                for name, value in options.items()}
+
+    top = shared_options("repl", panel=REPL_PANEL)
 
     @app.callback()
     def main_options(
-        version: bool = typer.Option(False, "--version", callback=show_version, is_eager=True,
-                                     help="Show gradcli's version and the PyTorch version it reproduces."),
+        ctx: typer.Context,
+        version: bool = typer.Option(False, "--version", "-V", callback=show_version, is_eager=True,
+                                     help=VERSION_HELP),
+        no_color: bool = top["no_color"],
+        debug: bool = top["debug"],
+        no_hints: bool = top["no_hints"],
+        timeout: Optional[float] = top["timeout"],
+        max_elements: Optional[int] = top["max_elements"],
+        seed: Optional[int] = top["seed"],
     ) -> None:
-        """A command-line gradient calculator: PyTorch-style scripts, PyTorch's exact output."""
+        options = dict(no_color=no_color, debug=debug, no_hints=no_hints, timeout=timeout,
+                       max_elements=max_elements, seed=seed)
+        if ctx.invoked_subcommand is None:
+            exit_with(start_repl(**options))
+        ctx.obj = options
 
-    # The options every command shares, made fresh for each (Typer keeps per-parameter state).
-    def no_color_option() -> Any:
-        return typer.Option(False, "--no-color", help=NO_COLOR_HELP)
+    run_options = shared_options("run")
 
-    def debug_option() -> Any:
-        return typer.Option(False, "--debug", help=DEBUG_HELP)
-
-    def no_hints_option() -> Any:
-        return typer.Option(False, "--no-hints", help=NO_HINTS_HELP)
-
-    def timeout_option(help: str = TIMEOUT_HELP) -> Any:
-        return typer.Option(None, "--timeout", metavar="SECONDS", min=0, help=help)
-
-    def max_elements_option() -> Any:
-        return typer.Option(None, "--max-elements", metavar="N", min=1, help=MAX_ELEMENTS_HELP)
-
-    def seed_option() -> Any:
-        return typer.Option(None, "--seed", metavar="N", help=SEED_HELP)
-
-    @app.command()
+    @app.command(cls=Command)
     def run(
+        ctx: typer.Context,
         file: str = typer.Argument(..., metavar="FILE", help="The .ag script to run ('-' reads stdin)."),
         echo: bool = typer.Option(False, "--echo", help=ECHO_HELP),
-        no_color: bool = no_color_option(),
-        debug: bool = debug_option(),
-        no_hints: bool = no_hints_option(),
-        timeout: Optional[float] = timeout_option(),
-        max_elements: Optional[int] = max_elements_option(),
-        seed: Optional[int] = seed_option(),
+        no_color: bool = run_options["no_color"],
+        debug: bool = run_options["debug"],
+        no_hints: bool = run_options["no_hints"],
+        timeout: Optional[float] = run_options["timeout"],
+        max_elements: Optional[int] = run_options["max_elements"],
+        seed: Optional[int] = run_options["seed"],
     ) -> None:
         """Run a script and print what `python script.py` with PyTorch would print."""
-        exit_with(run_file(file, echo=echo, no_color=no_color, debug=debug, no_hints=no_hints,
-                           timeout=timeout, max_elements=max_elements, seed=seed))
+        exit_with(run_file(file, echo=echo, **with_outer(
+            ctx, no_color=no_color, debug=debug, no_hints=no_hints, timeout=timeout,
+            max_elements=max_elements, seed=seed)))
 
-    @app.command("eval")
+    eval_options = shared_options("eval")
+
+    @app.command("eval", cls=Command)
     def eval_command(
+        ctx: typer.Context,
         code: str = typer.Argument(..., metavar="CODE", help="Statements to run; ';' separates them."),
-        no_color: bool = no_color_option(),
-        debug: bool = debug_option(),
-        no_hints: bool = no_hints_option(),
-        timeout: Optional[float] = timeout_option(),
-        max_elements: Optional[int] = max_elements_option(),
-        seed: Optional[int] = seed_option(),
+        no_color: bool = eval_options["no_color"],
+        debug: bool = eval_options["debug"],
+        no_hints: bool = eval_options["no_hints"],
+        timeout: Optional[float] = eval_options["timeout"],
+        max_elements: Optional[int] = eval_options["max_elements"],
+        seed: Optional[int] = eval_options["seed"],
     ) -> None:
         """Run CODE and show the value of its last expression, if it ends with one."""
-        exit_with(eval_code(code, no_color=no_color, debug=debug, no_hints=no_hints, timeout=timeout,
-                            max_elements=max_elements, seed=seed))
+        exit_with(eval_code(code, **with_outer(
+            ctx, no_color=no_color, debug=debug, no_hints=no_hints, timeout=timeout,
+            max_elements=max_elements, seed=seed)))
 
-    @app.command()
+    repl_options = shared_options("repl")
+
+    @app.command(cls=Command)
     def repl(
-        no_color: bool = no_color_option(),
-        debug: bool = debug_option(),
-        no_hints: bool = no_hints_option(),
-        timeout: Optional[float] = timeout_option("Stop any one input after this many seconds."),
-        max_elements: Optional[int] = max_elements_option(),
-        seed: Optional[int] = seed_option(),
+        ctx: typer.Context,
+        no_color: bool = repl_options["no_color"],
+        debug: bool = repl_options["debug"],
+        no_hints: bool = repl_options["no_hints"],
+        timeout: Optional[float] = repl_options["timeout"],
+        max_elements: Optional[int] = repl_options["max_elements"],
+        seed: Optional[int] = repl_options["seed"],
     ) -> None:
         """The interactive REPL (also `gradcli` alone); reads plain lines when stdin is not a terminal."""
-        exit_with(start_repl(no_color=no_color, debug=debug, no_hints=no_hints, timeout=timeout,
-                             max_elements=max_elements, seed=seed))
+        exit_with(start_repl(**with_outer(
+            ctx, no_color=no_color, debug=debug, no_hints=no_hints, timeout=timeout,
+            max_elements=max_elements, seed=seed)))
 
     return app
+
+
+def version_line() -> str:
+    return f"gradcli {gradcli.__version__} (reproduces PyTorch {gradcli.TORCH_VERSION})"
 
 
 def start_repl(**options: Any) -> int:
@@ -198,19 +322,27 @@ def _internal_error(error: Exception, debug: bool) -> int:
 # ---------------------------------------------------------------- fast path
 # Typer builds its parameters with pydantic, which costs ~60 ms at every start.
 # The everyday invocations (`gradcli run FILE [options]`, `gradcli eval CODE
-# [options]`) are parsed here instead; anything else (help, --version, a
-# malformed option) goes to Typer, which also gives the usage errors.
-# tests/cli checks that these tables match the Typer commands.
+# [options]`, `gradcli [repl] [options]`, `gradcli --version`) are parsed here
+# instead; anything else (help, shell completion, a malformed option) goes to
+# Typer, which also gives the usage errors.  tests/cli checks that these tables
+# match the Typer commands.
 FLAGS = {"run": {"--echo", "--no-color", "--debug", "--no-hints"},
          "eval": {"--no-color", "--debug", "--no-hints"},
          "repl": {"--no-color", "--debug", "--no-hints"}}
-VALUED = {"--timeout": (float, 0), "--max-elements": (int, 1), "--seed": (int, None)}
+VALUED = {"--timeout": parse_timeout, "--max-elements": parse_max_elements, "--seed": parse_seed}
+# Set by the shell when it asks for completions (Typer answers; with no arguments
+# the fast path would start the REPL instead).
+COMPLETE_VARIABLE = "_GRADCLI_COMPLETE"
 
 
 def parse_fast_path(argv: list[str]) -> tuple[str, str | None, dict] | None:
-    """(command, FILE or CODE (None for repl), options) for a plain run/eval/repl invocation, else None."""
+    """(command, FILE or CODE (None for repl), options) for a plain run/eval/repl invocation, else None.
+
+    ``gradcli [OPTIONS]`` (options, no command) is the REPL with those options."""
     if not argv:
         return "repl", None, {}
+    if argv[0].startswith("-") and argv[0] != "-":
+        argv = ["repl", *argv]
     if argv[0] not in FLAGS:
         return None
     command, flags = argv[0], FLAGS[argv[0]]
@@ -231,14 +363,10 @@ def parse_fast_path(argv: list[str]) -> tuple[str, str | None, dict] | None:
                 if index >= len(argv):
                     return None
                 value = argv[index]
-            convert, minimum = VALUED[name]
             try:
-                number = convert(value)
+                options[name[2:].replace("-", "_")] = VALUED[name](value)
             except ValueError:
                 return None
-            if minimum is not None and number < minimum:
-                return None
-            options[name[2:].replace("-", "_")] = number
         elif argument.startswith("-") and argument != "-":
             return None
         else:
@@ -252,9 +380,14 @@ def parse_fast_path(argv: list[str]) -> tuple[str, str | None, dict] | None:
 def main() -> None:
     """Console-script entry point."""
     try:
-        fast = parse_fast_path(sys.argv[1:])
+        argv = sys.argv[1:]
+        if argv in (["--version"], ["-V"]):
+            print(version_line())
+            return
+        fast = None if os.environ.get(COMPLETE_VARIABLE) else parse_fast_path(argv)
         if fast is None:
-            build_app()()
+            # named gradcli in usage lines and completion scripts even as `python -m gradcli`
+            build_app()(prog_name="gradcli")
             return
         command, target, options = fast
         if command == "repl":
@@ -263,7 +396,6 @@ def main() -> None:
         sys.exit(run_it(target, **options))
     except BrokenPipeError:
         # the reader went away (`gradcli run x.ag | head`): stop quietly
-        import os
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(1)
 

@@ -132,3 +132,19 @@ def python_builtins(write: Callable[[str], Any], flush: Callable[[], Any]) -> di
     # A script runs as the main module: `if __name__ == "__main__": main()` runs main().
     names["__name__"] = "__main__"
     return names
+
+
+def introspection_builtins(write: Callable[[str], Any], modules: Any, names: dict,
+                           global_names: dict) -> dict[str, Any]:
+    """``dir`` and ``help`` (gradcli.lang.introspection, read on their first call)."""
+
+    def dir(*args: Any) -> list:  # noqa: A001
+        from gradcli.lang.introspection import make_dir
+        return make_dir(global_names)(*args)
+
+    def help(*args: Any) -> None:  # noqa: A001
+        from gradcli.lang.introspection import Helper
+        return Helper(write, modules, names)(*args)
+
+    dir.__qualname__, help.__qualname__ = "dir", "help"
+    return {"dir": dir, "help": help}

@@ -18,6 +18,9 @@ import traceback
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from lark import Token
+
+from gradcli.lang import builtins as _builtins_module
 from gradcli.lang.compiler import CLOSURE_MODULES, RunContext, compile_module
 from gradcli.lang.compiler.base import EchoMode
 from gradcli.lang.diagnostics import Reporter
@@ -68,6 +71,8 @@ class Session:
         self.modules = Modules(engine)
         self.globals: dict[str, Any] = {}
         self.builtins = self.modules.script_builtins(self.output.write, self.output.flush)
+        self.builtins.update(_builtins_module.introspection_builtins(
+            self.output.write, self.modules, self.builtins, self.globals))
         self.context = RunContext(globals=self.globals, builtins=self.builtins,
                                   import_module=self.modules.import_module,
                                   import_name=self.modules.import_name, echo=self._echo)
@@ -81,14 +86,18 @@ class Session:
         self.output.write(repr(value) + "\n")
 
     # ------------------------------------------------------------ running
-    def run_source(self, text: str, filename: str = "<stdin>", echo: EchoMode = "none") -> Outcome:
-        """Parse, compile and run ``text``; report any error; return how it ended."""
-        source = Source(text, filename)
+    def run_source(self, text: str, filename: str = "<stdin>", echo: EchoMode = "none",
+                   first_line: int = 1) -> Outcome:
+        """Parse, compile and run ``text``; report any error; return how it ended.
+
+        ``first_line`` is the line of its input ``text`` starts at (an entry of the piped
+        REPL), so that reports give the line in the whole input."""
+        source = Source(text, filename) if first_line == 1 else _LaterLines(text, filename, first_line)
         with _RunGuard(self):
             try:
                 # a REPL entry (echo="all") is read as Python's REPL reads one: not past its error
-                compiled = compile_module(parse(text, interactive=echo == "all"), source, self.context,
-                                          echo)
+                compiled = compile_module(_parse(text, first_line, interactive=echo == "all"), source,
+                                          self.context, echo)
             except ScriptSyntaxError as error:
                 self.reporter.syntax_error(error, source)
                 return SCRIPT_ERROR
@@ -97,6 +106,7 @@ class Session:
                 self.reporter.error(error, None, filename=filename)
                 return SCRIPT_ERROR
             except KeyboardInterrupt:
+                start_line_after_ctrl_c(self.reporter.stream)
                 self.reporter.interrupted("KeyboardInterrupt", None)
                 return INTERRUPTED
             except Exception as error:
@@ -107,7 +117,9 @@ class Session:
                     statement.run(self._frame)
             except KeyboardInterrupt as interrupt:
                 self.output.flush()
-                self.reporter.interrupted("KeyboardInterrupt", span_of(interrupt) or self._statement_span)
+                start_line_after_ctrl_c(self.reporter.stream)
+                where = statement_around(span_of(interrupt) or self._statement_span)
+                self.reporter.interrupted("KeyboardInterrupt", where)
                 return INTERRUPTED
             except ScriptTimeout as timeout:
                 self.output.flush()
@@ -146,6 +158,92 @@ class Session:
         self._warned.add(key)
         self.output.flush()
         self.reporter.warning(category, message, span)
+
+
+def start_line_after_ctrl_c(stream: TextIO) -> None:
+    """The terminal echoed Ctrl-C as ``^C`` where the cursor was: a report written to it next
+    starts on a line of its own."""
+    try:
+        import termios
+        if not stream.isatty():
+            return
+        flags = termios.tcgetattr(stream.fileno())[3]
+    except Exception:  # no terminal, or not one termios knows: nothing was echoed there
+        return
+    if flags & termios.ECHO and flags & getattr(termios, "ECHOCTL", termios.ECHO):
+        stream.write("\n")
+        stream.flush()
+
+
+# The grammar's statements (simple_stmt only groups `a; b` on one line).
+_STATEMENT_RULES = ("funcdef", "decorated")
+
+
+def statement_around(span: Span | None) -> Span | None:
+    """The innermost statement holding ``span``: where an interrupted script was, as the last
+    frame of Python's traceback names the line that ran (``span`` itself if it cannot be found)."""
+    if span is None:
+        return None
+    source = span.source
+    try:
+        tree = _parse(source.text, getattr(source, "first", 1))
+    except Exception:
+        return span
+    found = None
+    start, end = (span.line, span.column), (span.end_line, span.end_column)
+    for node in tree.iter_subtrees():
+        rule, meta = str(node.data), node.meta
+        if rule == "simple_stmt" or not (rule.endswith("_stmt") or rule in _STATEMENT_RULES):
+            continue
+        if getattr(meta, "empty", True):
+            continue
+        if (meta.line, meta.column) <= start and end <= (meta.end_line, meta.end_column):
+            if found is None or (meta.line, meta.column) > (found.line, found.column):
+                found = meta
+    if found is None:
+        return span
+    return Span(source, found.line, found.column, found.end_line, found.end_column)
+
+
+class _LaterLines(Source):
+    """A text that starts at line ``first`` of its input: its line N is the input's line N."""
+
+    __slots__ = ("first",)
+
+    def __init__(self, text: str, filename: str, first: int) -> None:
+        super().__init__(text, filename)
+        self.first = first
+
+    def line(self, number: int) -> str:
+        return super().line(number - self.first + 1)
+
+
+def _parse(text: str, first_line: int, interactive: bool = False) -> Any:
+    """``parse(text)`` with the positions of a text that starts at line ``first_line``."""
+    if first_line == 1:
+        return parse(text, interactive=interactive)
+    try:
+        tree = parse(text, interactive=interactive)
+    except ScriptSyntaxError as error:
+        # rare: parse again below blank lines, so that messages naming a line ("... on line 3") name
+        # the input's line too
+        try:
+            parse("\n" * (first_line - 1) + text, interactive=interactive)
+        except ScriptSyntaxError as placed:
+            raise placed from None
+        error.line += first_line - 1
+        raise
+    lines = first_line - 1
+    for subtree in tree.iter_subtrees():
+        meta = subtree.meta
+        if not getattr(meta, "empty", True):
+            meta.line += lines
+            meta.end_line += lines
+        for child in subtree.children:
+            if isinstance(child, Token) and child.line is not None:
+                child.line += lines
+                child.end_line += lines
+    return tree
 
 
 def _allocation_failure(error: MemoryError) -> Exception:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from lark import Tree, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark import Tree, UnexpectedInput, UnexpectedToken
 
 from gradcli.lang.errors import ScriptSyntaxError
 from gradcli.lang.grammar_loader import get_parser
@@ -94,68 +94,6 @@ def _missing_body_at_end(text: str, error: ScriptSyntaxError) -> bool:
     index = error.line - 1
     rest = [lines[index][error.column - 1:]] if 0 <= index < len(lines) else []
     return all(not line.strip() for line in rest + lines[index + 1:])
-
-
-def _friendly(error: UnexpectedInput, text: str) -> ScriptSyntaxError:
-    original = getattr(error, "orig_exc", None)
-    if isinstance(original, ScriptSyntaxError):  # raised by the indenter
-        return original
-    if isinstance(error, UnexpectedCharacters):
-        return _bad_character(error, text)
-    if isinstance(error, UnexpectedEOF):
-        return ScriptSyntaxError("unexpected end of input", error.line, error.column, incomplete=True)
-    assert isinstance(error, UnexpectedToken)
-    return _unexpected_token(error, text)
-
-
-def _bad_character(error: UnexpectedCharacters, text: str) -> ScriptSyntaxError:
-    line, column = error.line, error.column
-    rest = text[error.pos_in_stream:]
-    for quote in ('"""', "'''"):
-        if rest.startswith(quote) or rest[1:].startswith(quote) or rest[2:].startswith(quote):
-            return ScriptSyntaxError("unterminated triple-quoted string literal "
-                                     f"(detected at line {text.count(chr(10))})",
-                                     line, column, incomplete=True)
-    if error.char in "'\"" or rest[:2].lstrip("rRfFuU")[:1] in ("'", '"'):
-        return ScriptSyntaxError(f"unterminated string literal (detected at line {line})", line, column)
-    if error.char.isprintable() and ord(error.char) < 128:
-        return ScriptSyntaxError(f"invalid syntax: unexpected character '{error.char}'", line, column)
-    return ScriptSyntaxError(f"invalid character '{error.char}' (U+{ord(error.char):04X})", line, column)
-
-
-def _unexpected_token(error: UnexpectedToken, text: str) -> ScriptSyntaxError:
-    token = error.token
-    expected = parser_expected(error)
-    line = token.line if token.line is not None else text.count("\n")
-    column = token.column if token.column is not None else 1
-    if token.type == "$END":
-        message = "unexpected end of input"
-        if "_INDENT" in expected:
-            message = expected_block(text, line)
-        return ScriptSyntaxError(message, line, column, incomplete=True,
-                                 kind="IndentationError" if "_INDENT" in expected else "SyntaxError")
-    if token.type == "_INDENT":
-        next_line = token.end_line or line
-        return ScriptSyntaxError("unexpected indent", next_line, len(token.value) + 1,
-                                 kind="IndentationError")
-    if "_INDENT" in expected:
-        header_line = line - 1   # the block's header ends the line before this token
-        if token.type in ("_NEWLINE", "_DEDENT"):
-            header_line = token.line
-            line = token.end_line or line
-            column = len(token.value.rsplit("\n", 1)[-1]) + 1
-        return ScriptSyntaxError(expected_block(text, header_line), line, column,
-                                 kind="IndentationError")
-    unsupported = unsupported_statement(text, line) or unsupported_expression(error, text)
-    if unsupported is not None:
-        return unsupported
-    if "COLON" in expected and token.type == "_NEWLINE":
-        return ScriptSyntaxError("expected ':'", line, column)
-    if token.type == "EQUAL" and "EQUAL" not in expected:
-        return ScriptSyntaxError("invalid syntax: unexpected '=' (maybe you meant '==')", line, column)
-    return ScriptSyntaxError(f"invalid syntax: unexpected {describe_token(token)}, "
-                             f"expected {describe_expected(expected)}",
-                             line, column, end_column=token.end_column)
 
 
 def unsupported_statement(text: str, line: int) -> ScriptSyntaxError | None:

@@ -170,7 +170,6 @@ def _parser_error(error: UnexpectedInput, text: str) -> ScriptSyntaxError:
 def _bad_character(error: UnexpectedCharacters, text: str) -> ScriptSyntaxError:
     """A character Lark cannot lex that CPython's tokenizer passes to its parser ('$', '?'):
     "invalid syntax" there (scan() has already looked for the tokenizer's own errors)."""
-    from gradcli.lang import syntax
     line, column = error.line, error.column
     rest = text[error.pos_in_stream:]
     for quote in ('"""', "'''"):
@@ -180,7 +179,6 @@ def _bad_character(error: UnexpectedCharacters, text: str) -> ScriptSyntaxError:
                                      line, column, incomplete=True)
     if error.char in "'\"" or rest[:2].lstrip("rRfFuUbB")[:1] in ("'", '"'):
         return ScriptSyntaxError(f"unterminated string literal (detected at line {line})", line, column)
-    del syntax
     return ScriptSyntaxError("invalid syntax", line, column, end_column=column + 1,
                              hint=f"unexpected character {error.char!r}")
 
@@ -382,8 +380,6 @@ def _star_expressions_end(tokens: list[Tok], first: int) -> int:
 def _missing_comma(tokens, index, bad, before, expected):
     """``[a b]`` -- invalid_expression: two expressions side by side inside brackets."""
     if before is None or bad.level == 0 or not before.ends_atom() or not bad.starts_expression():
-        return None
-    if bad.kind == "op" and bad.text == "{" and False:
         return None
     start, preceding = expression_start(tokens, index - 1)
     if preceding is not None and preceding.kind == "name" and preceding.text in ("if", "else", "for", "in"):

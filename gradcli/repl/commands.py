@@ -9,8 +9,10 @@ A unique prefix is enough (``:q``).  Python's ``exit()``, ``quit()`` and
 
 from __future__ import annotations
 
+import ast
 import difflib
 import os
+import re
 import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
@@ -82,14 +84,14 @@ def _help(console: "Console", argument: str) -> bool:
 
 def _vars(console: "Console", argument: str) -> bool:
     from gradcli.repl.variables import render_table
-    render_table(console.names, console.stdout, color=console.color)
+    render_table(console.user_names, console.stdout, color=console.color)
     return True
 
 
 def _reset(console: "Console", argument: str) -> bool:
     console.reset()
-    _say(console, "Session reset: no variables; torch's defaults (dtype, print options, grad mode, "
-                  "random seed) restored.")
+    _say(console, "Session reset: no variables but torch, nn, F, optim and math; torch's defaults "
+                  "(dtype, print options, grad mode, random seed) restored.")
     return True
 
 
@@ -109,14 +111,17 @@ def _load(console: "Console", argument: str) -> bool:
 
 def _save(console: "Console", argument: str) -> bool:
     path = _path(argument)
+    body = script_text(console.accepted)
+    imports = prelude_used(body)
     try:
         with open(path, "w", encoding="utf-8") as handle:
-            handle.write(script_text(console.accepted))
+            handle.write(with_imports(body, imports))
     except OSError as error:
         _fail(console, f"cannot write '{path}': {_reason(error)}")
         return False
     count = len(console.accepted)
-    _say(console, f"Saved {count} input{'' if count == 1 else 's'} to {path} "
+    imported = f" below the imports they use ({', '.join(imports)})" if imports else ""
+    _say(console, f"Saved {count} input{'' if count == 1 else 's'}{imported} to {path} "
                   f"(gradcli run --echo {shlex.quote(path)} replays it with the echoes).")
     return True
 
@@ -128,10 +133,11 @@ def _quit(console: "Console", argument: str) -> bool:
 
 COMMANDS: dict[str, Command] = {command.name: command for command in (
     Command("help", "", "this page", _help),
-    Command("vars", "", "a table of your variables: shape, dtype, requires_grad, grad_fn, grad", _vars),
-    Command("reset", "", "forget every variable and restore torch's defaults", _reset),
+    Command("vars", "", "a table of your variables: type, value, and a tensor's shape, dtype, grad", _vars),
+    Command("reset", "", "forget every variable (not the imports) and restore torch's defaults", _reset),
     Command("load", "FILE", "run a script in this session (its variables stay)", _load),
-    Command("save", "FILE", "write the inputs that ran without error as a script", _save),
+    Command("save", "FILE", "write the inputs that ran without error as a script, below the imports "
+                            "they use", _save),
     Command("quit", "", "leave (Ctrl-D on an empty line does the same)", _quit),
 )}
 
@@ -150,6 +156,58 @@ def script_text(entries: list[str]) -> str:
     while lines and not lines[-1]:
         lines.pop()
     return "\n".join(lines) + "\n" if lines else ""
+
+
+def prelude_used(script: str) -> list[str]:
+    """The names of the REPL's prelude (torch, nn, F, optim, math) that ``script`` reads before
+    binding them itself: a script must import them, as in Python."""
+    from gradcli.repl.core import PRELUDE
+    try:
+        tree = ast.parse(script)
+    except (SyntaxError, ValueError):  # not Python's syntax after all: any mention counts
+        return [name for name in PRELUDE if re.search(rf"(?<![\w.]){name}\b", script)]
+    first: dict[str, bool] = {}   # name -> read (True) or bound (False) first
+    for _, _, name, read in sorted(_prelude_events(tree, set(PRELUDE))):
+        first.setdefault(name, read)
+    return [name for name in PRELUDE if first.get(name)]
+
+
+def _prelude_events(tree: ast.AST, names: set[str]) -> list[tuple[int, int, str, bool]]:
+    """(line, column, name, is_read) for each read of a prelude name anywhere and each binding
+    of one at module level (a function's own variable or parameter binds nothing for the script)."""
+    events: list[tuple[int, int, str, bool]] = []
+
+    def visit(node: ast.AST, module_level: bool) -> None:
+        if isinstance(node, ast.Name) and node.id in names:
+            read = not isinstance(node.ctx, (ast.Store, ast.Del))
+            if read or module_level:
+                events.append((node.lineno, node.col_offset, node.id, read))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)) and module_level:
+            for alias in node.names:
+                top = alias.name.split(".")[0] if isinstance(node, ast.Import) else alias.name
+                bound = alias.asname or top
+                if bound in names:
+                    events.append((node.lineno, node.col_offset, bound, False))
+        inner = module_level and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                                                       ast.ListComp, ast.SetComp, ast.DictComp,
+                                                       ast.GeneratorExp, ast.ClassDef))
+        for child in ast.iter_child_nodes(node):
+            visit(child, inner)
+    visit(tree, True)
+    return events
+
+
+def with_imports(script: str, names: list[str]) -> str:
+    """``script`` below the import statements of ``names``: the standard library's (math) first,
+    then torch's, as PEP 8 groups them."""
+    from gradcli.repl.core import PRELUDE
+    if not names:
+        return script
+    statements = [PRELUDE[name][1] for name in names]
+    groups = [[line for line in statements if line == "import math"],
+              [line for line in statements if line != "import math"]]
+    header = "\n\n".join("\n".join(group) for group in groups if group)
+    return header + "\n\n" + script if script else header + "\n"
 
 
 def _path(argument: str) -> str:

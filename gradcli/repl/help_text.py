@@ -8,11 +8,12 @@ from typing import Iterable
 _HEADING = re.compile(r"^([A-Z]\w*:)", re.MULTILINE)
 
 BANNER = "gradcli {version}: PyTorch {torch} autograd, line by line. :help for help, Ctrl-D to leave."
+# The banner's second line: what the REPL imported before the first prompt (core.PRELUDE).
+IMPORTED = "Imported: torch, torch.nn as nn, torch.nn.functional as F, torch.optim as optim, math."
 
 LANGUAGE = """\
 Type Python with PyTorch's names; the value of a bare expression is shown.
 
-  >>> import torch
   >>> x = torch.ones(2, 2, requires_grad=True)
   >>> out = ((x + 2) ** 2).mean()
   >>> out.backward()
@@ -20,9 +21,10 @@ Type Python with PyTorch's names; the value of a bare expression is shown.
   tensor([[1.5000, 1.5000],
           [1.5000, 1.5000]])
 
-Names:       torch functions need no import (ones randn tensor exp mean ...),
-             but the torch. prefix does: import torch, import math and
-             import torch.nn.functional as F work as in Python.
+Names:       torch, nn (torch.nn), F (torch.nn.functional), optim
+             (torch.optim) and math are imported already, here and after
+             :reset; :save writes the imports a script needs.  torch
+             functions work without the prefix too: ones randn exp mean ...
 Shorthand:   ones(2, 2, grad) means requires_grad=True; grad(y, x) is
              torch.autograd.grad(y, x); every Tensor method has a function
              form: mean(y), backward(out), t(x).  sum max min abs round of a
@@ -44,10 +46,13 @@ Blocks:      a line ending in ':' opens a block; an empty line runs it.
 KEYS = """\
 Keys:        Tab completes names, torch., x.<attribute> and keyword= in calls.
              Up/Down walk the history (type a prefix first to search by it),
-             Ctrl-R searches it, Right arrow takes the grey suggestion.
-             Enter inside brackets or a block starts a new line; Esc Enter
-             runs the input at once.  Ctrl-C clears the input or stops a
-             running loop (your variables stay); Ctrl-D on an empty line leaves.
+             Ctrl-R searches it (Enter runs what it found, Esc keeps it to
+             edit), Right arrow takes the grey suggestion.  Enter runs the
+             input wherever the cursor is, unless it is unfinished (inside
+             brackets, after a ':'; an empty line ends a block); Alt-Enter
+             (Esc Enter) starts a new line at the cursor.  Ctrl-C clears the
+             input or stops a running loop (your variables stay); Ctrl-D on
+             an empty line leaves.
 """
 
 

@@ -3,7 +3,8 @@
     printf 'x = ones(2, grad)\\nx\\n' | gradcli repl
 
 Same semantics as the terminal front end, without prompt_toolkit: each line
-goes to ``Console.push``; results and errors are printed, prompts are not
+goes to ``Console.push`` with its number, so that errors name the line of the
+whole input (``<stdin>:7:1``); results and errors are printed, prompts are not
 (unless stdin is a terminal and stdout is not, as with ``gradcli | tee``).
 """
 
@@ -16,6 +17,7 @@ from gradcli.repl.core import Console
 
 def read_lines(console: Console, stdin: TextIO, prompts: TextIO | None = None) -> int:
     """Feed ``stdin`` to ``console`` until EOF or ``:quit``.  Exit status: 1 if anything failed."""
+    number = 0
     while not console.finished:
         if prompts is not None:
             console.stdout.end_line()
@@ -28,7 +30,8 @@ def read_lines(console: Console, stdin: TextIO, prompts: TextIO | None = None) -
                     prompts.write("\n")
                 console.flush()
                 break
-            console.push(line.rstrip("\r\n"))
-        except KeyboardInterrupt:
-            console.interrupt()
+            number += 1
+            console.push(line.rstrip("\r\n"), number)
+        except KeyboardInterrupt:   # the terminal, if any, echoed ^C
+            console.interrupt(echoed=True)
     return 1 if console.failures else 0

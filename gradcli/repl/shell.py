@@ -9,12 +9,9 @@ first line is typed, so the prompt appears at once.
 
 from __future__ import annotations
 
-import os
-import signal
 import threading
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from prompt_toolkit import PromptSession, print_formatted_text
 from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
@@ -28,7 +25,7 @@ from prompt_toolkit.styles import Style
 import gradcli
 from gradcli.repl.completion import ScriptCompleter
 from gradcli.repl.core import PS1, PS2, Console
-from gradcli.repl.help_text import BANNER
+from gradcli.repl.help_text import BANNER, IMPORTED
 from gradcli.repl.highlight import ScriptLexer
 from gradcli.repl.history import open_history
 from gradcli.repl.keys import repl_bindings
@@ -88,6 +85,7 @@ def run_shell(console: Console, *, no_color: bool = False, history_file: Path | 
     prompt = build_prompt(console, history=history, no_color=no_color, input=input, output=output)
     threading.Thread(target=_warm_up, args=(console,), daemon=True).start()
     banner = BANNER.format(version=gradcli.__version__, torch=gradcli.TORCH_VERSION.split("+")[0])
+    banner += "\n" + IMPORTED
     print_formatted_text(FormattedText([("class:banner", banner)]), style=STYLE, output=prompt.output)
     if problem:
         console.stderr.write(f"gradcli: {problem}\n")
@@ -100,36 +98,14 @@ def run_shell(console: Console, *, no_color: bool = False, history_file: Path | 
             continue
         except EOFError:
             break
-        try:
-            with _ctrl_c_starts_a_line(console):
-                console.run_entry(text)
+        try:  # Ctrl-C while it runs: the session reports where, on a line of its own
+            console.run_entry(text)
         except KeyboardInterrupt:
-            console.report_interrupt()
+            console.report_interrupt(echoed=True)
         except Exception as error:  # a bug in gradcli: say so and keep the session
             from gradcli.lang.diagnostics import Reporter
             Reporter(console.stderr).internal_error(error, None)
     return 0
-
-
-@contextmanager
-def _ctrl_c_starts_a_line(console: Console) -> Iterator[None]:
-    """While an entry runs, the terminal echoes Ctrl-C as ``^C``: put the report on the next line."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def interrupt(signum: int, frame: Any) -> None:
-        try:  # straight to the terminal: a buffered stream may be busy in the middle of a write
-            os.write(console.stderr.fileno(), b"\n")
-        except (OSError, AttributeError, ValueError):
-            pass
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGINT, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def _continuation(width: int, line_number: int, wrap_count: int) -> StyleAndTextTuples:

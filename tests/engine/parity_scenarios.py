@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from custom_function_scenarios import custom_functions
+
 
 def _error_line(e: Exception) -> str:
     """``Type: message``: the type's bare name and the message's first line."""
@@ -331,8 +333,16 @@ def saved_views_zero_gradients_and_check_order(T: Any) -> list[str]:
 
 
 # Every scenario by name, in the order the tests run them.
+def custom_autograd_functions(T: Any) -> list[str]:
+    """Custom autograd Functions (custom_function_scenarios.py)."""
+    out: list[str] = []
+    custom_functions(T, _recorder(out, _error_line), out)
+    return out
+
+
 SCENARIOS: dict[str, Callable[[Any], list[str]]] = {
     fn.__name__: fn
     for fn in (views_in_place_and_empty_tensors, memory_overlap_signed_zeros_and_infinities,
-               writes_through_views_and_expanded_tensors, saved_views_zero_gradients_and_check_order)
+               writes_through_views_and_expanded_tensors, saved_views_zero_gradients_and_check_order,
+               custom_autograd_functions)
 }

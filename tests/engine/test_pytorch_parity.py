@@ -590,7 +590,11 @@ def _namespace(*submodules: str) -> Any:
     from types import SimpleNamespace
     namespace = SimpleNamespace(**T)
     for name in submodules:
-        setattr(namespace, name, SimpleNamespace(**api.SUBMODULES[name]))
+        parent = namespace
+        *outer, last = name.split(".")
+        for part in outer:
+            parent = getattr(parent, part)
+        setattr(parent, last, SimpleNamespace(**api.SUBMODULES[name]))
     return namespace
 
 
@@ -623,6 +627,14 @@ def test_writes_through_views_and_expanded_tensors_match_pytorch() -> None:
 def test_saved_views_zero_gradients_and_check_order_match_pytorch() -> None:
     _assert_outcomes(parity_scenarios.saved_views_zero_gradients_and_check_order(_namespace("autograd")),
                      EXPECTED["saved_views_zero_gradients_and_check_order"])
+
+
+def test_custom_autograd_functions_match_pytorch() -> None:
+    api.reset_global_state(0)
+    outcomes: list[str] = []
+    caught_warnings(lambda: outcomes.extend(
+        parity_scenarios.custom_autograd_functions(_namespace("autograd", "autograd.function"))))
+    _assert_outcomes(outcomes, EXPECTED["custom_autograd_functions"])
 
 
 def test_float_of_a_tensor_requiring_grad_and_create_graph_backward_warn_once() -> None:

@@ -74,3 +74,30 @@ def test_one_attribute_node_on_instances_types_and_modules(run):
     result = run(code)
     assert result.out == "tensor([3.0])\ntensor([3.0])\nAB\nXY\n"
     assert result.headline == "AttributeError: 'int' object has no attribute '__class__'"
+
+
+@pytest.mark.parametrize("code", ["print(dir(tensor([1.])))", "import torch\nprint(dir(torch))",
+                                  "print(dir('x'), dir([]), dir(1), dir(len), dir(print))",
+                                  "f = lambda: 0\nprint(dir(f))", "import math\nprint(dir(math))"])
+def test_dir_lists_only_what_a_script_can_read(run, code):
+    result = run(code + "\n")
+    assert result.code == 0, result.err
+    assert "__" not in result.out
+    assert "gradcli" not in result.out
+
+
+def test_dir_is_sorted_and_matches_the_whitelist(run):
+    result = run("print(dir([]))\nprint(dir())\n")
+    assert result.out.splitlines()[0] == str(sorted("append clear copy count extend index insert pop "
+                                                   "remove reverse sort".split()))
+    assert result.out.splitlines()[1] == "[]"
+
+
+@pytest.mark.parametrize("target", ["tensor", "tensor([1.])", "print", "len", "torch", "torch.nn.functional",
+                                    "lambda x: x", "grad", "1", "str", "tensor([1.]).sum", "help", "dir"])
+def test_help_shows_no_internals(run, target):
+    result = run(f"import torch\nhelp({target})\n")
+    assert result.code == 0, result.err
+    assert result.out.startswith("Help on ")
+    assert "gradcli." not in result.out and "0x" not in result.out
+    assert "__" not in result.out.replace("__main__", "")

@@ -16,9 +16,9 @@ _ADDRESS = re.compile(r"0x[0-9a-f]+")
 class Captured:
     """A Console whose stdout and stderr are strings."""
 
-    def __init__(self, **options) -> None:
-        self.out = io.StringIO()
-        self.err = io.StringIO()
+    def __init__(self, stdout=None, stderr=None, **options) -> None:
+        self.out = stdout or io.StringIO()
+        self.err = stderr or io.StringIO()
         self.console = Console(stdout=self.out, stderr=self.err, **options)
 
     def push(self, *lines: str) -> list[bool]:

@@ -30,15 +30,46 @@ def test_python_help_exit_and_quit_work_unless_the_user_bound_them(repl):
 
 
 def test_vars_table(repl):
-    repl.push("x = ones(2, 3, grad)", "y = (x * 2).sum()", "y.backward()", "n = 3", "name = 'w'", ":vars")
+    repl.push("x = ones(2, 3, grad)", "y = (x * 2).sum()", "y.backward()", "n = 3", "name = 'w'",
+              "pair = (1, 'a')", "items = [x, x]", "nothing = None", "f = lambda a: a", ":vars")
     out, err = repl.take()
     assert err == ""
-    rows = [line.split() for line in out.splitlines() if line.strip()]
-    assert rows[0] == ["name", "type", "shape", "dtype", "requires_grad", "grad_fn", "grad"]
-    assert rows[2] == ["x", "Tensor", "[2,", "3]", "float32", "True", "yes"]
-    assert rows[3] == ["y", "Tensor", "[]", "float32", "True", "SumBackward0", "no"]
-    assert rows[4] == ["n", "int", "3"]
-    assert rows[5] == ["name", "str", "'w'"]
+    # values in their own column; plain text (not a terminal) has no trailing spaces
+    assert out == (
+        "name      type       value      shape    dtype     requires_grad   grad_fn        grad\n"
+        + "\u2500" * 86 + "\n"
+        "x         Tensor                [2, 3]   float32   True                           yes\n"
+        "y         Tensor                []       float32   True            SumBackward0   no\n"
+        "n         int        3\n"
+        "name      str        'w'\n"
+        "pair      tuple      (1, 'a')\n"
+        "items     list       2 items\n"
+        "nothing   NoneType   None\n"
+        "f         function\n")
+
+
+def test_vars_cuts_long_values_and_leaves_out_the_prelude(repl):
+    repl.push("text = 'a' * 100", ":vars")
+    assert repl.take()[0].splitlines()[2:] == ["text   str    'aaaaaaaaaaaaaaaaaaaaaaaaaaaa..."]
+    repl.push("torch = 3", ":vars")   # the user's own torch is theirs to see
+    assert repl.take()[0].splitlines()[2:] == ["torch   int    3",
+                                               "text    str    'aaaaaaaaaaaaaaaaaaaaaaaaaaaa..."]
+
+
+def test_vars_on_a_narrow_terminal_cuts_the_value_column_first():
+    import io
+
+    from gradcli.repl.variables import render_table
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    stream = Terminal()
+    render_table({"x": 1, "s": "b" * 30, "longer_name": 2.5}, stream, color=False)
+    lines = stream.getvalue().splitlines()
+    assert lines[0].split() == ["name", "type", "value", "shape", "dtype", "requires_grad", "grad_fn", "grad"]
+    assert all(line == line.rstrip() for line in lines)
 
 
 def test_vars_reads_no_non_leaf_grad(repl):
@@ -97,6 +128,35 @@ def test_save_writes_the_inputs_that_ran(repl, tmp_path):
                             capture_output=True, text=True,
                             env={**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"})
     assert masked(replay.stdout) == masked("\n".join(shown.splitlines()[:-1]) + "\n")
+
+
+def test_save_writes_the_imports_the_inputs_use(repl, tmp_path):
+    target = tmp_path / "session.ag"
+    repl.push("x = torch.tensor([-1., 2.], requires_grad=True)", "y = F.relu(x * math.pi).sum()",
+              "y.backward()", "x.grad", f":save {target}")
+    shown, _ = repl.take()
+    assert target.read_text() == (
+        "import math\n\nimport torch\nimport torch.nn.functional as F\n\n"
+        "x = torch.tensor([-1., 2.], requires_grad=True)\ny = F.relu(x * math.pi).sum()\n"
+        "y.backward()\nx.grad\n")
+    assert shown.splitlines()[-1].startswith(
+        f"Saved 4 inputs below the imports they use (torch, F, math) to {target} ")
+    replay = subprocess.run([sys.executable, "-m", "gradcli", "run", "--echo", str(target)],
+                            capture_output=True, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"})
+    assert (replay.returncode, replay.stderr) == (0, "")
+    assert replay.stdout == "\n".join(shown.splitlines()[:-1]) + "\n"
+
+
+def test_save_imports_only_what_the_script_does_not_import_or_bind_first():
+    from gradcli.repl.commands import prelude_used, with_imports
+    assert prelude_used("import torch\nx = torch.ones(2)") == []
+    assert prelude_used("F = 3\nF + 1") == []                       # the user's own F
+    assert prelude_used("def f():\n    torch = 1\n    return torch\ntorch.ones(1)") == ["torch"]
+    assert prelude_used("x.nn = 1\nf(F=2)\ny = optim") == ["optim"]  # attributes and keywords are not names
+    assert prelude_used("x = ones(2, grad)") == []
+    assert with_imports("x = 1\n", ["torch", "nn", "optim"]) == (
+        "import torch\nimport torch.nn as nn\nimport torch.optim as optim\n\nx = 1\n")
 
 
 def test_save_to_an_impossible_place(repl, tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 
@@ -50,7 +51,7 @@ def test_echo_keeps_the_value_as_underscore(repl):
 def test_state_persists_and_a_bare_grad_echoes(repl):
     repl.push("x = ones(2, 2, grad)", "y = x + 2", "out = mean(y * y * 3)", "backward(out)", "x.grad")
     assert repl.take() == ("tensor([[4.5000, 4.5000],\n        [4.5000, 4.5000]])\n", "")
-    assert list(repl.console.names) == ["x", "y", "out"]
+    assert list(repl.console.user_names) == ["x", "y", "out"]
 
 
 def test_an_error_is_reported_like_run_and_variables_stay(repl):
@@ -139,10 +140,24 @@ def test_ctrl_c_during_a_run_keeps_the_variables(repl):
         raise KeyboardInterrupt
     console.session.builtins["stop"] = stop
     repl.push("n = 0", "while True:", "    n = n + 1", "    if n == 5:", "        stop()", "")
-    out, err = repl.take()
-    assert "KeyboardInterrupt" in err and "Traceback" not in err
+    # where it stopped: the innermost statement running, as the last frame of Python's traceback
+    assert repl.take() == ("", "<stdin>:4:9: KeyboardInterrupt\n    stop()\n")
     repl.push("n")
     assert repl.take()[0] == "5\n"
+
+
+def test_ctrl_c_names_the_statement_inside_a_function_and_the_line_of_piped_input():
+    from gradcli.repl.lines import read_lines
+    repl = Captured()
+
+    def stop() -> None:
+        raise KeyboardInterrupt
+    repl.console.session.builtins["stop"] = stop
+    lines = ["def work(n):", "    total = n * 2", "    return total + stop()", "",
+             "x = 1", "y = work(x) + 1", "y"]
+    read_lines(repl.console, io.StringIO("\n".join(lines) + "\n"))
+    assert repl.take() == ("", "<stdin>:3:5: KeyboardInterrupt\n    return total + stop()\n"
+                               "<stdin>:7:1: NameError: name 'y' is not defined\n    y\n    ^\n")
 
 
 def test_blank_and_comment_lines_do_nothing(repl):
@@ -156,6 +171,38 @@ def test_partial_output_line_is_tracked(repl):
     assert not repl.console.stdout.at_line_start
     repl.console.stdout.end_line()
     assert repl.take()[0] == "1\n"
+
+
+def test_torch_nn_f_optim_and_math_are_imported_at_the_start(repl):
+    repl.push("x = torch.ones(2, 2, requires_grad=True)", "x.sum()", "F.relu(torch.tensor([-1., 2.]))",
+              "nn.functional is F, optim, round(math.pi, 2)", "import torch.nn.functional as G", "G is F")
+    assert repl.take() == ("tensor(4., grad_fn=<SumBackward0>)\ntensor([0., 2.])\n"
+                           "(True, <module 'torch.optim'>, 3.14)\nTrue\n", "")
+    assert repl.console.user_names == {"x": repl.console.names["x"], "G": repl.console.names["F"]}
+
+
+def test_reset_binds_the_imports_again(repl):
+    repl.push("torch = 3", "del F", ":reset", "torch.zeros(1), F.relu")
+    out, err = repl.take()
+    assert err == ""
+    assert out.splitlines()[0].startswith("Session reset: no variables but torch, nn, F, optim and math;")
+    assert out.splitlines()[1].startswith("(tensor([0.]), <")
+    assert repl.console.user_names == {}
+
+
+def test_on_one_terminal_an_error_after_a_partial_line_starts_a_line_of_its_own():
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen = Terminal()   # stdout and stderr both write to it, as to one terminal
+    console = Captured(stdout=screen, stderr=screen).console
+    console.push("print('a', end=''); nope")
+    console.stdout.end_line()   # what the shell does before each prompt
+    console.push("print('b', end='')")
+    console.stdout.end_line()
+    assert screen.getvalue() == ("a\n<stdin>:1:21: NameError: name 'nope' is not defined\n"
+                                 "    print('a', end=''); nope\n                        ^^^^\nb\n")
 
 
 def test_the_tutorial_line_by_line_prints_what_run_prints():
@@ -186,15 +233,16 @@ def test_the_readme_transcript_is_real():
 
     import gradcli
     from gradcli.repl.core import Console
-    from gradcli.repl.help_text import BANNER
+    from gradcli.repl.help_text import BANNER, IMPORTED
 
     readme = (ROOT / "README.md").read_text()
     block = re.search(r"```\n\$ gradcli\n(.*?)```", readme, re.DOTALL).group(1).splitlines()
     assert block[0] == BANNER.format(version=gradcli.__version__, torch=gradcli.TORCH_VERSION.split("+")[0])
+    assert block[1] == IMPORTED
     both = io.StringIO()   # stdout and stderr in the order they were written, as on a terminal
     console = Console(stdout=both, stderr=both)
     expected = []
-    for line in block[1:]:
+    for line in block[2:]:
         if line.startswith((PS1, PS2.rstrip())):
             console.push(line[4:])
         else:

@@ -24,11 +24,38 @@ def test_piped_lines_print_results_and_no_prompts():
         0, "tensor([1., 1.], requires_grad=True)\n", "")
 
 
+def test_piped_input_has_the_imports_too():
+    result = _gradcli("repl", input="torch.ones(2) * math.pi\nF.relu(-torch.ones(1)), nn, optim\n")
+    assert (result.returncode, result.stdout, result.stderr) == (
+        0, "tensor([3.1416, 3.1416])\n(tensor([0.]), <module 'torch.nn'>, <module 'torch.optim'>)\n", "")
+
+
 def test_errors_go_on_and_set_the_exit_status():
     result = _gradcli("repl", input="x = 2\nx.nope\nx + 1\n")
     assert result.stdout == "3\n"
-    assert result.stderr.startswith("<stdin>:1:1: AttributeError: 'int' object has no attribute 'nope'\n")
+    assert result.stderr.startswith("<stdin>:2:1: AttributeError: 'int' object has no attribute 'nope'\n")
     assert result.returncode == 1
+
+
+def test_piped_errors_name_the_line_of_the_whole_input():
+    lines = ["x = 1", "", "# a comment", "for i in range(2):", "    i + nope", "", "y = (1 +", "", "  ]",
+             "if x:", "    x", "else", "print(f'{x.zz}')", ":vars", "x.nope"]
+    repl = Captured()
+    read_lines(repl.console, io.StringIO("\n".join(lines) + "\n"))
+    out, err = repl.take()
+    assert [line for line in err.splitlines() if line.startswith("<stdin>")] == [
+        "<stdin>:5:9: NameError: name 'nope' is not defined",
+        "<stdin>:9:3: SyntaxError: closing parenthesis ']' does not match opening parenthesis '(' on line 7",
+        "<stdin>:12:5: SyntaxError: expected ':'",
+        "<stdin>:13:10: AttributeError: 'int' object has no attribute 'zz'",
+        "<stdin>:15:1: AttributeError: 'int' object has no attribute 'nope'",
+    ]
+    assert "    i + nope\n        ^^^^\n" in err and "    print(f'{x.zz}')\n             ^^^^\n" in err
+
+
+def test_an_entry_pushed_without_a_number_counts_from_its_first_line(repl):
+    repl.push("x = 1", "x.nope")
+    assert repl.take()[1].startswith("<stdin>:1:1: AttributeError")
 
 
 def test_options_reach_the_session():

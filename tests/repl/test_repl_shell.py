@@ -17,7 +17,8 @@ from repl_helpers import TUTORIAL, Captured, masked
 from gradcli.repl.completion import ScriptCompleter
 from gradcli.repl.shell import run_shell
 
-UP, RIGHT, ESCAPE, CTRL_C, CTRL_D = "\x1b[A", "\x1b[C", "\x1b", "\x03", "\x04"
+UP, DOWN, RIGHT, LEFT, ESCAPE = "\x1b[A", "\x1b[B", "\x1b[C", "\x1b[D", "\x1b"
+CTRL_C, CTRL_D, CTRL_R, HOME, END, DELETE = "\x03", "\x04", "\x12", "\x1b[H", "\x1b[F", "\x1b[3~"
 
 
 @pytest.fixture
@@ -130,8 +131,51 @@ def test_enter_inside_brackets_continues_the_entry(history):
     assert drive("x = (1,\r2)\rx\r", history).take() == ("(1, 2)\n", "")
 
 
-def test_escape_enter_runs_at_once(history):
-    assert drive(f"for i in range(2):\ri{ESCAPE}\r", history).take() == ("0\n1\n", "")
+def test_enter_inside_a_complete_line_runs_all_of_it(history):
+    assert drive(f"x = ones(2)\rx.sum(){LEFT * 4}\r", history).take() == ("tensor(2.)\n", "")
+
+
+def test_enter_after_editing_a_recalled_line_in_the_middle_runs_it(history):
+    drive("value = 2\rvalue * 10\r", history)
+    # (keys that recall come after a pause: each prompt reads the history again, in the background)
+    # value * 10 -> value * 100, and Enter before its end
+    repl = drive("value = 2\r", history, f"{UP}{UP}{LEFT}0\r")
+    assert repl.take() == ("200\n", "")
+
+
+def test_enter_after_ctrl_r_runs_the_entry_found(history):
+    drive("first = 5\rfirst + 1\rsecond = 7\r", history)
+    repl = drive("first = 5\r", history, f"{CTRL_R}first +\r")   # readline runs what Ctrl-R found, too
+    assert repl.take() == ("6\n", "")
+    # Esc keeps it to edit, the cursor where the match starts: Enter there runs the edited entry
+    repl = drive("first = 5\r", history, f"{CTRL_R}first +{ESCAPE}", f"{END} + 1{HOME}\r")
+    assert repl.take() == ("7\n", "")
+
+
+def test_enter_inside_a_recalled_block_runs_it(history):
+    drive("for i in range(2):\ri\r\r", history)
+    # Up recalls the block with the cursor at its end; Home goes to the start of its last line
+    repl = drive(f"{UP}{UP}{END}{LEFT * 3}3{DELETE}{HOME}\r", history)   # range(2) -> range(3), Enter
+    assert repl.take() == ("0\n1\n2\n", "")
+
+
+def test_enter_inside_an_unfinished_line_goes_on_at_its_end(history):
+    repl = drive(f"x = (1,{LEFT * 3}\r2)\rx\r", history)
+    assert repl.take() == ("(1, 2)\n", "")
+    repl = drive(f"for i in range(2):{HOME}\ri\r\r", history)   # the header is not broken in two
+    assert repl.take() == ("0\n1\n", "")
+
+
+def test_enter_at_the_end_of_a_line_above_the_last_adds_a_line_there(history):
+    repl = drive(f"for i in range(2):\ri", history, f"{UP}{END}\rj = i * 10\r", f"{DOWN}{END}\r", "\r")
+    assert repl.take() == ("0\n1\n", "")
+
+
+def test_alt_enter_breaks_the_line_at_the_cursor(history):
+    # a complete line: Alt-Enter adds a second line to the entry instead of running it
+    assert drive(f"a = 1{ESCAPE}\ra + 1\r", history).take() == ("2\n", "")
+    # in the middle of a line it breaks the line in two
+    assert drive(f"x = 3; x * 2{LEFT * 5}{ESCAPE}\r\r", history).take() == ("6\n", "")
 
 
 def test_an_error_keeps_the_variables(history):

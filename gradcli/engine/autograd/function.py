@@ -116,10 +116,8 @@ class BackwardFunction(Node, FunctionCtx):
     def _tensor_input_grads(self, result: Any) -> list:
         """backward's result as gradients for the tensor inputs, checked as PyNode::apply does."""
         name = type(self).__name__
-        if isinstance(result, list):
-            result = tuple(result)
-        elif not isinstance(result, tuple):
-            result = (result,)
+        if not isinstance(result, tuple):
+            result = (result,)  # (a list too: it counts as one gradient)
         expected = len(self._input_is_tensor)
         if len(result) > expected and all(r is None for r in result[expected:]):
             result = result[:expected]  # extra Nones are allowed
@@ -219,7 +217,9 @@ def apply_function(cls: type, args: tuple, kwargs: dict) -> Any:
     separate_setup = cls.setup_context is not Function.setup_context
     if separate_setup:
         args, kwargs = _bind_with_defaults(cls.forward, args, kwargs)
-    inputs = args + tuple(kwargs.values())
+    if kwargs:
+        args = _keywords_as_positions(cls.forward, args, kwargs, skip_ctx=not separate_setup)
+    inputs = args
     ctx = cls._backward_cls()
     tensors = [x for x in inputs if isinstance(x, Tensor)]
     executable = grad_mode._enabled and any(t.requires_grad for t in tensors)
@@ -233,12 +233,15 @@ def apply_function(cls: type, args: tuple, kwargs: dict) -> Any:
     grad_mode._set(False)
     try:
         if separate_setup:
-            output = cls.forward(*args, **kwargs)
+            output = cls.forward(*args)
             cls.setup_context(ctx, args, output)
         else:
-            output = cls.forward(ctx, *args, **kwargs)
+            output = cls.forward(ctx, *args)
     finally:
         grad_mode._set(previous)
+    for t in ctx._dirty:
+        if isinstance(t, Tensor):
+            t._vc.value += 1  # PyTorch's _mark_dirty bumps the version of each tensor it is given
     single = not isinstance(output, tuple)
     outputs = _wrap_outputs(ctx, (output,) if single else output, tensors, executable)
     if executable:
@@ -249,9 +252,33 @@ def apply_function(cls: type, args: tuple, kwargs: dict) -> Any:
 def _bind_with_defaults(forward: Any, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
     """PyTorch binds the arguments of a forward with a separate setup_context, defaults included,
     so setup_context sees every input."""
-    bound = inspect.signature(forward).bind(*args, **kwargs)
+    try:
+        bound = inspect.signature(forward).bind(*args, **kwargs)
+    except TypeError as e:  # (inspect's own wording, which PyTorch shows)
+        raise TorchTypeError(str(e)) from None
     bound.apply_defaults()
     return bound.args, bound.kwargs
+
+
+def _keywords_as_positions(forward: Any, args: tuple, kwargs: dict, skip_ctx: bool) -> tuple:
+    """PyTorch's apply passes keyword arguments to forward by position: each must name a
+    positional parameter after the given ones, and together they must leave no gap."""
+    names = [p.name for p in inspect.signature(forward).parameters.values()
+             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][1 if skip_ctx else 0:]
+    slots: dict[int, Any] = {}
+    for key, value in kwargs.items():
+        if key not in names:
+            raise TorchTypeError(f"forward() got an unexpected keyword argument '{key}'")
+        position = names.index(key)
+        if position < len(args):
+            raise TorchTypeError(f"forward() got multiple values for argument '{key}'")
+        slots[position] = value
+    filled = list(args)
+    for position in range(len(args), max(slots) + 1):
+        if position not in slots:
+            raise TorchTypeError(f"forward() missing required argument: '{names[position]}' (position {position})")
+        filled.append(slots[position])
+    return tuple(filled)
 
 
 def _wrap_outputs(ctx: BackwardFunction, raw: tuple, inputs: list, executable: bool) -> tuple:

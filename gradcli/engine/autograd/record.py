@@ -117,6 +117,9 @@ def attach(op: RecordedOp, bound: dict, outputs: tuple[Tensor, ...], inplace_sel
         edges.append(edge if edge is not None else (None, 0))
         meta.append(None if t is None else (t._data.shape, t._dtype))
         requires_grad.append(edge is not None)
+    if node_name == "NotImplemented":
+        # PyTorch's error node raises whatever its edges are (a view made under no_grad has none)
+        requires_grad = [m is not None for m in meta]
     keys = tuple((n, i) for n, i, _ in entries)
     formulas = formulas_for(op, keys, tuple(requires_grad), multi)
     saved: dict[str, Any] = {}
