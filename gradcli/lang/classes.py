@@ -61,7 +61,9 @@ def check_base(base: Any) -> None:
         return
     if "__init_subclass__" in base.__dict__:
         return
-    name = base.__qualname__ if base.__module__ in ("builtins", "__main__") else f"{base.__module__}.{base.__qualname__}"
+    name = base.__qualname__
+    if base.__module__ not in ("builtins", "__main__"):
+        name = f"{base.__module__}.{name}"
     raise ScriptNotImplementedError(f"gradcli does not support subclassing {name}")
 
 

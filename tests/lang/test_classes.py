@@ -112,7 +112,8 @@ SNIPPETS = {
                 self.x, self.y = x, y
             def __repr__(self): return f"V({self.x}, {self.y})"
             def __str__(self): return f"<{self.x}, {self.y}>"
-            def __add__(self, o): return V(self.x + o.x, self.y + o.y) if isinstance(o, V) else V(self.x + o, self.y + o)
+            def __add__(self, o):
+                return V(self.x + o.x, self.y + o.y) if isinstance(o, V) else V(self.x + o, self.y + o)
             def __radd__(self, o): return self + o
             def __sub__(self, o): return V(self.x - o.x, self.y - o.y)
             def __rsub__(self, o): return V(o - self.x, o - self.y)

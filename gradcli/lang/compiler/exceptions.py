@@ -52,28 +52,12 @@ class ExceptionCompiler(CompilerBase):
     def _handler(self, clause: Tree) -> tuple:
         """(matches, store, unbind, body) of one ``except`` clause; ``matches`` None for a bare one."""
         type_node, name_token, body_node = clause.children
-        matches = None
-        if type_node is not None:
-            evaluate = self.expr(type_node)
-            span = self.span(type_node)
-
-            def matches(frame: Frame, error: BaseException) -> bool:
-                try:
-                    return _matches(error, evaluate(frame))
-                except BaseException as failure:
-                    mark(failure, span)
-                    raise
+        matches = None if type_node is None else _matcher(self.expr(type_node), self.span(type_node))
         store = unbind = None
         if name_token is not None:
             # `except E as e:` binds e, and unbinds it when the handler ends (Python's `del e`)
             store = self.store_name(str(name_token))
-            forget = self.delete_target(Tree("name", [name_token], clause.meta))
-
-            def unbind(frame: Frame) -> None:
-                try:
-                    forget(frame)
-                except NameError:
-                    pass
+            unbind = _unbinder(self.delete_target(Tree("name", [name_token], clause.meta)))
         return matches, store, unbind, self.block(body_node)
 
     def s_raise_stmt(self, node: Tree) -> Executor:
@@ -106,6 +90,25 @@ class ExceptionCompiler(CompilerBase):
                 raise error
             raise error from reason
         return raise_statement
+
+
+def _matcher(evaluate: Any, span: Any) -> Any:
+    def matches(frame: Frame, error: BaseException) -> bool:
+        try:
+            return _matches(error, evaluate(frame))
+        except BaseException as failure:
+            mark(failure, span)
+            raise
+    return matches
+
+
+def _unbinder(forget: Any) -> Any:
+    def unbind(frame: Frame) -> None:
+        try:
+            forget(frame)
+        except NameError:   # the handler deleted it itself
+            pass
+    return unbind
 
 
 def _instance(value: Any, message: str) -> BaseException:
