@@ -75,6 +75,10 @@ class Modules:
                 continue
             parent_path = ".".join(parts[:end - 1])
             parent = self.by_path.get(parent_path)
+            member = parent.members.get(parts[end - 1]) if parent is not None else None
+            if isinstance(member, Namespace):   # a submodule among a lazy module's members
+                self.by_path[prefix] = member
+                continue
             message = parent.unsupported(parts[end - 1]) if parent is not None else None
             if message is not None:
                 raise ScriptNotImplementedError(message)
