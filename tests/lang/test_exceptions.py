@@ -247,9 +247,23 @@ def test_a_context_manager_cannot_swallow_a_bug(run):
     assert result.code == 70 and result.out == ""
 
 
-def test_ctrl_c_passes_every_handler(run):
-    result = run("try:\n    interrupt()\nexcept BaseException:\n    print('caught')\n")
-    assert result.code == 130 and result.out == ""
+def test_ctrl_c_passes_every_handler_but_runs_finally_and_exit(run):
+    result = run(textwrap.dedent("""
+        class Clean:
+            def __enter__(self):
+                return self
+            def __exit__(self, *args):
+                print("exit")
+                return True
+        try:
+            with Clean():
+                interrupt()
+        except BaseException:
+            print("caught")
+        finally:
+            print("finally")
+    """))
+    assert result.code == 130 and result.out == "exit\nfinally\n"
 
 
 def test_the_time_limit_passes_every_handler(run):

@@ -1,7 +1,8 @@
 """``try``/``except``/``else``/``finally`` and ``raise``, with Python 3.11's semantics.
 
 An ``except`` clause sees only the script's own errors (gradcli.lang.error_origin): a bug inside
-gradcli, the ``--timeout`` limit and Ctrl-C pass every handler, so no script hides them.  The
+gradcli, the ``--timeout`` limit and Ctrl-C pass every handler, so no script hides them (on
+Ctrl-C the ``finally`` blocks still run, as in Python; past the time limit no script code runs).  The
 errors gradcli raises on purpose subclass the builtins Python and PyTorch raise
 (ScriptNameError is a NameError, TorchRuntimeError a RuntimeError), so ``except RuntimeError``
 catches what PyTorch's would.  The exceptions whose handlers are running are kept on
@@ -180,8 +181,8 @@ def _try_finally(body: Executor, final: Executor, handling: list) -> Executor:
         try:
             signal = body(frame)
         except BaseException as error:
-            if not is_catchable(error):
-                raise        # the run stops: no script code runs on the way out
+            if not (is_catchable(error) or isinstance(error, KeyboardInterrupt)):
+                raise        # a bug or the time limit: the run stops, no script code runs on the way out
             handling.append(error)
             try:
                 ending = final(frame)

@@ -429,15 +429,16 @@ class StatementCompiler(CompilerBase):
                     store(frame, entered)
                 signal = body(frame)
             except BaseException as error:
-                if not is_catchable(error):
-                    # a bug, the time limit or Ctrl-C: the engine's managers restore their state
-                    # (grad mode), no script code runs, and nothing hides the error
-                    if not is_script_class(cls):
-                        cls.__exit__(context, type(error), error, error.__traceback__)
-                    raise
-                if not cls.__exit__(context, visible_class(type(error)), error, error.__traceback__):
-                    raise
-                return None
+                if is_catchable(error):
+                    if not cls.__exit__(context, visible_class(type(error)), error, error.__traceback__):
+                        raise
+                    return None
+                # a bug, the time limit or Ctrl-C: nothing may hide it; the engine's managers still
+                # restore their state (grad mode), and on Ctrl-C the script's own clean up too --
+                # but no script code runs past the time limit
+                if isinstance(error, KeyboardInterrupt) or not is_script_class(cls):
+                    cls.__exit__(context, type(error), error, error.__traceback__)
+                raise
             cls.__exit__(context, None, None, None)
             return signal
         return with_statement
