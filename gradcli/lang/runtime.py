@@ -28,6 +28,7 @@ from gradcli.lang.error_origin import is_script_error
 from gradcli.lang.errors import (EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_SCRIPT_ERROR,
                                  ScriptSyntaxError, ScriptTimeout, Source, Span, span_of)
 from gradcli.lang.functions import Frame
+from gradcli.lang.grammar_loader import get_parser
 from gradcli.lang.namespaces import Modules
 from gradcli.lang.output import make_output
 from gradcli.lang.syntax import parse
@@ -93,6 +94,7 @@ class Session:
         ``first_line`` is the line of its input ``text`` starts at (an entry of the piped
         REPL), so that reports give the line in the whole input."""
         source = Source(text, filename) if first_line == 1 else _LaterLines(text, filename, first_line)
+        get_parser()    # (built or loaded before the time limit starts: it is gradcli's time, not the script's)
         with _RunGuard(self):
             try:
                 # a REPL entry (echo="all") is read as Python's REPL reads one: not past its error
@@ -109,6 +111,9 @@ class Session:
                 start_line_after_ctrl_c(self.reporter.stream)
                 self.reporter.interrupted("KeyboardInterrupt", None)
                 return INTERRUPTED
+            except ScriptTimeout:
+                self.reporter.error(self._timeout_error(), None, filename=filename)
+                return SCRIPT_ERROR
             except Exception as error:
                 return self._report(error)
             try:
@@ -123,9 +128,7 @@ class Session:
                 return INTERRUPTED
             except ScriptTimeout as timeout:
                 self.output.flush()
-                error = TimeoutError(f"the script ran longer than the time limit of {self.timeout:g} s "
-                                     "(--timeout)")
-                self.reporter.error(error, span_of(timeout) or self._statement_span)
+                self.reporter.error(self._timeout_error(), span_of(timeout) or self._statement_span)
                 return SCRIPT_ERROR
             except BrokenPipeError:
                 raise  # the reader of our output went away: the caller stops quietly
@@ -135,6 +138,9 @@ class Session:
             finally:
                 self.output.flush()
         return OK
+
+    def _timeout_error(self) -> TimeoutError:
+        return TimeoutError(f"the script ran longer than the time limit of {self.timeout:g} s (--timeout)")
 
     def _report(self, error: BaseException) -> Outcome:
         if isinstance(error, MemoryError):
