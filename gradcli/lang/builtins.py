@@ -2,8 +2,9 @@
 
 Most are Python's own functions, passed through unchanged (so their error
 messages are Python's).  ``print`` writes to the session's output, ``type``
-has only its one-argument form, and nothing here reaches files, the
-environment, ``eval``/``exec``, ``getattr`` or imports.
+has only its one-argument form, ``getattr``/``setattr``/``hasattr``/``delattr``
+go through the sandbox (gradcli.lang.safety) as ``obj.name`` does, and nothing
+here reaches files, the environment, ``eval``/``exec``, ``vars`` or imports.
 """
 
 from __future__ import annotations
@@ -11,12 +12,21 @@ from __future__ import annotations
 import builtins as _python
 from typing import Any, Callable
 
-from gradcli.lang.errors import ScriptAttributeError, ScriptTypeError
+from gradcli.lang.errors import ScriptAttributeError, ScriptNotImplementedError, ScriptTypeError, visible_class
+from gradcli.lang.safety import delete_attribute, get_attribute, set_attribute
 
 # Passed through as they are.
 _PLAIN = """abs all any bin bool callable chr dict divmod enumerate filter float format frozenset
     hash hex id int isinstance issubclass iter len list map max min next oct ord pow range repr
-    reversed round set slice sorted str sum tuple zip""".split()
+    reversed round set slice sorted str sum tuple zip
+    object staticmethod classmethod property super NotImplemented Ellipsis""".split()
+
+# The exception classes a script may raise, catch and derive from (not the ones that stop the
+# interpreter -- KeyboardInterrupt, SystemExit, GeneratorExit -- nor the operating system's).
+EXCEPTIONS = """BaseException Exception ArithmeticError AssertionError AttributeError FloatingPointError
+    ImportError ModuleNotFoundError IndexError KeyError LookupError NameError NotImplementedError
+    OverflowError RecursionError RuntimeError StopIteration TypeError UnboundLocalError ValueError
+    ZeroDivisionError UnicodeError Warning UserWarning DeprecationWarning RuntimeWarning""".split()
 
 
 class ScriptType:
@@ -27,7 +37,13 @@ class ScriptType:
             raise ScriptTypeError("type() takes 1 argument in gradcli scripts")
         cls = type(args[0])
         # the metaclass would let a script build classes: hand back this function instead
-        return self if issubclass(cls, type) else cls
+        return self if issubclass(cls, type) else visible_class(cls)
+
+    def __instancecheck__(self, obj: Any) -> bool:   # isinstance(Net, type)
+        return isinstance(obj, type)
+
+    def __subclasscheck__(self, cls: Any) -> bool:
+        return issubclass(cls, type)
 
     def __repr__(self) -> str:
         return "<class 'type'>"
@@ -64,11 +80,55 @@ def make_print(write: Callable[[str], Any], flush_output: Callable[[], Any]) -> 
     return print
 
 
+def _attribute_name(function: str, name: Any) -> str:
+    if not isinstance(name, str):
+        raise ScriptTypeError(f"{function}(): attribute name must be string" if function != "getattr"
+                              else f"attribute name must be string, not '{type(name).__name__}'")
+    return name
+
+
+def getattr(obj: Any, name: Any, *default: Any) -> Any:  # noqa: A001
+    """``getattr(obj, name[, default])``, reaching exactly what ``obj.name`` reaches."""
+    if len(default) > 1:
+        raise ScriptTypeError(f"getattr expected at most 3 arguments, got {2 + len(default)}")
+    try:
+        return get_attribute(obj, _attribute_name("getattr", name))
+    except AttributeError:
+        if default:
+            return default[0]
+        raise
+
+
+def hasattr(obj: Any, name: Any) -> bool:  # noqa: A001
+    try:
+        get_attribute(obj, _attribute_name("hasattr", name))
+    except AttributeError:
+        return False
+    return True
+
+
+def setattr(obj: Any, name: Any, value: Any) -> None:  # noqa: A001
+    set_attribute(obj, _attribute_name("setattr", name), value)
+
+
+def delattr(obj: Any, name: Any) -> None:  # noqa: A001
+    delete_attribute(obj, _attribute_name("delattr", name))
+
+
+def vars(*obj: Any) -> Any:  # noqa: A001
+    """No object's ``__dict__`` is the script's to hold."""
+    if not obj:
+        raise ScriptNotImplementedError("gradcli does not support vars() yet")
+    raise ScriptTypeError("vars() argument must have __dict__ attribute")
+
+
 def python_builtins(write: Callable[[str], Any], flush: Callable[[], Any]) -> dict[str, Any]:
     """Name -> value for the Python builtins of a script whose output goes to ``write``."""
-    names: dict[str, Any] = {name: getattr(_python, name) for name in _PLAIN}
+    names: dict[str, Any] = {name: _python.__dict__[name] for name in _PLAIN + EXCEPTIONS}
     names["print"] = make_print(write, flush)
     names["type"] = ScriptType()
+    for function in (getattr, hasattr, setattr, delattr, vars):
+        names[function.__name__] = function
     # A script runs as the main module: `if __name__ == "__main__": main()` runs main().
     names["__name__"] = "__main__"
     return names

@@ -30,8 +30,16 @@ def error_text(exc: BaseException) -> str:
     "Did you mean: 'x'?" for a NameError or AttributeError."""
     cls = type(exc)
     module = cls.__module__
-    name = cls.__name__ if module == "builtins" or module.startswith("gradcli.") else f"{module}.{cls.__qualname__}"
-    message = str(exc)
+    if module == "__main__":     # a script's own exception class, named as Python's traceback names it
+        name = cls.__qualname__
+    elif module == "builtins" or module.startswith("gradcli."):
+        name = cls.__name__
+    else:
+        name = f"{module}.{cls.__qualname__}"
+    try:
+        message = str(exc)       # (a script's __str__ runs here, and may fail as Python's would)
+    except Exception:
+        message = "<exception str() failed>"
     if SUGGEST_ATTRIBUTE in getattr(exc, "__dict__", {}):
         from gradcli.lang.suggestions import suggestion
         found = suggestion(exc)
@@ -54,6 +62,8 @@ def hint(error_type: str, prefix: str) -> Callable[[Hint], Hint]:
 
 
 def find_hint(exc: BaseException) -> str | None:
+    if type(exc).__module__ == "__main__":
+        return None     # a script's own exception: its message is all there is to say
     name = type(exc).__name__
     message = str(exc)
     if SUGGEST_ATTRIBUTE in getattr(exc, "__dict__", {}) and isinstance(exc, AttributeError):
@@ -101,7 +111,8 @@ _fixed("RuntimeError", "Boolean value of Tensor with more than one value is ambi
 
 _fixed("ModuleNotFoundError", "No module named",
        "a script can import torch (with torch.nn, torch.nn.functional, torch.autograd, torch.linalg), "
-       "math, and numpy (the subset PyTorch's tutorials use)")
+       "math, numpy (the subset PyTorch's tutorials use), and parts of random, functools, itertools "
+       "and collections")
 
 
 @hint("NameError", "name 'torch' is not defined")

@@ -38,6 +38,21 @@ ScriptRecursionError = _visible(RecursionError)
 ScriptImportError = _visible(ImportError)
 ScriptModuleNotFoundError = _visible(ModuleNotFoundError)
 ScriptNotImplementedError = _visible(NotImplementedError)
+ScriptRuntimeError = _visible(RuntimeError)
+ScriptStopIteration = _visible(StopIteration)
+
+# The modules whose error classes print as a builtin they subclass (ScriptValueError is ValueError).
+_VISIBLE_MODULES = (__name__, "gradcli.engine.errors")
+
+
+def visible_class(cls: type) -> type:
+    """The class a script sees for an exception class: the builtin a gradcli error class stands
+    for (``type(e)`` of a TorchRuntimeError is ``RuntimeError``), else ``cls`` itself."""
+    if cls.__module__ in _VISIBLE_MODULES and issubclass(cls, BaseException):
+        for base in cls.__mro__[1:]:
+            if base.__module__ == "builtins":
+                return base
+    return cls
 
 
 class ScriptTimeout(BaseException):

@@ -2,11 +2,15 @@
 
 Engine code calls them like any Python function (``register_hook(lambda g: g * 2)``,
 ``jacobian(f, x)``); compiled call sites use ``invoke`` directly, which keeps
-the interpreter's C stack flat however deep a script recurses.
+the interpreter's C stack flat however deep a script recurses.  A UserFunction is a
+descriptor, as a Python function is: stored in a class it becomes a method
+(``obj.method`` is a bound ``method``), and ``inspect.signature`` reads its
+``__signature__``.
 """
 
 from __future__ import annotations
 
+from types import MethodType
 from typing import Any, Callable
 
 from gradcli.lang.errors import ScriptRecursionError, ScriptTypeError
@@ -23,7 +27,9 @@ EMPTY_KWARGS: dict = {}
 class Frame:
     """The variables of one module, function call or comprehension, and its enclosing frame."""
 
-    __slots__ = ("vars", "parent", "ret")
+    # `owner` is set only on the frame of a class body: the class it made (a zero-argument
+    # super() in its methods reads it, as Python's __class__ cell)
+    __slots__ = ("vars", "parent", "ret", "owner")
 
     def __init__(self, variables: dict, parent: Frame | None) -> None:
         self.vars = variables
@@ -61,10 +67,10 @@ class UserFunction:
 
     def __init__(self, name: str, qualname: str, signature: Signature, defaults: tuple,
                  kwdefaults: dict, body: Callable[[Frame], Any], closure: Frame,
-                 depth: CallDepth) -> None:
+                 depth: CallDepth, doc: str | None = None) -> None:
         self.__name__ = name
         self.__qualname__ = qualname
-        self.__doc__ = None
+        self.__doc__ = doc
         self.signature = signature
         self.defaults = defaults
         self.kwdefaults = kwdefaults
@@ -77,6 +83,32 @@ class UserFunction:
 
     def __repr__(self) -> str:
         return f"<function {self.__qualname__} at {id(self):#x}>"
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        # a function found on a class binds to the instance, as Python's functions do
+        return self if instance is None else MethodType(self, instance)
+
+    @property
+    def __signature__(self) -> Any:
+        """The parameters as an ``inspect.Signature`` (built on demand: inspect is not loaded
+        at start-up)."""
+        import inspect
+        kind = inspect.Parameter
+        signature = self.signature
+        names = signature.names
+        first_default = len(names) - len(self.defaults)
+        parameters = []
+        for index, name in enumerate(names):
+            default = self.defaults[index - first_default] if index >= first_default else kind.empty
+            parameters.append(kind(name, kind.POSITIONAL_ONLY if index < signature.posonly
+                                   else kind.POSITIONAL_OR_KEYWORD, default=default))
+        if signature.star is not None:
+            parameters.append(kind(signature.star, kind.VAR_POSITIONAL))
+        for name in signature.kwonly:
+            parameters.append(kind(name, kind.KEYWORD_ONLY, default=self.kwdefaults.get(name, kind.empty)))
+        if signature.double_star is not None:
+            parameters.append(kind(signature.double_star, kind.VAR_KEYWORD))
+        return inspect.Signature(parameters)
 
     def invoke(self, args: tuple | list, kwargs: dict) -> Any:
         counter = self.call_depth

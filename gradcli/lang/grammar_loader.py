@@ -120,8 +120,11 @@ def _tab_error(line: int, text: str) -> ScriptSyntaxError:
                              kind="TabError")
 
 
-def _cache_file() -> str | bool:
-    """A writable cache path, or True for Lark's own temp-dir cache."""
+def _cache_file(text: str) -> str | bool:
+    """A writable cache path, or True for Lark's own temp-dir cache.
+
+    The file is named after the grammar's hash, so that two gradcli versions (or checkouts) with
+    different grammars do not keep replacing each other's tables."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     folder = os.path.join(base, "gradcli")
     try:
@@ -130,8 +133,11 @@ def _cache_file() -> str | bool:
         return True
     if not os.access(folder, os.W_OK):
         return True
+    import hashlib
+
     import lark
-    return os.path.join(folder, f"parser-lark{lark.__version__}.cache")
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    return os.path.join(folder, f"parser-lark{lark.__version__}-{digest}.cache")
 
 
 _parser: Lark | None = None
@@ -141,18 +147,18 @@ def get_parser() -> Lark:
     """The one Lark LALR parser (start symbols ``file_input`` and ``field_input``)."""
     global _parser
     if _parser is None:
-        cache = _cache_file()
+        with open(grammar_path(), encoding="utf-8") as grammar:
+            text = grammar.read()
+        cache = _cache_file(text)
         try:
-            _parser = _build(cache)
+            _parser = _build(text, cache)
         except OSError:
             # an unreadable or unwritable cache must never stop a run
-            _parser = _build(False if cache is True else True)
+            _parser = _build(text, False if cache is True else True)
     return _parser
 
 
-def _build(cache: str | bool) -> Lark:
-    with open(grammar_path(), encoding="utf-8") as grammar:
-        text = grammar.read()
+def _build(text: str, cache: str | bool) -> Lark:
     return Lark(
         text,
         parser="lalr",

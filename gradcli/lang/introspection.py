@@ -21,8 +21,10 @@ from __future__ import annotations
 import builtins as _python
 import inspect
 import textwrap
+from types import MethodType
 from typing import Any, Callable
 
+from gradcli.lang.classes import is_script_class
 from gradcli.lang.safety import Namespace, is_dunder, readable_attributes, type_name
 
 DOCS = "https://pytorch.org/docs/stable/generated/"
@@ -33,6 +35,10 @@ def script_dir(obj: Any) -> list[str]:
     """The attribute names a script may read on ``obj``, sorted."""
     if type(obj) is Namespace:
         return sorted(name for name in obj.members if not is_dunder(name))
+    from gradcli.lang.suggestions import script_names
+    own = script_names(obj)     # a script class or its instance: its attributes too, as Python's dir
+    if own is not None:
+        return sorted(name for name in own if not is_dunder(name))
     cls = obj if isinstance(obj, type) else type(obj)
     try:
         names = readable_attributes(cls)
@@ -69,6 +75,11 @@ class Helper:
             return self._module(obj)
         if isinstance(obj, UserFunction):
             return self._user_function(obj)
+        if isinstance(obj, MethodType) and isinstance(obj.__func__, UserFunction):
+            owner = type(obj.__self__) if not isinstance(obj.__self__, type) else obj.__self__
+            return "\n".join([f"Help on method {obj.__name__} in module __main__:", "",
+                              f"{obj.__name__}{_signature(obj)} method of __main__.{owner.__qualname__} "
+                              + ("instance" if owner is not obj.__self__ else "class")])
         owner = getattr(obj, "__self__", None)
         tensor_class = getattr(self.modules.engine, "Tensor", None)
         if tensor_class is not None and isinstance(owner, tensor_class) and callable(obj):
@@ -137,7 +148,11 @@ class Helper:
     def _class(self, cls: type) -> str:
         name = type_name(cls)
         module = "torch" if getattr(cls, "__script_attrs__", None) is not None else "builtins"
+        if is_script_class(cls):
+            module, name = "__main__", cls.__qualname__
         lines = [f"Help on class {name} in module {module}:", ""]
+        if is_script_class(cls) and cls.__doc__:
+            lines += ["    " + line for line in textwrap.dedent(cls.__doc__).strip().splitlines()] + [""]
         names = script_dir(cls)
         if names:
             lines += ["ATTRIBUTES AND METHODS"] + _wrapped(", ".join(names))

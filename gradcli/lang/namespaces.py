@@ -12,11 +12,14 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
-from gradcli.lang import numpy_module
+from gradcli.lang import numpy_module, stdlib
 from gradcli.lang.builtins import python_builtins
 from gradcli.lang.errors import ScriptImportError, ScriptModuleNotFoundError, ScriptNotImplementedError
 from gradcli.lang.safety import Namespace, is_dunder
 from gradcli.lang.shorthand import GradWord, factory_with_grad_flag, method_form, tensor_or_builtin
+
+# Modules that are not packages: `import random.x` says so, as Python does.
+_PLAIN_MODULES = frozenset({"math", "random", "functools", "itertools"})
 
 # Python builtins that also name a torch function: a Tensor argument picks torch's.
 SHARED_WITH_TORCH = ("sum", "max", "min", "abs", "round", "pow", "all", "any")
@@ -46,9 +49,13 @@ class Modules:
         self.torch = torch
         self.by_path["math"] = Namespace("math", {name: getattr(math, name) for name in dir(math)
                                                  if not name.startswith("_")})
-        numpy = self.by_path["numpy"] = Namespace("numpy", numpy_module.members(), mirrors=numpy_module.np)
-        numpy.add("random", Namespace("numpy.random", numpy_module.random_members(), mirrors=numpy_module.np.random))
+        numpy = self.by_path["numpy"] = Namespace("numpy", numpy_module.members(), mirrors=numpy_module.np,
+                                                  note=numpy_module.SUBSET)
+        numpy.add("random", Namespace("numpy.random", numpy_module.random_members(), mirrors=numpy_module.np.random,
+                                      note=numpy_module.SUBSET))
         self.by_path["numpy.random"] = numpy.members["random"]
+        for name, loader in stdlib.MODULES.items():
+            self.by_path[name] = Namespace(name, {}, mirrors=name, loader=loader)
 
     def _namespace(self, full_path: str, key: str, members: dict[str, Any],
                    loader: Callable[[], dict[str, Any]] | None = None) -> Namespace:
@@ -66,10 +73,17 @@ class Modules:
             prefix = ".".join(parts[:end])
             if prefix in self.by_path:
                 continue
-            parent = self.by_path.get(".".join(parts[:end - 1]))
+            parent_path = ".".join(parts[:end - 1])
+            parent = self.by_path.get(parent_path)
+            member = parent.members.get(parts[end - 1]) if parent is not None else None
+            if isinstance(member, Namespace):   # a submodule among a lazy module's members
+                self.by_path[prefix] = member
+                continue
             message = parent.unsupported(parts[end - 1]) if parent is not None else None
             if message is not None:
                 raise ScriptNotImplementedError(message)
+            if parent_path in _PLAIN_MODULES:
+                raise ScriptModuleNotFoundError(f"No module named '{prefix}'; '{parent_path}' is not a package")
             raise ScriptModuleNotFoundError(f"No module named '{prefix}'")
         raise ScriptModuleNotFoundError(f"No module named '{path}'")
 

@@ -21,29 +21,19 @@ from typing import Any, TextIO
 from lark import Token
 
 from gradcli.lang import builtins as _builtins_module
-from gradcli.lang import safety as _safety_module
-from gradcli.lang import shorthand as _shorthand_module
 from gradcli.lang.compiler import CLOSURE_MODULES, RunContext, compile_module
 from gradcli.lang.compiler.base import EchoMode
 from gradcli.lang.diagnostics import Reporter
+from gradcli.lang.error_origin import is_script_error
 from gradcli.lang.errors import (EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_SCRIPT_ERROR,
-                                 ScriptError, ScriptSyntaxError, ScriptTimeout, Source, Span, span_of)
+                                 ScriptSyntaxError, ScriptTimeout, Source, Span, span_of)
 from gradcli.lang.functions import Frame
-from gradcli.lang import functions as _functions_module
+from gradcli.lang.grammar_loader import get_parser
 from gradcli.lang.namespaces import Modules
 from gradcli.lang.output import make_output
 from gradcli.lang.syntax import parse
 
-# An exception Python raises inside these files was raised while evaluating a
-# script's own operation ("a" + 1, [1][5], int("x")): a script error, not a bug.
-_SCRIPT_OPERATION_FILES = frozenset(
-    os.path.abspath(module.__file__) for module in (
-        *CLOSURE_MODULES, _functions_module, _builtins_module, _safety_module, _shorthand_module)
-) | {os.path.abspath(__import__("string").__file__)}
 _COMPILED_CODE_FILES = frozenset(os.path.abspath(module.__file__) for module in CLOSURE_MODULES)
-# A script calls NumPy's functions directly, and some are Python code (np.linspace): an error
-# raised there belongs to whoever called NumPy, the innermost frame outside it.
-_NUMPY_PACKAGE = os.path.dirname(os.path.abspath(__import__("numpy").__file__)) + os.sep
 
 # Each level of user recursion costs a dozen interpreter frames; the user-level
 # limit (functions.MAX_USER_DEPTH) is the one scripts see.
@@ -104,6 +94,7 @@ class Session:
         ``first_line`` is the line of its input ``text`` starts at (an entry of the piped
         REPL), so that reports give the line in the whole input."""
         source = Source(text, filename) if first_line == 1 else _LaterLines(text, filename, first_line)
+        get_parser()    # (built or loaded before the time limit starts: it is gradcli's time, not the script's)
         with _RunGuard(self):
             try:
                 # a REPL entry (echo="all") is read as Python's REPL reads one: not past its error
@@ -120,6 +111,9 @@ class Session:
                 start_line_after_ctrl_c(self.reporter.stream)
                 self.reporter.interrupted("KeyboardInterrupt", None)
                 return INTERRUPTED
+            except ScriptTimeout:
+                self.reporter.error(self._timeout_error(), None, filename=filename)
+                return SCRIPT_ERROR
             except Exception as error:
                 return self._report(error)
             try:
@@ -134,20 +128,21 @@ class Session:
                 return INTERRUPTED
             except ScriptTimeout as timeout:
                 self.output.flush()
-                error = TimeoutError(f"the script ran longer than the time limit of {self.timeout:g} s "
-                                     "(--timeout)")
-                self.reporter.error(error, span_of(timeout) or self._statement_span)
+                self.reporter.error(self._timeout_error(), span_of(timeout) or self._statement_span)
                 return SCRIPT_ERROR
             except BrokenPipeError:
                 raise  # the reader of our output went away: the caller stops quietly
-            except Exception as error:
+            except BaseException as error:    # (a script may raise a BaseException of its own)
                 self.output.flush()
                 return self._report(error)
             finally:
                 self.output.flush()
         return OK
 
-    def _report(self, error: Exception) -> Outcome:
+    def _timeout_error(self) -> TimeoutError:
+        return TimeoutError(f"the script ran longer than the time limit of {self.timeout:g} s (--timeout)")
+
+    def _report(self, error: BaseException) -> Outcome:
         if isinstance(error, MemoryError):
             error = _allocation_failure(error)
         if is_script_error(error):
@@ -272,26 +267,6 @@ def _allocation_failure(error: MemoryError) -> Exception:
                                     f"allocate memory{size}. Error code 12 (Cannot allocate memory)")
     replacement.__dict__.update(error.__dict__)  # keeps the span the failing expression marked
     return replacement
-
-
-def is_script_error(error: BaseException) -> bool:
-    """A mistake in the script (reported as Python would) rather than a bug in gradcli."""
-    if isinstance(error, (ScriptError, RecursionError)):
-        return True
-    try:
-        from gradcli.engine.errors import TorchError
-    except ImportError:  # pragma: no cover - the engine package always ships errors.py
-        TorchError = ()  # type: ignore[assignment]
-    if isinstance(error, TorchError):
-        return True
-    trace = error.__traceback__
-    innermost = None  # the innermost frame outside NumPy
-    while trace is not None:
-        filename = os.path.abspath(trace.tb_frame.f_code.co_filename)
-        if not filename.startswith(_NUMPY_PACKAGE):
-            innermost = filename
-        trace = trace.tb_next
-    return innermost in _SCRIPT_OPERATION_FILES
 
 
 def _innermost_span() -> Span | None:

@@ -5,19 +5,26 @@ Engine classes list the attributes a script may read in ``__script_attrs__``
 and may assign in ``__script_settable__``; Python's own types get the
 whitelists below.  A class whose instances hold the script's own attributes
 (``nn.Module``: ``self.fc = nn.Linear(...)``) sets ``__script_dynamic__``: then
-any non-dunder attribute the object has may be read, set and deleted.  Dunder names are never reachable.  ``str.format`` is
+any non-dunder attribute the object has may be read, set and deleted.  Dunder names are never
+reachable, but for ``__name__``/``__doc__`` of the script's own classes and functions and the
+special methods a script may define and call (``super().__init__()``).  Script classes, their
+instances and ``super()`` objects follow gradcli.lang.class_access.  ``str.format`` is
 replaced by a formatter whose ``{0.attr}`` fields go through the same checks.
 """
 
 from __future__ import annotations
 
 import string
+from types import MethodType
 from typing import Any, Callable
 
+from gradcli.lang.classes import SCRIPT_CLASS, SPECIAL_METHODS, opens_special_methods
 from gradcli.lang.errors import (ScriptAttributeError, ScriptNotImplementedError, ScriptTypeError,
                                  attribute_error)
+from gradcli.lang.functions import UserFunction
 from gradcli.lang.numpy_module import ATTRIBUTES as NUMPY_ATTRIBUTES
 from gradcli.lang.numpy_module import SUBSET as NUMPY_SUBSET
+from gradcli.lang.stdlib import ATTRIBUTES as STDLIB_ATTRIBUTES
 
 _STR = frozenset("""capitalize casefold center count endswith expandtabs find format index isalnum
     isalpha isascii isdecimal isdigit isidentifier islower isnumeric isprintable isspace istitle
@@ -34,13 +41,19 @@ _FLOAT = frozenset("as_integer_ratio conjugate hex is_integer real imag".split()
 _COMPLEX = frozenset("conjugate real imag".split())
 _RANGE = frozenset("start stop step count index".split())
 _SLICE = frozenset("start stop step indices".split())
+_PROPERTY = frozenset("fget fset fdel getter setter deleter".split())
 
 BUILTIN_ATTRIBUTES: dict[type, frozenset[str]] = {
     str: _STR, list: _LIST, tuple: _TUPLE, dict: _DICT, set: _SET, frozenset: _SET - {
         "add", "clear", "discard", "pop", "remove", "update", "difference_update",
         "intersection_update", "symmetric_difference_update"},
     int: _INT, bool: _INT, float: _FLOAT, complex: _COMPLEX, range: _RANGE, slice: _SLICE,
+    property: _PROPERTY,
+    # what Python's exceptions tell about themselves
+    BaseException: frozenset({"args"}), StopIteration: frozenset({"value"}),
+    NameError: frozenset({"name"}), AttributeError: frozenset({"name"}), ImportError: frozenset({"name", "msg"}),
     **NUMPY_ATTRIBUTES,  # ndarray, NumPy scalars and dtypes (lang/numpy_module.py)
+    **STDLIB_ATTRIBUTES,  # partial, OrderedDict, Counter, ... (lang/stdlib.py)
 }
 
 # type -> readable names; filled by readable_attributes, read directly by compiled code.
@@ -52,6 +65,8 @@ def readable_attributes(cls: type) -> frozenset[str]:
     """Attribute names a script may read on instances of ``cls`` (cached per type)."""
     found = READABLE_CACHE.get(cls)
     if found is None:
+        if SCRIPT_CLASS in cls.__dict__:
+            return class_access.instance_members(cls)
         names: set[str] = set(getattr(cls, "__script_attrs__", ()))
         for base in cls.__mro__:
             names |= BUILTIN_ATTRIBUTES.get(base, frozenset())
@@ -75,15 +90,19 @@ class Namespace:
     ``members`` are what gradcli has.  ``pytorch_module`` names the real
     PyTorch module it mirrors (``""`` for ``torch``, ``"nn.functional"``, ...;
     None for ``math``), so a real name gradcli lacks says "not supported yet"
-    instead of "no such attribute".
+    instead of "no such attribute".  ``mirrors`` is the real module (or its name, imported
+    when a script asks for what the subset lacks) of which this is a subset (numpy, random),
+    and ``note`` says which subset that is.
     """
 
     def __init__(self, path: str, members: dict[str, Any], pytorch_module: str | None = None,
-                 mirrors: Any = None, loader: Callable[[], dict[str, Any]] | None = None) -> None:
+                 mirrors: Any = None, loader: Callable[[], dict[str, Any]] | None = None,
+                 note: str | None = None) -> None:
         self.path = path
         self._members = members
         self.pytorch_module = pytorch_module
-        self.mirrors = mirrors  # the real module a subset of which this is (numpy), if any
+        self._mirrors = mirrors
+        self.note = note
         # Members that load on first use (torch.nn, torch.optim: a script that never touches
         # them does not pay for importing them at start-up).
         self._loader = loader
@@ -94,6 +113,13 @@ class Namespace:
             loader, self._loader = self._loader, None
             self._members.update(loader())
         return self._members
+
+    @property
+    def mirrors(self) -> Any:
+        if isinstance(self._mirrors, str):
+            import importlib
+            self._mirrors = importlib.import_module(self._mirrors)
+        return self._mirrors
 
     def add(self, name: str, value: Any) -> None:
         """A member known at once (a submodule), without loading the lazy ones."""
@@ -110,8 +136,10 @@ class Namespace:
         """The message for a name the real module has and this one lacks, else None."""
         if self.pytorch_has(name):
             return f"gradcli does not support {self.path}.{name} yet"
-        if self.mirrors is not None and not is_dunder(name) and hasattr(self.mirrors, name):
-            return f"gradcli does not support {self.path}.{name} ({NUMPY_SUBSET})"
+        if self._mirrors is not None and not is_dunder(name) and hasattr(self.mirrors, name):
+            if self.note is None:
+                return f"gradcli does not support {self.path}.{name} yet"
+            return f"gradcli does not support {self.path}.{name} ({self.note})"
         return None
 
     def lookup(self, name: str) -> Any:
@@ -139,7 +167,13 @@ def get_attribute(obj: Any, name: str) -> Any:
         return obj.lookup(name)
     if isinstance(obj, type):
         return _class_attribute(obj, name)
+    if SCRIPT_CLASS in cls.__dict__:
+        return class_access.instance_attribute(obj, name)
+    if cls is super:
+        return class_access.super_attribute(obj, name)
     if is_dunder(name):
+        if name in ("__name__", "__doc__") and is_script_function(obj):
+            return getattr(obj, name)
         raise _missing(obj, name)
     if name in readable_attributes(cls):
         if name == "format" and isinstance(obj, str):
@@ -153,6 +187,13 @@ def get_attribute(obj: Any, name: str) -> Any:
 def set_attribute(obj: Any, name: str, value: Any) -> None:
     """``obj.name = value`` for a script."""
     cls = type(obj)
+    if SCRIPT_CLASS in cls.__dict__:     # an instance of a script class: its own attributes
+        if is_dunder(name) or name.startswith("_gradcli_"):
+            raise _missing(obj, name, reading=False)
+        setattr(obj, name, value)
+        return
+    if isinstance(obj, type) and SCRIPT_CLASS in obj.__dict__:
+        return class_access.set_class_attribute(obj, name, value)
     if not is_dunder(name) and (name in settable_attributes(cls) or getattr(cls, "__script_dynamic__", False)):
         setattr(obj, name, value)
         return
@@ -169,6 +210,10 @@ def delete_attribute(obj: Any, name: str) -> None:
     ``del x.requires_grad`` fails as assigning a non-bool does.
     """
     cls = type(obj)
+    if isinstance(obj, type) and SCRIPT_CLASS in obj.__dict__:
+        return class_access.delete_class_attribute(obj, name)
+    if SCRIPT_CLASS in cls.__dict__ and name.startswith("_gradcli_"):
+        raise _missing(obj, name, reading=False)
     if not is_dunder(name) and getattr(cls, "__script_dynamic__", False) and name not in settable_attributes(cls):
         delattr(obj, name)
         return
@@ -210,7 +255,19 @@ def _is_numpy(cls: type) -> bool:
     return module == "numpy" or module.startswith("numpy.")
 
 
+def is_script_function(obj: Any) -> bool:
+    """A function the script defined, or one of its methods bound to an instance."""
+    cls = type(obj)
+    return cls is UserFunction or (cls is MethodType and type(obj.__func__) is UserFunction)
+
+
 def _class_attribute(cls: type, name: str) -> Any:
+    if SCRIPT_CLASS in cls.__dict__:
+        return class_access.class_attribute(cls, name)
+    if name == "__name__":
+        return cls.__name__
+    if name in SPECIAL_METHODS and opens_special_methods(cls) and hasattr(cls, name):
+        return getattr(cls, name)
     if name in readable_attributes(cls) and hasattr(cls, name):
         if name == "format" and cls is str:
             return _unbound_format
@@ -276,3 +333,7 @@ def _unbound_format(template: str, *args: Any, **kwargs: Any) -> str:
         raise ScriptTypeError("descriptor 'format' for 'str' objects doesn't apply to a "
                               f"'{type(template).__name__}' object")
     return _formatter.vformat(template, args, kwargs)
+
+
+# (at the bottom: class_access reads this module's whitelists)
+from gradcli.lang import class_access  # noqa: E402

@@ -161,6 +161,9 @@ def attribute_candidates(obj: Any) -> list[str]:
     if pytorch is not None:
         cls = obj if isinstance(obj, type) else type(obj)
         return sorted(pytorch | readable_attributes(cls))
+    script = script_names(obj)
+    if script is not None:
+        return sorted(script)
     if type(obj) in _PYTHON_TYPES or (isinstance(obj, type) and obj in _PYTHON_TYPES):
         return dir(obj)
     cls = obj if isinstance(obj, type) and not issubclass(obj, type) else type(obj)
@@ -177,8 +180,30 @@ def _reachable(obj: Any, name: str) -> bool:
     pytorch = _pytorch_names(obj)
     if pytorch is not None and name in pytorch:
         return True
+    script = script_names(obj)
+    if script is not None:
+        return name in script
     cls = obj if isinstance(obj, type) and not issubclass(obj, type) else type(obj)
     return name in readable_attributes(cls)
+
+
+def script_names(obj: Any) -> set[str] | None:
+    """For a script class or its instance: the names a script may read on it (its instance
+    attributes, then what the classes let it reach), as Python's dir() would offer them."""
+    from gradcli.lang.class_access import instance_members, member_readable
+    from gradcli.lang.classes import is_script_class
+    if isinstance(obj, type):
+        if not is_script_class(obj):
+            return None
+        names: set[str] = set()
+        for klass in obj.__mro__:
+            names |= {name for name in klass.__dict__ if not name.startswith("__")
+                      and member_readable(klass, name, on_instance=False)}
+        return names
+    if not is_script_class(type(obj)):
+        return None
+    own = {name for name in getattr(obj, "__dict__", {}) if not name.startswith(("__", "_gradcli_"))}
+    return own | set(instance_members(type(obj)))
 
 
 def attribute_suggestion(exc: BaseException) -> str | None:
@@ -213,6 +238,8 @@ def suggestion_hint(exc: BaseException) -> str | None:
         from gradcli.lang.safety import Namespace, readable_attributes
         obj, name = exc.obj, exc.name  # type: ignore[attr-defined]
         found = attribute_suggestion(exc)
+        if found is not None and script_names(obj) is not None:
+            return None    # a script's own class: what Python suggests is all there is to say
         if found is not None:
             supported = obj.members if type(obj) is Namespace else readable_attributes(
                 obj if isinstance(obj, type) else type(obj))

@@ -33,12 +33,14 @@ _NAMED = {
 }
 _BLOCK_HEADERS = {"if": "'if' statement", "elif": "'elif' statement", "else": "'else' statement",
                   "while": "'while' statement", "for": "'for' statement",
-                  "with": "'with' statement", "def": "function definition"}
+                  "with": "'with' statement", "def": "function definition", "try": "'try' statement",
+                  "except": "'except' statement", "finally": "'finally' statement",
+                  "class": "class definition"}
 # Python statements outside the gradcli subset: say so instead of "invalid syntax".
-_UNSUPPORTED = {"try": "'try' statements", "except": "'try' statements", "finally": "'try' statements",
-                "class": "class definitions", "raise": "'raise' statements", "yield": "generators ('yield')",
-                "async": "'async' code", "await": "'async' code"}
-_COMPOUND = {"if_stmt", "while_stmt", "for_stmt", "with_stmt", "funcdef", "decorated"}
+_UNSUPPORTED = {"yield": "generators ('yield')", "async": "'async' code", "await": "'async' code",
+                "except*": "exception groups ('except*')"}
+_COMPOUND = {"if_stmt", "while_stmt", "for_stmt", "with_stmt", "try_stmt", "try_finally_stmt", "funcdef",
+             "classdef", "decorated"}
 
 
 def parse(text: str, start: str = "file_input", interactive: bool = False) -> Tree:
@@ -99,6 +101,8 @@ def unsupported_statement(text: str, line: int) -> ScriptSyntaxError | None:
     source_line = text.split("\n")[line - 1] if 0 < line <= text.count("\n") + 1 else ""
     stripped = source_line.lstrip()
     word = stripped.split(None, 1)[0].rstrip(":") if stripped else ""
+    if stripped.startswith("except") and stripped[6:].lstrip().startswith("*"):
+        word = "except*"
     if word not in _UNSUPPORTED:
         return None
     column = len(source_line) - len(stripped) + 1

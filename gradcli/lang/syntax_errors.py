@@ -215,6 +215,9 @@ def _unexpected_token(error: UnexpectedToken, text: str) -> ScriptSyntaxError:
         return unsupported
     if "COLON" in expected and token.type == "_NEWLINE":
         return ScriptSyntaxError("expected ':'", line, column)
+    if {"EXCEPT", "FINALLY"} <= expected:    # a `try:` block with neither
+        return ScriptSyntaxError("expected 'except' or 'finally' block", line, column,
+                                 end_column=token.end_column)
     hint = (f"unexpected {syntax.describe_token(token)}; expected "
             f"{syntax.describe_expected(expected)}")
     tokens = tokenize(text if text.endswith("\n") else text + "\n")

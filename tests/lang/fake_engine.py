@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from gradcli.engine.errors import TorchRuntimeError
+from gradcli.engine.errors import TorchAttributeError, TorchRuntimeError
 
 
 class FakeTensor:
@@ -99,13 +99,71 @@ def interrupt():
     raise KeyboardInterrupt
 
 
+class Param:
+    """A value a Module registers (as nn.Parameter)."""
+
+    __script_attrs__ = frozenset({"value"})
+
+    def __init__(self, value):
+        self.value = value
+
+
+class Module:
+    """Shaped like nn.Module: its instances hold the script's attributes (__script_dynamic__),
+    assignments register parameters, __getattr__ finds them, __call__ runs forward."""
+
+    __script_dynamic__ = True
+    __script_attrs__ = frozenset({"params", "describe", "forward"})
+
+    def __init__(self):
+        object.__setattr__(self, "_params", {})
+
+    def __setattr__(self, name, value):
+        if isinstance(value, Param):
+            self.__dict__["_params"][name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name):
+        params = self.__dict__.get("_params", {})
+        if name in params:
+            return params[name]
+        raise TorchAttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __call__(self, *args):
+        return self.forward(*args)
+
+    def params(self):
+        return list(self._params)
+
+    def describe(self):
+        return f"{type(self).__name__} with {len(self._params)}"
+
+
+class Function:
+    """Shaped like torch.autograd.Function: subclassing it runs engine code (__init_subclass__)."""
+
+    __script_attrs__ = frozenset({"apply", "created"})
+    created: list = []
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._private_node = object()
+        Function.created.append(cls.__name__)
+
+    @classmethod
+    def apply(cls, *args):
+        return cls.forward(None, *args)
+
+
 def make_engine():
     calls = []
     torch = {"tensor": tensor, "ones": ones, "sum": torch_sum, "Tensor": FakeTensor,
              "no_grad": NoGrad, "float32": "torch.float32", "double": "torch.float64",
              "__version__": "2.13.0+cpu", "broken": lambda: [][1], "interrupt": interrupt,
              "manual_seed": lambda seed: calls.append(("manual_seed", seed)),
-             "call_back": lambda function, *args: function(*args)}
+             "call_back": lambda function, *args: function(*args),
+             "Module": Module, "Param": Param, "Function": Function}
     return SimpleNamespace(
         calls=calls,
         set_max_elements=lambda n: calls.append(("set_max_elements", n)),

@@ -25,7 +25,7 @@ import pytest
     ("open('/etc/passwd')", "NameError: name 'open' is not defined"),
     ("eval('1')", "NameError: name 'eval' is not defined"),
     ("exec('x = 1')", "NameError: name 'exec' is not defined"),
-    ("getattr(1, 'real')", "NameError: name 'getattr' is not defined"),
+    ("getattr(1, '__class__')", "AttributeError: 'int' object has no attribute '__class__'"),
     ("__import__('os')", "NameError: name '__import__' is not defined"),
     ("globals()", "NameError: name 'globals' is not defined"),
     ("import os", "ModuleNotFoundError: No module named 'os'"),

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from lark import Tree
 
-from gradcli.lang.compiler import (attributes_and_subscripts, calls, comprehensions, containers,
-                                   expressions, literals, names, operators, statements, targets)
+from gradcli.lang.compiler import (attributes_and_subscripts, calls, classes, comprehensions, containers,
+                                   definitions, exceptions, expressions, literals, names, operators, statements,
+                                   targets)
 from gradcli.lang.compiler.base import EchoMode, Executor, RunContext
+from gradcli.lang.compiler.classes import ClassCompiler
+from gradcli.lang.compiler.definitions import DefinitionCompiler
+from gradcli.lang.compiler.exceptions import ExceptionCompiler
 from gradcli.lang.compiler.expressions import ExpressionCompiler
 from gradcli.lang.compiler.statements import StatementCompiler
 from gradcli.lang.compiler.targets import TargetCompiler
@@ -17,11 +21,12 @@ __all__ = ["CLOSURE_MODULES", "CompiledStatement", "RunContext", "compile_module
 # The modules that compile a script and hold the closures it runs as: an exception
 # Python raises in one of them is the script's own operation failing.
 CLOSURE_MODULES = (expressions, literals, names, containers, operators, attributes_and_subscripts,
-                   calls, comprehensions, statements, targets)
+                   calls, comprehensions, statements, definitions, classes, exceptions, targets)
 
 
-class Compiler(StatementCompiler, TargetCompiler, ExpressionCompiler):
-    """The whole compiler: statements, assignment targets and expressions."""
+class Compiler(StatementCompiler, ExceptionCompiler, DefinitionCompiler, ClassCompiler, TargetCompiler,
+               ExpressionCompiler):
+    """The whole compiler: statements, definitions, classes, assignment targets and expressions."""
 
 
 class CompiledStatement:
@@ -45,7 +50,17 @@ def compile_module(tree: Tree, source: Source, context: RunContext,
         compiler.echo_expressions = echo == "all" or (echo == "last" and last)
         for executor in compiler.statements(node):
             compiled.append(CompiledStatement(executor, compiler.span(node)))
+        if not (_is_future_import(node) or (index == 0 and _is_docstring(node))):
+            compiler.future_allowed = False
     return compiled
+
+
+def _is_future_import(node: Tree) -> bool:
+    return node.data == "from_import_stmt" and [str(t) for t in node.children[0].children] == ["__future__"]
+
+
+def _is_docstring(node: Tree) -> bool:
+    return node.data == "expr_stmt" and node.children[0].data == "strings"
 
 
 def _top_level_statements(tree: Tree) -> list[Tree]:

@@ -10,6 +10,7 @@ from gradcli.lang.compiler.base import CompilerBase, Evaluator
 from gradcli.lang.compiler.literals import constant
 from gradcli.lang.errors import mark
 from gradcli.lang.functions import Frame
+from gradcli.lang.class_access import SCRIPT_MEMBERS
 from gradcli.lang.safety import READABLE_CACHE, get_attribute, is_dunder
 
 
@@ -17,7 +18,7 @@ class AccessCompiler(CompilerBase):
     def e_attribute(self, node: Tree) -> Evaluator:
         value_node, name_token = node.children
         value = self.expr(value_node)
-        name = str(name_token)
+        name = self.mangle(str(name_token))
         span = self.span(node)
         if is_dunder(name) or name == "format":
             def checked_attribute(frame: Frame) -> Any:
@@ -28,14 +29,22 @@ class AccessCompiler(CompilerBase):
                     raise
             return checked_attribute
         readable = READABLE_CACHE
+        script_classes = SCRIPT_MEMBERS if not name.startswith("_gradcli_") else {}
 
         def attribute(frame: Frame) -> Any:
             try:
                 obj = value(frame)
-                # fast path: a whitelisted attribute of an instance whose type was seen before
-                allowed = readable.get(obj.__class__)
-                if allowed is not None and name in allowed:
-                    return getattr(obj, name)
+                # fast path: a whitelisted attribute of an instance whose type was seen before,
+                # or an instance attribute of a script class's instance
+                cls = obj.__class__
+                allowed = readable.get(cls)
+                if allowed is not None:
+                    if name in allowed:
+                        return getattr(obj, name)
+                    if cls in script_classes:
+                        values = obj.__dict__
+                        if name in values:
+                            return values[name]
                 return get_attribute(obj, name)
             except BaseException as error:
                 mark(error, span)

@@ -26,6 +26,8 @@ class RunContext:
     import_name: Callable[[str, str], Any]       # (module, name) -> value (from ... import)
     echo: Callable[[Any], None]                  # shows a value (REPL-style echo)
     call_depth: CallDepth = field(default_factory=CallDepth)
+    # the exceptions whose `except` blocks are running, innermost last (what a bare `raise` re-raises)
+    handling: list = field(default_factory=list)
 
 
 class CompilerBase:
@@ -34,7 +36,10 @@ class CompilerBase:
         self.context = context
         self.scope = Scope("module", None)
         self.loop_depth = 0
-        self.function_names: list[str] = []   # enclosing def names, for qualnames
+        self.qualname_prefix = ""       # "f.<locals>." inside def f, "A." inside class A
+        self.mangling_class: str | None = None   # the class whose private names (__x) are mangled
+        self.lazy_annotations = False   # `from __future__ import annotations`: never evaluated
+        self.future_allowed = True      # no statement but a docstring or __future__ imports yet
 
     # ------------------------------------------------------------ positions
     def span(self, node: Tree | Token) -> Span:
@@ -55,6 +60,15 @@ class CompilerBase:
         return self.scope.kind != "module"
 
     def qualname(self, name: str) -> str:
-        if not self.function_names:
+        return self.qualname_prefix + name
+
+    def mangle(self, name: str) -> str:
+        """Python's private-name mangling: ``__x`` inside class ``A`` is ``_A__x``."""
+        owner = self.mangling_class
+        if owner is None or not name.startswith("__") or name.endswith("__") or "." in name:
             return name
-        return ".<locals>.".join(self.function_names) + ".<locals>." + name
+        stripped = owner.lstrip("_")
+        return f"_{stripped}{name}" if stripped else name
+
+    def mangle_all(self, names: set[str]) -> set[str]:
+        return {self.mangle(name) for name in names} if self.mangling_class else names

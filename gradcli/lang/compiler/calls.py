@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from types import MethodType
 from typing import Any
 
 from lark import Tree
@@ -16,6 +17,8 @@ class CallCompiler(CompilerBase):
         callee_node, arguments = node.children
         callee = self.expr(callee_node)
         span = self.span(node)
+        if arguments is None and callee_node.data == "name" and str(callee_node.children[0]) == "super":
+            return self.zero_argument_super(callee, span)
         positional, keywords, has_star = self._arguments(arguments)
         if not has_star and not keywords:
             return _positional_call(callee, tuple(positional), span)
@@ -96,6 +99,8 @@ def _positional_call(callee: Evaluator, arguments: tuple, span) -> Evaluator:
                 args = ()
                 if function.__class__ is UserFunction:
                     return function.invoke(args, EMPTY_KWARGS)
+                if function.__class__ is MethodType and function.__func__.__class__ is UserFunction:
+                    return function.__func__.invoke((function.__self__, *args), EMPTY_KWARGS)
                 return function()
             except BaseException as error:
                 mark_call(error, span, function, args)
@@ -111,6 +116,8 @@ def _positional_call(callee: Evaluator, arguments: tuple, span) -> Evaluator:
                 args = (first(frame),)
                 if function.__class__ is UserFunction:
                     return function.invoke(args, EMPTY_KWARGS)
+                if function.__class__ is MethodType and function.__func__.__class__ is UserFunction:
+                    return function.__func__.invoke((function.__self__, *args), EMPTY_KWARGS)
                 return function(args[0])
             except BaseException as error:
                 mark_call(error, span, function, args)
@@ -126,6 +133,8 @@ def _positional_call(callee: Evaluator, arguments: tuple, span) -> Evaluator:
                 args = (first(frame), second(frame))
                 if function.__class__ is UserFunction:
                     return function.invoke(args, EMPTY_KWARGS)
+                if function.__class__ is MethodType and function.__func__.__class__ is UserFunction:
+                    return function.__func__.invoke((function.__self__, *args), EMPTY_KWARGS)
                 return function(args[0], args[1])
             except BaseException as error:
                 mark_call(error, span, function, args)
@@ -139,6 +148,8 @@ def _positional_call(callee: Evaluator, arguments: tuple, span) -> Evaluator:
             args = tuple([evaluate(frame) for evaluate in arguments])
             if function.__class__ is UserFunction:
                 return function.invoke(args, EMPTY_KWARGS)
+            if function.__class__ is MethodType and function.__func__.__class__ is UserFunction:
+                return function.__func__.invoke((function.__self__, *args), EMPTY_KWARGS)
             return function(*args)
         except BaseException as error:
             mark_call(error, span, function, args)
@@ -195,6 +206,8 @@ def _general_call(callee: Evaluator, positional: list, starred: bool, keywords: 
                     kwargs[name] = evaluate(frame)
             if function.__class__ is UserFunction:
                 return function.invoke(args, kwargs)
+            if function.__class__ is MethodType and function.__func__.__class__ is UserFunction:
+                return function.__func__.invoke((function.__self__, *args), kwargs)
             return function(*args, **kwargs)
         except BaseException as error:
             mark_call(error, span, function, args)

@@ -39,6 +39,7 @@ class ComprehensionCompiler(CompilerBase):
         for loop in loops:
             bound |= target_names(loop.children[0])
         outer_scope = self.scope
+        bound = self.mangle_all(bound)
         self.scope = Scope("comprehension", outer_scope, bound)
         self.scope.order = (".0",) + tuple(sorted(bound))
         try:

@@ -7,15 +7,11 @@ from typing import Any
 from lark import Tree
 
 from gradcli.lang.compiler.base import CompilerBase, Evaluator
-from gradcli.lang.errors import (ScriptNameError, ScriptNotImplementedError, ScriptUnboundLocalError, mark,
-                                 name_error)
+from gradcli.lang.errors import ScriptNotImplementedError, ScriptUnboundLocalError, mark, name_error
 from gradcli.lang.functions import Frame
 
 
-_UNSUPPORTED_KEYWORDS = {"class": "class definitions", "try": "'try' statements",
-                         "except": "'try' statements", "finally": "'try' statements",
-                         "raise": "'raise' statements", "yield": "generators ('yield')",
-                         "async": "'async' code", "await": "'async' code"}
+_UNSUPPORTED_KEYWORDS = {"yield": "generators ('yield')", "async": "'async' code", "await": "'async' code"}
 
 
 class NameCompiler(CompilerBase):
@@ -26,6 +22,7 @@ class NameCompiler(CompilerBase):
         return self.load_name(name, self.span(node))
 
     def load_name(self, name: str, span) -> Evaluator:  # noqa: C901 - one closure per scope kind
+        name = self.mangle(name)
         where, depth = self.scope.resolve(name)
         scope = self.scope
         if where == "global":
@@ -44,6 +41,27 @@ class NameCompiler(CompilerBase):
                     mark(error, span)
                     raise error from None
             return load_global
+        if where == "class":
+            variables = self.context.globals
+            builtins = self.context.builtins
+
+            def load_class_name(frame: Frame) -> Any:
+                # a name the class body binds: its namespace, then the globals, then the builtins
+                try:
+                    return frame.vars[name]
+                except KeyError:
+                    pass
+                try:
+                    return variables[name]
+                except KeyError:
+                    pass
+                try:
+                    return builtins[name]
+                except KeyError:
+                    error = missing_global(name, scope.local_names(), variables, builtins)
+                    mark(error, span)
+                    raise error from None
+            return load_class_name
         if where == "local":
             def load_local(frame: Frame) -> Any:
                 try:

@@ -5,6 +5,11 @@ assignment, a ``for`` target, a parameter, a ``def``, an import), global if
 declared ``global`` or bound nowhere up the chain of enclosing functions,
 and otherwise a free variable of the nearest enclosing function that binds
 it.  Comprehensions and lambdas are scopes of their own, as in Python 3.
+
+A class body is a scope too, but its names are seen only by the body itself:
+a name it binds is read from the class namespace, then the globals and the
+builtins (Python's LOAD_NAME); functions defined inside it skip it when they
+look for free variables, as in Python.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from typing import Iterable, Literal
 
 from lark import Token, Tree
 
-ScopeKind = Literal["module", "function", "comprehension"]
+ScopeKind = Literal["module", "function", "comprehension", "class"]
 
 # Nodes that open a scope of their own: nothing inside them binds in ours.
 _NESTED_SCOPES = {"lambdef", "list_comp", "set_comp", "dict_comp", "generator", "generator_argument"}
@@ -28,6 +33,7 @@ class Scope:
         self.declared_nonlocal = set(declared_nonlocal)
         self.bound = set(bound) - self.declared_global - self.declared_nonlocal
         self.order: tuple[str, ...] = ()    # parameters first, then locals as they first appear
+        self.signature = None   # a function's parameters (a zero-argument super() reads the first)
 
     def local_names(self) -> tuple[str, ...]:
         """The frame's local variable names in CPython's order (co_varnames), for suggestions."""
@@ -38,27 +44,39 @@ class Scope:
         return tuple(listed + sorted(self.bound - seen))
 
     def resolve(self, name: str) -> tuple[str, int]:
-        """("global", 0), ("local", 0) or ("free", frames up)."""
+        """("global", 0), ("local", 0), ("class", 0) (a name of the class body being run) or
+        ("free", frames up)."""
         if self.kind == "module" or name in self.declared_global:
             return ("global", 0)
         if name in self.bound:
-            return ("local", 0)
+            return ("class", 0) if self.kind == "class" else ("local", 0)
         depth, scope = 1, self.parent
         while scope is not None and scope.kind != "module":
-            if name in scope.declared_global:
-                return ("global", 0)
-            if name in scope.bound:
-                return ("free", depth)
+            if scope.kind != "class":
+                if name in scope.declared_global:
+                    return ("global", 0)
+                if name in scope.bound:
+                    return ("free", depth)
             depth, scope = depth + 1, scope.parent
         return ("global", 0)
 
     def has_enclosing_binding(self, name: str) -> bool:
         scope = self.parent
         while scope is not None and scope.kind != "module":
-            if name in scope.bound:
+            if scope.kind != "class" and name in scope.bound:
                 return True
             scope = scope.parent
         return False
+
+    def enclosing_class(self) -> tuple[Scope | None, int]:
+        """The class body this function is (directly or through other functions) defined in,
+        and how many frames up its frame is: what a zero-argument ``super()`` needs."""
+        depth, scope = 1, self.parent
+        while scope is not None and scope.kind != "module":
+            if scope.kind == "class":
+                return scope, depth
+            depth, scope = depth + 1, scope.parent
+        return None, 0
 
 
 def bindings(statements: Iterable[Tree]) -> tuple[set[str], set[str], set[str]]:
@@ -94,8 +112,13 @@ def bindings(statements: Iterable[Tree]) -> tuple[set[str], set[str], set[str]]:
         if kind == "del_stmt":
             bound.update(target_names(node.children[0]))
             continue
-        if kind == "funcdef":
+        if kind in ("funcdef", "classdef"):   # a class body binds in a scope of its own
             bound.add(str(node.children[0]))
+            continue
+        if kind == "except_clause":
+            if node.children[1] is not None:
+                bound.add(str(node.children[1]))
+            stack.extend(child for child in node.children if isinstance(child, Tree))
             continue
         if kind == "dotted_as_name":
             dotted, alias = node.children

@@ -9,13 +9,19 @@ from __future__ import annotations
 import operator
 from typing import Any
 
-from lark import Token, Tree
+from lark import Tree
 
 from gradcli.lang.compiler.base import CompilerBase, Executor
-from gradcli.lang.compiler.scopes import Scope, bindings
-from gradcli.lang.errors import ScriptAssertionError, ScriptTypeError, mark
-from gradcli.lang.functions import BREAK, CONTINUE, RETURN, Frame, Signature, UserFunction
+from gradcli.lang.classes import is_script_class
+from gradcli.lang.error_origin import is_catchable
+from gradcli.lang.errors import ScriptAssertionError, ScriptSyntaxError, ScriptTypeError, mark, visible_class
+from gradcli.lang.functions import BREAK, CONTINUE, RETURN, Frame
 from gradcli.lang.safety import get_attribute, set_attribute, type_name
+
+# What CPython 3.11's __future__ module knows.
+FUTURE_FEATURES = frozenset({"nested_scopes", "generators", "division", "absolute_import", "with_statement",
+                             "print_function", "unicode_literals", "barry_as_FLUFL", "generator_stop",
+                             "annotations"})
 
 AUGMENTED = {
     "+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv,
@@ -23,12 +29,6 @@ AUGMENTED = {
     "&=": operator.iand, "|=": operator.ior, "^=": operator.ixor, "<<=": operator.ilshift,
     ">>=": operator.irshift,
 }
-
-
-# A lambda's parameters (no annotations) are compiled like a def's.
-_PARAMETER_KINDS = {"lambda_param": "param", "lambda_star_param": "star_param",
-                    "lambda_double_star_param": "double_star_param"}
-_ANNOTATED = frozenset({"param", "star_param", "double_star_param"})   # a def's: NAME, annotation, ...
 
 
 def _nothing(frame: Frame) -> None:
@@ -104,7 +104,8 @@ class StatementCompiler(CompilerBase):
 
     def s_ann_assign_stmt(self, node: Tree) -> Executor:
         """``target: annotation [= value]`` as CPython 3.11 compiles it: the value is stored
-        first; the annotation is evaluated (and dropped) only outside functions; without a
+        first; the annotation is evaluated (and dropped) only in modules and class bodies (and never
+        after ``from __future__ import annotations``); without a
         value, an attribute or subscript target still evaluates its object and key."""
         target, annotation_node, value_node = node.children
         if target.data in ("tuple", "list"):
@@ -124,7 +125,7 @@ class StatementCompiler(CompilerBase):
             if target.data == "subscript":
                 parts.append(self.subscript_key(target.children[1]))
             steps.extend(_discarding(part) for part in parts)
-        if not self.in_function:
+        if self.scope.kind in ("module", "class") and not self.lazy_annotations:
             steps.append(_discarding(self.expr(annotation_node)))
         return sequence(steps)
 
@@ -149,7 +150,7 @@ class StatementCompiler(CompilerBase):
             return augment_name
         if target.data == "attribute":
             owner = self.expr(target.children[0])
-            name = str(target.children[1])
+            name = self.mangle(str(target.children[1]))
 
             def augment_attribute(frame: Frame) -> None:
                 try:
@@ -239,7 +240,7 @@ class StatementCompiler(CompilerBase):
         if self.scope.kind == "module":
             raise self.syntax_error(node, "nonlocal declaration not allowed at module level")
         for token in node.children:
-            if not self.scope.has_enclosing_binding(str(token)):
+            if not self.scope.has_enclosing_binding(self.mangle(str(token))):
                 raise self.syntax_error(node, f"no binding for nonlocal '{token}' found")
         return None
 
@@ -267,9 +268,11 @@ class StatementCompiler(CompilerBase):
                 raise
         return import_statement
 
-    def s_from_import_stmt(self, node: Tree) -> Executor:
+    def s_from_import_stmt(self, node: Tree) -> Executor | None:
         dotted, *names = node.children
         path = ".".join(str(token) for token in dotted.children)
+        if path == "__future__":
+            return self._future_import(node, [item.children[0] for item in names if item is not None])
         steps = []
         for item in names:
             if item is None:
@@ -289,6 +292,21 @@ class StatementCompiler(CompilerBase):
                 mark(error, span)
                 raise
         return from_import
+
+    def _future_import(self, node: Tree, features: list) -> None:
+        """``from __future__ import ...``: checked as CPython checks it; ``annotations`` stops
+        annotations from being evaluated (PEP 563), the others change nothing in Python 3.11."""
+        if not self.future_allowed or self.scope.kind != "module":
+            raise self.syntax_error(node, "from __future__ imports must occur at the beginning of the file")
+        for feature in map(str, features):
+            if feature == "braces":
+                raise ScriptSyntaxError("not a chance", node.meta.line, node.meta.column)
+            if feature not in FUTURE_FEATURES:
+                raise ScriptSyntaxError(f"future feature {feature} is not defined", node.meta.line,
+                                        node.meta.column)
+            if feature == "annotations":
+                self.lazy_annotations = True
+        return None
 
     # ------------------------------------------------------------ compound statements
     def s_if_stmt(self, node: Tree) -> Executor:
@@ -411,156 +429,19 @@ class StatementCompiler(CompilerBase):
                     store(frame, entered)
                 signal = body(frame)
             except BaseException as error:
-                if not cls.__exit__(context, type(error), error, error.__traceback__):
-                    raise
-                return None
+                if is_catchable(error):
+                    if not cls.__exit__(context, visible_class(type(error)), error, error.__traceback__):
+                        raise
+                    return None
+                # a bug, the time limit or Ctrl-C: nothing may hide it; the engine's managers still
+                # restore their state (grad mode), and on Ctrl-C the script's own clean up too --
+                # but no script code runs past the time limit
+                if isinstance(error, KeyboardInterrupt) or not is_script_class(cls):
+                    cls.__exit__(context, type(error), error, error.__traceback__)
+                raise
             cls.__exit__(context, None, None, None)
             return signal
         return with_statement
-
-    # ------------------------------------------------------------ functions
-    def s_decorated(self, node: Tree) -> Executor:
-        *decorator_nodes, definition = node.children
-        decorators = tuple(self.expr(decorator.children[0]) for decorator in decorator_nodes)
-        spans = tuple(self.span(decorator.children[0]) for decorator in decorator_nodes)
-        return self.s_funcdef(definition, decorators, spans)
-
-    def s_funcdef(self, node: Tree, decorators: tuple = (), decorator_spans: tuple = ()) -> Executor:
-        name_token, parameters, returns, body_node = node.children
-        name = str(name_token)
-        make = self.function_maker(name, parameters, body_node, self.span(node), returns=returns)
-        store = self.store_name(name)
-
-        def define(frame: Frame) -> None:
-            applied = [decorator(frame) for decorator in decorators]
-            function = make(frame)
-            for decorator, span in zip(reversed(applied), reversed(decorator_spans)):
-                try:
-                    function = decorator(function)
-                except BaseException as error:
-                    mark(error, span)
-                    raise
-            store(frame, function)
-        return define
-
-    def function_maker(self, name: str, parameters: Tree | None, body_node: Any, span,
-                       is_lambda: bool = False, returns: Tree | None = None):
-        """Compile a def or lambda; return ``frame -> UserFunction``.
-
-        Defaults, then annotations (parameters in order, then ``-> returns``) are
-        evaluated when the def runs, as in Python 3.11; annotations are then dropped.
-        """
-        signature, default_nodes, kwdefault_nodes, annotation_nodes = self._signature(parameters)
-        defaults = tuple(self.expr(default) for default in default_nodes)
-        kwdefaults = tuple((key, self.expr(default)) for key, default in kwdefault_nodes)
-        if returns is not None:
-            annotation_nodes.append(returns)
-        annotations = tuple(self.expr(annotation) for annotation in annotation_nodes)
-        qualname = self.qualname(name)
-        parameter_names = set(signature.names) | set(signature.kwonly)
-        parameter_names |= {n for n in (signature.star, signature.double_star) if n}
-        if is_lambda:
-            bound, declared_global, declared_nonlocal = set(), set(), set()
-        else:
-            bound, declared_global, declared_nonlocal = bindings(body_node.children)
-        for parameter in parameter_names & (declared_global | declared_nonlocal):
-            kind = "global" if parameter in declared_global else "nonlocal"
-            raise self.syntax_error(_declaration(body_node, parameter) or body_node,
-                                    f"name '{parameter}' is parameter and {kind}")
-        outer = (self.scope, self.loop_depth)
-        self.scope = Scope("function", self.scope, bound | parameter_names, declared_global,
-                           declared_nonlocal)
-        self.scope.order = _local_order(signature, body_node)
-        self.loop_depth = 0
-        self.function_names.append(name)
-        try:
-            if is_lambda:
-                body = self.expr(body_node)
-            else:
-                block = self.block(body_node)
-
-                def body(frame: Frame) -> Any:
-                    if block(frame) is RETURN:
-                        return frame.ret
-                    return None
-        finally:
-            self.scope, self.loop_depth = outer
-            self.function_names.pop()
-        call_depth = self.context.call_depth
-
-        def make_function(frame: Frame) -> UserFunction:
-            try:
-                default_values = tuple(default(frame) for default in defaults)
-                kwdefault_values = {key: default(frame) for key, default in kwdefaults}
-                for annotation in annotations:
-                    annotation(frame)
-            except BaseException as error:
-                mark(error, span)
-                raise
-            return UserFunction(name, qualname, signature, default_values, kwdefault_values, body,
-                                frame, call_depth)
-        return make_function
-
-    def _signature(self, node: Tree | None) -> tuple[Signature, list, list, list]:
-        """The signature, default nodes, keyword-only default nodes and annotation nodes."""
-        names: list[str] = []
-        kwonly: list[str] = []
-        defaults: list = []
-        kwdefaults: list = []
-        annotations: list = []
-        star = double_star = None
-        seen_star = False
-        posonly: int | None = None     # names before a `/` are positional-only
-        seen: set[str] = set()
-        children = [] if node is None else [child for child in node.children if child is not None]
-        for index, child in enumerate(children):
-            if double_star is not None:
-                raise self.syntax_error(child, "arguments cannot follow var-keyword argument")
-            kind = _PARAMETER_KINDS.get(child.data, child.data)
-            if child.data in _ANNOTATED and child.children[1] is not None:
-                annotations.append(child.children[1])   # a def's `name: annotation`
-            if kind == "slash_param":
-                if posonly is not None:
-                    raise self.syntax_error(child, "/ may appear only once")
-                if seen_star:
-                    raise self.syntax_error(child, "/ must be ahead of *")
-                if not names:
-                    raise self.syntax_error(child, "at least one argument must precede /")
-                posonly = len(names)
-                continue
-            if kind == "star_param":
-                if seen_star:
-                    raise self.syntax_error(child, "* argument may appear only once")
-                seen_star = True
-                if child.children[0] is not None:
-                    star = str(child.children[0])
-                    self._unique(star, seen, child)
-                elif index + 1 >= len(children) or children[index + 1].data not in ("param", "lambda_param"):
-                    raise self.syntax_error(child, "named arguments must follow bare *")
-                continue
-            if kind == "double_star_param":
-                double_star = str(child.children[0])
-                self._unique(double_star, seen, child)
-                continue
-            name_token, default = child.children[0], child.children[-1]
-            name = str(name_token)
-            self._unique(name, seen, child)
-            if seen_star:
-                kwonly.append(name)
-                if default is not None:
-                    kwdefaults.append((name, default))
-                continue
-            names.append(name)
-            if default is not None:
-                defaults.append(default)
-            elif defaults:
-                raise self.syntax_error(child, "non-default argument follows default argument")
-        return Signature(names, star, kwonly, double_star, posonly or 0), defaults, kwdefaults, annotations
-
-    def _unique(self, name: str, seen: set[str], node: Tree) -> None:
-        if name in seen:
-            raise self.syntax_error(node, f"duplicate argument '{name}' in function definition")
-        seen.add(name)
 
 
 def sequence(executors: list[Executor]) -> Executor:
@@ -587,21 +468,3 @@ def sequence(executors: list[Executor]) -> Executor:
                 return signal
         return None
     return run_all
-
-
-def _declaration(body: Tree, name: str) -> Tree | None:
-    """The ``global``/``nonlocal`` statement of ``body`` that declares ``name``."""
-    for node in body.iter_subtrees_topdown():
-        if node.data in ("global_stmt", "nonlocal_stmt") and name in map(str, node.children):
-            return node
-    return None
-
-
-def _local_order(signature, body: Any) -> tuple[str, ...]:
-    """Parameters in order, then the names of the body in the order they first appear."""
-    names = list(signature.names)
-    names += [n for n in (signature.star,) if n] + list(signature.kwonly)
-    names += [n for n in (signature.double_star,) if n]
-    if isinstance(body, Tree):
-        names += [str(token) for token in body.scan_values(lambda v: isinstance(v, Token) and v.type == "NAME")]
-    return tuple(dict.fromkeys(names))

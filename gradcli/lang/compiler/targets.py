@@ -37,7 +37,7 @@ class TargetCompiler(CompilerBase):
         if kind == "attribute":
             value_node, name_token = node.children
             value = self.expr(value_node)
-            name = str(name_token)
+            name = self.mangle(str(name_token))
             span = self.span(node)
 
             def store_attribute(frame: Frame, item: Any) -> None:
@@ -108,6 +108,7 @@ class TargetCompiler(CompilerBase):
         return (node.meta.line, node.meta.column) != (first.meta.line, first.meta.column)
 
     def store_name(self, name: str) -> Store:
+        name = self.mangle(name)
         where, depth = self.scope.resolve(name)
         if where == "global":
             variables = self.context.globals
@@ -115,7 +116,7 @@ class TargetCompiler(CompilerBase):
             def store_global(frame: Frame, item: Any) -> None:
                 variables[name] = item
             return store_global
-        if where == "local":
+        if where in ("local", "class"):
             def store_local(frame: Frame, item: Any) -> None:
                 frame.vars[name] = item
             return store_local
@@ -154,7 +155,7 @@ class TargetCompiler(CompilerBase):
             return delete_all
         if kind == "attribute":
             value = self.expr(node.children[0])
-            name = str(node.children[1])
+            name = self.mangle(str(node.children[1]))
 
             def delete_attr(frame: Frame) -> None:
                 try:
@@ -177,6 +178,7 @@ class TargetCompiler(CompilerBase):
         raise self.syntax_error(node, self._cannot(kind, "delete", node))
 
     def _delete_name(self, name: str, span) -> Delete:
+        name = self.mangle(name)
         where, depth = self.scope.resolve(name)
         variables = self.context.globals if where == "global" else None
         scope, builtins = self.scope, self.context.builtins
