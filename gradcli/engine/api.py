@@ -19,6 +19,7 @@ from .dispatch.publish import FUNCTIONS, METHOD_NAMES, NAMESPACES
 from .install import install
 from .layout import strided
 from .lazy_random import rng
+from .ops import generators
 from .printing import reset_printoptions, set_printoptions
 from .size import Size
 from .tensor import Tensor
@@ -64,6 +65,7 @@ def _build_torch() -> dict[str, Any]:
     members.update({
         "Tensor": Tensor, "Size": Size, "dtype": dtypes.DType, "device": Device,
         "strided": strided,
+        "Generator": generators.Generator, "default_generator": generators.default_generator,
         "no_grad": grad_mode.no_grad, "enable_grad": grad_mode.enable_grad,
         "set_grad_enabled": grad_mode.set_grad_enabled, "is_grad_enabled": grad_mode.is_grad_enabled,
         "inference_mode": grad_mode.inference_mode,
@@ -94,6 +96,7 @@ SUBMODULES: dict[str, dict[str, Any]] = {
     "linalg": dict(NAMESPACES.get("linalg", {})),
     "optim": {},
     "cuda": {"is_available": _no_cuda, "device_count": _zero},
+    "random": dict(generators.RANDOM_MODULE),
 }
 
 # Submodules whose members load on first use (a script that never touches them does not pay

@@ -299,8 +299,15 @@ def _check(base: str, value: Any, numbers_as_tensors: bool) -> tuple[bool, Any]:
         if isinstance(value, str):
             return True, parse_device(value)
         return False, None
-    # layout, generator, memory_format, any: accepted as given (CPU-only, strided).
+    if base == "generator":
+        return (True, value) if is_generator(value) else (False, None)
+    # layout, memory_format, any: accepted as given (CPU-only, strided).
     return True, value
+
+
+def is_generator(value: Any) -> bool:
+    """Whether ``value`` is a ``torch.Generator`` (its class says so: dispatch imports no op module)."""
+    return bool(getattr(type(value), "__torch_generator__", False))
 
 
 class ArgParser:
