@@ -19,7 +19,7 @@ from .dispatch.publish import FUNCTIONS, METHOD_NAMES, NAMESPACES
 from .install import install
 from .layout import strided
 from .lazy_random import rng
-from .ops import generators
+from .ops import generators, legacy
 from .printing import reset_printoptions, set_printoptions
 from .size import Size
 from .tensor import Tensor
@@ -66,6 +66,7 @@ def _build_torch() -> dict[str, Any]:
         "Tensor": Tensor, "Size": Size, "dtype": dtypes.DType, "device": Device,
         "strided": strided,
         "Generator": generators.Generator, "default_generator": generators.default_generator,
+        **legacy.TYPED_CLASSES,
         "no_grad": grad_mode.no_grad, "enable_grad": grad_mode.enable_grad,
         "set_grad_enabled": grad_mode.set_grad_enabled, "is_grad_enabled": grad_mode.is_grad_enabled,
         "inference_mode": grad_mode.inference_mode,
@@ -85,7 +86,7 @@ SUBMODULES: dict[str, dict[str, Any]] = {
     "autograd": {
         "grad": _grad, "backward": _backward, "no_grad": grad_mode.no_grad,
         "enable_grad": grad_mode.enable_grad, "set_grad_enabled": grad_mode.set_grad_enabled,
-        "gradcheck": gradcheck, "gradgradcheck": gradgradcheck,
+        "gradcheck": gradcheck, "gradgradcheck": gradgradcheck, "Variable": legacy.Variable,
     },
     "autograd.functional": {
         "jacobian": _functional.jacobian, "hessian": _functional.hessian, "vjp": _functional.vjp,
