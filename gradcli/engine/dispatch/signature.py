@@ -19,7 +19,6 @@ or a tuple), ``Tensor[]`` (a sequence of tensors), ``dtype``, ``device``,
 from __future__ import annotations
 
 import functools
-import inspect
 from typing import Any, Sequence
 
 import numpy as np
@@ -230,16 +229,14 @@ def with_numpy_aliases(fn: Any, name: str) -> Any:
     taking their NUMPY_ALIASES as PyTorch's C functions do (``chunk(x, 2, axis=1)``).  An alias
     beside its parameter (by keyword or position) is PyTorch's unexpected keyword.  ``fn`` itself
     when it has none of those parameters or no inspectable signature."""
-    try:
-        params = list(inspect.signature(fn).parameters.values())
-    except (TypeError, ValueError):
-        return fn
-    names = [q.name for q in params]
+    code = getattr(fn, "__code__", None)  # (read off the code object: inspect.signature costs start-up time)
+    if code is None or getattr(fn, "__signature__", None) is not None:
+        return fn  # not a plain function, or one whose parser takes the aliases itself (LazySignature)
+    names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
     alias_of = {a: n for n in names for a in NUMPY_ALIASES.get(n, ())}
-    if not alias_of or getattr(fn, "__signature__", None) is not None:
-        return fn  # (a LazySignature: its parser takes the aliases itself)
-    positional = {q.name: i for i, q in enumerate(params)
-                  if q.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)}
+    if not alias_of:
+        return fn
+    positional = {n: i for i, n in enumerate(code.co_varnames[:code.co_argcount])}
 
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
