@@ -21,6 +21,7 @@ from .dispatch.publish import FUNCTIONS, METHOD_NAMES, NAMESPACES
 from .install import install
 from .layout import strided
 from .lazy_random import rng
+from .ops import generators, legacy
 from .printing import reset_printoptions, set_printoptions
 from .size import Size
 from .tensor import Tensor
@@ -66,6 +67,8 @@ def _build_torch() -> dict[str, Any]:
     members.update({
         "Tensor": Tensor, "Size": Size, "dtype": dtypes.DType, "device": Device,
         "strided": strided,
+        "Generator": generators.Generator, "default_generator": generators.default_generator,
+        **legacy.TYPED_CLASSES,
         "no_grad": grad_mode.no_grad, "enable_grad": grad_mode.enable_grad,
         "set_grad_enabled": grad_mode.set_grad_enabled, "is_grad_enabled": grad_mode.is_grad_enabled,
         "inference_mode": grad_mode.inference_mode,
@@ -86,6 +89,7 @@ SUBMODULES: dict[str, dict[str, Any]] = {
         "grad": _grad, "backward": _backward, "no_grad": grad_mode.no_grad,
         "enable_grad": grad_mode.enable_grad, "set_grad_enabled": grad_mode.set_grad_enabled,
         "gradcheck": gradcheck, "gradgradcheck": gradgradcheck, "Function": Function,
+        "Variable": legacy.Variable,
     },
     "autograd.function": {
         "Function": Function, "FunctionCtx": FunctionCtx, "once_differentiable": once_differentiable,
@@ -99,6 +103,7 @@ SUBMODULES: dict[str, dict[str, Any]] = {
     "linalg": dict(NAMESPACES.get("linalg", {})),
     "optim": {},
     "cuda": {"is_available": _no_cuda, "device_count": _zero},
+    "random": dict(generators.RANDOM_MODULE),
 }
 
 

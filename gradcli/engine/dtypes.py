@@ -1,4 +1,4 @@
-"""The five dtypes gradcli supports, the default dtype, and PyTorch's type promotion.
+"""The dtypes gradcli supports, the default dtype, and PyTorch's type promotion.
 
 Promotion follows PyTorch's three priority levels: tensors with dimensions
 decide first; 0-dim tensors matter only when they are of a higher category
@@ -44,7 +44,7 @@ class DType:
 
     @property
     def is_signed(self) -> bool:
-        return self.category != BOOL
+        return self.category != BOOL and self.np.kind != "u"
 
     def __repr__(self) -> str:
         return "torch." + self.name
@@ -66,8 +66,10 @@ float64 = DType("float64", np.float64, FLOATING, "Double", "double")
 int64 = DType("int64", np.int64, INTEGRAL, "Long", "long int")
 int32 = DType("int32", np.int32, INTEGRAL, "Int", "int")
 bool_ = DType("bool", np.bool_, BOOL, "Bool", "bool")
+# The generators' saved state is a uint8 tensor (torch.ByteTensor).
+uint8 = DType("uint8", np.uint8, INTEGRAL, "Byte", "unsigned char")
 
-ALL: tuple[DType, ...] = (float32, float64, int64, int32, bool_)
+ALL: tuple[DType, ...] = (float32, float64, int64, int32, bool_, uint8)
 BY_NAME: dict[str, DType] = {d.name: d for d in ALL}
 # torch.float is torch.float32, torch.long is torch.int64, ...
 ALIASES: dict[str, DType] = {
@@ -78,7 +80,7 @@ _BY_NP: dict[np.dtype, DType] = {d.np: d for d in ALL}
 # Names of real PyTorch dtypes gradcli does not support, for a clear error.
 UNSUPPORTED_NAMES = frozenset({
     "float16", "half", "bfloat16", "complex64", "complex128", "cfloat", "cdouble",
-    "int8", "int16", "short", "uint8", "uint16", "uint32", "uint64", "complex32",
+    "int8", "int16", "short", "uint16", "uint32", "uint64", "complex32",
     "chalf", "float8_e4m3fn", "float8_e5m2", "qint8", "quint8", "qint32",
 })
 
@@ -92,7 +94,7 @@ _PYTORCH_KINDS = ("float64, float32, float16, complex64, complex128, int64, int3
                   "uint16, uint8, and bool")
 _PYTORCH_NAMES = {np.dtype(n): torch_name for n, torch_name in (
     ("float16", "float16"), ("complex64", "complex64"), ("complex128", "complex128"), ("int16", "int16"),
-    ("int8", "int8"), ("uint8", "uint8"), ("uint16", "uint16"), ("uint32", "uint32"), ("uint64", "uint64"))}
+    ("int8", "int8"), ("uint16", "uint16"), ("uint32", "uint32"), ("uint64", "uint64"))}
 
 
 def of_numpy(np_dtype: np.dtype) -> DType:

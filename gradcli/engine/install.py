@@ -12,14 +12,14 @@ from __future__ import annotations
 from .nn import (activation_backward, activations, batch_norm, cross_entropy, embedding, functional, layer_norm, linear,
                  loss_backward, losses, padding)
 from .ops import (arithmetic, backward_ops, comparison, conversions, cumulative, factories, gather_scatter,
-                  indexing, joining, linalg, matmul, norms, numpy_bridge, pointwise_binary, pointwise_unary, random_ops,
-                  reductions, shape, slicing, softmax)
+                  indexing, joining, legacy, linalg, matmul, norms, numpy_bridge, pointwise_binary, pointwise_unary,
+                  random_ops, reductions, shape, slicing, softmax)
 from .ops import fused_pointwise
 
 FAMILIES = (
     pointwise_unary, arithmetic, pointwise_binary, comparison, backward_ops, conversions, shape, joining,
     slicing, indexing, gather_scatter, reductions, norms, softmax, cumulative, matmul, linalg, factories,
-    random_ops, numpy_bridge,
+    random_ops, numpy_bridge, legacy,
     fused_pointwise,
     activation_backward, loss_backward, activations, linear, losses, cross_entropy, functional,
     embedding, layer_norm, batch_norm, padding,

@@ -410,7 +410,10 @@ class Tensor:
 
     def __format__(self, spec: str) -> str:
         if self._data.ndim == 0:
-            return format(self.item(), spec)
+            try:
+                return format(self.item(), spec)
+            except ValueError as e:  # Python's own: "Unknown format code 'd' for object of type 'float'"
+                raise TorchValueError(str(e)) from None
         if spec:
             raise TorchTypeError("unsupported format string passed to Tensor.__format__")
         return str(self)

@@ -24,6 +24,57 @@ _PLAIN_MODULES = frozenset({"math", "random", "functools", "itertools"})
 # Python builtins that also name a torch function: a Tensor argument picks torch's.
 SHARED_WITH_TORCH = ("sum", "max", "min", "abs", "round", "pow", "all", "any")
 
+# torch's dtype names that are Tensor methods too, with the dtype PyTorch names.  In the
+# shorthand each is a DTypeWord: the dtype as a value, the method form when called.  (int,
+# float and bool stay Python's builtins: PyTorch reads those types as int64, float64, bool.)
+DTYPE_METHOD_NAMES = {"double": "float64", "long": "int64", "half": "float16", "bfloat16": "bfloat16",
+                      "short": "int16", "cfloat": "complex64", "cdouble": "complex128", "chalf": "complex32"}
+
+
+class DTypeWord:
+    """A bare dtype name of the shorthand that is a Tensor method too (``double``, ``long``).
+
+    Where a dtype is expected it is that dtype: ``zeros(2, dtype=long)``, ``x.to(double)``
+    (the engine's parsers read ``__torch_dtype__``), and it prints and compares as the dtype
+    (``long == torch.int64``).  Called, it is the method form: ``long(x)`` is ``x.long()``.
+    It is no ``torch.dtype`` itself, so ``torch.long(x)`` still fails as in PyTorch.  A dtype
+    gradcli lacks (``half``) says so when used either way.
+    """
+
+    __slots__ = ("_name", "_dtype", "_call")
+    __script_attrs__ = frozenset({"is_floating_point", "is_signed", "itemsize", "is_complex"})
+
+    def __init__(self, name: str, dtype: Any, method: Callable[..., Any]) -> None:
+        self._name = name
+        self._dtype = dtype  # the engine's DType, or None where gradcli has none
+        self._call = method
+
+    def __torch_dtype__(self) -> Any:
+        return self._dtype
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._call(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:  # the dtype's properties (long.is_floating_point)
+        if self._dtype is None or name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self._dtype, name)
+
+    def __repr__(self) -> str:
+        return repr(self._dtype) if self._dtype is not None else f"torch.{DTYPE_METHOD_NAMES[self._name]}"
+
+    def __eq__(self, other: object) -> bool:
+        other_dtype = other._dtype if isinstance(other, DTypeWord) else other
+        return self._dtype is not None and other_dtype is self._dtype
+
+    def __hash__(self) -> int:
+        return hash(self._dtype) if self._dtype is not None else hash(self._name)
+
+
+DTypeWord.__module__ = "torch"
+DTypeWord.__qualname__ = "dtype"
+DTypeWord.__name__ = "torch.dtype"  # (the C tp_name Python's messages use)
+
 
 class Modules:
     """Everything importable, built once per session from the engine's tables."""
@@ -116,6 +167,10 @@ class Modules:
         for name in methods:
             if name not in names and not name.startswith("_"):
                 names[name] = method_form(name, getattr(engine.Tensor, name, None))
+        for name in DTYPE_METHOD_NAMES:
+            if not isinstance(names.get(name), type):  # (Python's int, float, bool are not replaced)
+                names[name] = DTypeWord(name, engine.TORCH.get(name),
+                                        method_form(name, getattr(engine.Tensor, name, None)))
         names["grad"] = self.grad_word
         return names
 

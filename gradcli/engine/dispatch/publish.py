@@ -15,6 +15,10 @@ from typing import Any, Callable, Sequence
 from ..tensor import Tensor
 from .forms import function_form, inplace_form, method_form, operator_form
 from .op import METHOD, Op, defop
+from .signature import with_numpy_aliases
+
+# Hand-written forms that are Python code in PyTorch too, so take no NumPy aliases: (name, method?).
+PYTHON_LEVEL_FORMS = frozenset({("norm", False), ("norm", True), ("split", True), ("unflatten", True)})
 
 # torch.<name>
 FUNCTIONS: dict[str, Callable] = {}
@@ -34,6 +38,8 @@ def register(fn: Any, name: str | None = None, *, torch: bool = False, method: b
     (A hand-written ``(*args, **kwargs)`` function states its parameters with
     ``python_signature.signed``, where it is defined.)"""
     name = name or getattr(fn, "__name__", None)
+    if (torch or method) and "nn.functional" not in namespaces and (name, method) not in PYTHON_LEVEL_FORMS:
+        fn = with_numpy_aliases(fn, name)  # (a hand-written function: its Python parameters)
     if torch:
         FUNCTIONS[name] = fn
     for namespace in namespaces:

@@ -18,6 +18,7 @@ or a tuple), ``Tensor[]`` (a sequence of tensors), ``dtype``, ``device``,
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Sequence
 
 import numpy as np
@@ -25,8 +26,9 @@ import numpy as np
 from .. import dtypes
 from ..device import Device, parse_device
 from ..dtypes import DType
-from ..errors import TorchTypeError
+from ..errors import TorchNotImplementedError, TorchTypeError
 from ..tensor import Tensor
+from .invalid_arguments import format_invalid_args
 
 REQUIRED = object()
 
@@ -96,10 +98,13 @@ class _Mismatch(Exception):
 
 
 class Signature:
-    __slots__ = ("name", "params", "min_args", "max_args", "hidden", "varargs_param", "_text")
+    __slots__ = ("name", "params", "min_args", "max_args", "hidden", "varargs_param", "_text", "numpy_aliases")
 
     def __init__(self, text: str, hidden: bool = False) -> None:
         self._text = text
+        # PyTorch's C argument parser takes NUMPY_ALIASES; a function that is Python code in PyTorch
+        # does not (``split``: ``Tensor.split(1, axis=0)`` is an unexpected keyword there)
+        self.numpy_aliases = True
         self.name, _, rest = text.partition("(")
         body = rest.rsplit(")", 1)[0]
         params: list[Param] = []
@@ -158,24 +163,31 @@ class Signature:
             raise _Mismatch(
                 f"{self.name}() takes {n} positional argument{'s' if n != 1 else ''} but "
                 f"{given} {'were' if given != 1 else 'was'} given")
-        for i, value in enumerate(args):
-            p = positional[i]
-            out[p.name] = self._convert(p, value, i + 1 - offset, _numbers_for(p, params, numbers_as_tensors))
-        for key, value in kwargs.items():
-            p = next((q for q in params if q.name == key), None)
-            if p is None:
-                raise _Mismatch(f"{self.name}() got an unexpected keyword argument '{key}'")
-            if p.name in out:
-                raise _Mismatch(f"{self.name}() got multiple values for argument '{key}'")
-            out[p.name] = self._convert(p, value, None, _numbers_for(p, params, numbers_as_tensors))
-        missing = [p.name for p in params if p.name not in out and p.default is REQUIRED]
-        if missing:
-            names = ", ".join(f'"{m}"' for m in missing)
-            raise _Mismatch(
-                f"{self.name}() missing {len(missing)} required positional arguments: {names}")
-        for p in params:
-            if p.name not in out:
-                out[p.name] = p.default
+        # PyTorch's FunctionSignature::parse: the parameters in order, each from its position, else from
+        # its keyword or a NumPy alias of it; then the keywords nothing took
+        taken: set[str] = set()
+        for i, p in enumerate(params):
+            if i < len(args):
+                value, position = args[i], i + 1 - offset
+            else:
+                key = _keyword_for(p.name, kwargs, self.numpy_aliases)
+                if key is None:
+                    if p.default is REQUIRED:
+                        raise _Mismatch(_missing_message(self.name, params[i:]))
+                    out[p.name] = p.default
+                    continue
+                taken.add(key)
+                value, position = kwargs[key], None
+            out[p.name] = self._convert(p, value, position, _numbers_for(p, params, numbers_as_tensors))
+        if len(taken) < len(kwargs):
+            # PyTorch's extra_kwargs: the first keyword (in the order given) that names no parameter
+            # -- an alias counts as none, even one that was used -- or one given by position too
+            for key in kwargs:
+                index = next((i for i, q in enumerate(params) if q.name == key), None)
+                if index is None:
+                    raise _Mismatch(f"{self.name}() got an unexpected keyword argument '{key}'")
+                if index < len(args):
+                    raise _Mismatch(f"{self.name}() got multiple values for argument '{key}'")
         return out
 
     def _convert(self, p: Param, value: Any, position: int | None, numbers_as_tensors: bool) -> Any:
@@ -188,6 +200,63 @@ class Signature:
         expected = _DISPLAY[p.base]
         raise _Mismatch(
             f"{self.name}(): argument '{p.name}'{where} must be {expected}, not {py_type_name(value)}")
+
+
+# The NumPy-style keywords PyTorch's argument parser accepts for these parameters
+# (numpy_compatibility_arg_names): sum(x, axis=0, keepdims=True), add(x1=a, x2=b).  The
+# parameter's own name wins; an alias given beside it is an unexpected keyword.
+NUMPY_ALIASES: dict[str, tuple[str, ...]] = {
+    "dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"), "other": ("x2",),
+}
+
+
+# Functions gradcli parses with signatures that are Python code in PyTorch: no NumPy aliases.
+PYTHON_LEVEL = frozenset({"split"})
+
+
+def _keyword_for(name: str, kwargs: dict, aliases: bool) -> str | None:
+    """The keyword that gives parameter ``name`` its value: its own, else the first alias given."""
+    if name in kwargs:
+        return name
+    for alias in NUMPY_ALIASES.get(name, ()) if aliases else ():
+        if alias in kwargs:
+            return alias
+    return None
+
+
+def with_numpy_aliases(fn: Any, name: str) -> Any:
+    """A hand-written ``fn`` whose Python parameters carry PyTorch's names (``dim``, ``input``, ...),
+    taking their NUMPY_ALIASES as PyTorch's C functions do (``chunk(x, 2, axis=1)``).  An alias
+    beside its parameter (by keyword or position) is PyTorch's unexpected keyword.  ``fn`` itself
+    when it has none of those parameters or no inspectable signature."""
+    code = getattr(fn, "__code__", None)  # (read off the code object: inspect.signature costs start-up time)
+    if code is None or getattr(fn, "__signature__", None) is not None:
+        return fn  # not a plain function, or one whose parser takes the aliases itself (LazySignature)
+    names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    alias_of = {a: n for n in names for a in NUMPY_ALIASES.get(n, ())}
+    if not alias_of:
+        return fn
+    positional = {n: i for i, n in enumerate(code.co_varnames[:code.co_argcount])}
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if kwargs and not alias_of.keys().isdisjoint(kwargs):
+            for key in [k for k in kwargs if k in alias_of]:
+                canonical = alias_of[key]
+                if canonical in kwargs or positional.get(canonical, len(args)) < len(args):
+                    raise TorchTypeError(f"{name}() got an unexpected keyword argument '{key}'")
+                kwargs[canonical] = kwargs.pop(key)
+        return fn(*args, **kwargs)
+    return call
+
+
+def _missing_message(name: str, rest: Sequence["Param"]) -> str:
+    # PyTorch's missing_args lists every required parameter from the first missing one on, and
+    # says "1 required positional arguments" / "2 required positional argument" (its plural is
+    # the wrong way round)
+    names = [f'"{p.name}"' for p in rest if p.default is REQUIRED]
+    return (f"{name}() missing {len(names)} required positional argument{'s' if len(names) == 1 else ''}: "
+            + ", ".join(names))
 
 
 def _numbers_for(p: "Param", params: Sequence["Param"], numbers_as_tensors: bool | str) -> bool:
@@ -233,7 +302,17 @@ _PYTHON_TYPE_DTYPES = {float: "float64", int: "int64", bool: "bool_"}
 
 def python_type_dtype(value: Any) -> Any:
     """The dtype PyTorch reads a Python number type as (float is float64, int is int64,
-    bool is bool), or None for anything else."""
+    bool is bool), or None for anything else.
+
+    A stand-in for a dtype -- an object whose class sets ``__torch_dtype__``, as the calculator
+    shorthand's bare ``double`` and ``long`` do -- is its dtype; one whose dtype gradcli lacks
+    (the shorthand's ``half``) says so."""
+    stand_in = getattr(type(value), "__torch_dtype__", None)
+    if stand_in is not None:
+        dtype = stand_in(value)
+        if dtype is None:
+            raise TorchNotImplementedError(f"gradcli does not support {value!r} yet")
+        return dtype
     name = _PYTHON_TYPE_DTYPES.get(value) if isinstance(value, type) else None
     if name is None:
         return None
@@ -299,8 +378,15 @@ def _check(base: str, value: Any, numbers_as_tensors: bool) -> tuple[bool, Any]:
         if isinstance(value, str):
             return True, parse_device(value)
         return False, None
-    # layout, generator, memory_format, any: accepted as given (CPU-only, strided).
+    if base == "generator":
+        return (True, value) if is_generator(value) else (False, None)
+    # layout, memory_format, any: accepted as given (CPU-only, strided).
     return True, value
+
+
+def is_generator(value: Any) -> bool:
+    """Whether ``value`` is a ``torch.Generator`` (its class says so: dispatch imports no op module)."""
+    return bool(getattr(type(value), "__torch_generator__", False))
 
 
 class ArgParser:
@@ -312,6 +398,9 @@ class ArgParser:
                  method: bool = False) -> None:
         self.signatures = [s if isinstance(s, Signature) else Signature(s) for s in signatures]
         self.name = self.signatures[0].name
+        if self.name in PYTHON_LEVEL:
+            for sig in self.signatures:
+                sig.numpy_aliases = False
         self.numbers_as_tensors = numbers_as_tensors
         # Method form: the first parameter is the tensor itself, not counted in messages.
         self.method = method
@@ -324,6 +413,12 @@ class ArgParser:
             if kwargs:
                 raise TorchTypeError(f"TensorBase.{self.name}() takes no keyword arguments")
             raise TorchTypeError(f"TensorBase.{self.name}() takes no arguments ({len(args) - 1} given)")
+        if kwargs and self.name in PYTHON_LEVEL:
+            known = {p.name for sig in self.signatures for p in sig.params}
+            for key in kwargs:
+                if key not in known:  # Python's own check, before any overload is tried
+                    owner = "Tensor." if self.method else ""
+                    raise TorchTypeError(f"{owner}{self.name}() got an unexpected keyword argument '{key}'")
         for i, sig in enumerate(self.signatures):
             try:
                 return i, sig.bind(args, kwargs, self.numbers_as_tensors, offset)
@@ -342,17 +437,8 @@ class ArgParser:
                 sig.bind(args, kwargs, self.numbers_as_tensors, offset)
             except _Mismatch as m:
                 return TorchTypeError(str(m))
-        shown = args[offset:]
-        got = [py_type_name(a) for a in shown] + [f"{k}={py_type_name(v)}" for k, v in kwargs.items()]
-        got_text = ", ".join(got)
-        if kwargs and not shown:
-            got_text += ", "
-        lines = [f"{self.name}() received an invalid combination of arguments - got ({got_text}), "
-                 f"but expected one of:"]
-        for sig in self.signatures:
-            if not sig.hidden:
-                lines.append(f" * {sig.display(skip_self=self.method)}")
-        return TorchTypeError("\n".join(lines) + "\n")
+        options = [sig.display(skip_self=self.method) for sig in self.signatures if not sig.hidden]
+        return TorchTypeError(format_invalid_args(self.name, args[offset:], kwargs, options, py_type_name))
 
 
 class LazyParser:

@@ -31,15 +31,12 @@ from ..dispatch.runner import run, run_inplace
 from ..dispatch.python_signature import signed
 from ..dispatch.signature import LazyParser
 from ..errors import TorchNotImplementedError, TorchRuntimeError
-from ..kernels.float32_math import erf
-# Transcendental functions as PyTorch's kernels compute them for float32: each correctly rounded,
-# the arithmetic around them in float32.
-from ..kernels.float32_math import exp as EXP, expm1 as EXPM1, log1p as LOG1P, tanh as TANH
 from ..ops import backward_ops
 from ..ops.arithmetic import SUB, add_scalar
 from ..tensor import Tensor
 from . import activation_backward as G
-from .activation_backward import SQRT1_2, TANH_BETA, TANH_KAPPA, call
+from . import activation_kernels as K
+from .activation_backward import call
 
 CATALOG = Catalog()
 defop = CATALOG.defop
@@ -146,8 +143,7 @@ leaky_relu, leaky_relu_ = pair("leaky_relu", "Tensor input, Scalar negative_slop
 
 def _elu_array(a: np.ndarray, alpha: float, scale: float, input_scale: float) -> np.ndarray:
     t = a.dtype.type
-    negcoef = t(alpha) * t(scale)
-    return np.where(a <= 0, EXPM1(a * t(input_scale)) * negcoef, a * t(scale))
+    return K.elu(a, t(alpha) * t(scale), scale, input_scale)
 
 
 def _elu_forward(b: dict) -> Any:
@@ -216,11 +212,9 @@ def _gelu_forward(b: dict) -> Any:
     mode = b["approximate"]
     if mode not in ("none", "tanh"):
         raise TorchRuntimeError("approximate argument must be either none or tanh.")
-    t = a.dtype.type
     if mode == "tanh":
-        inner = t(TANH_BETA) * (a + t(TANH_KAPPA) * (a * a * a))
-        return t(0.5) * a * (t(1) + TANH(inner))
-    return a * t(0.5) * (t(1) + erf(a * t(SQRT1_2)))
+        return K.gelu_tanh(a)
+    return K.gelu(a, contiguous=a.flags.c_contiguous)
 
 
 def _gelu_grad(g: Tensor, s: Any) -> Tensor:
@@ -234,8 +228,7 @@ gelu, _ = pair("gelu", "Tensor input, *, str approximate='none'", _gelu_forward,
 # -- silu / mish / softplus / logsigmoid ---------------------------------------------------------
 
 def _silu_forward(b: dict) -> Any:
-    a = floating(b["self"], "silu_cpu")
-    return a / (a.dtype.type(1) + EXP(-a))
+    return K.silu(floating(b["self"], "silu_cpu"))
 
 
 def _one_minus(t: Tensor) -> Tensor:
@@ -252,14 +245,8 @@ def _silu_grad(g: Tensor, s: Any) -> Tensor:
 silu, silu_ = pair("silu", "Tensor input", _silu_forward, "SiluBackward0", d("self")(_silu_grad), "SiluBackward0")
 
 
-def _softplus_array(a: np.ndarray, beta: float, threshold: float) -> np.ndarray:
-    scaled = a * _scalar(a, beta)
-    return np.where(scaled > threshold, a, LOG1P(EXP(scaled)) / _scalar(a, beta))
-
-
 def _mish_forward(b: dict) -> Any:
-    a = floating(b["self"], "mish_cpu")
-    return a * TANH(LOG1P(EXP(a)))
+    return K.mish(floating(b["self"], "mish_cpu"))
 
 
 def _mish_grad(g: Tensor, s: Any) -> Tensor:
@@ -274,7 +261,7 @@ mish, mish_ = pair("mish", "Tensor input", _mish_forward, "MishBackward0", d("se
 
 def _softplus_forward(b: dict) -> Any:
     a = floating(b["self"], "softplus_cpu")
-    return _softplus_array(a, b["beta"], b["threshold"])
+    return K.softplus(a, b["beta"], b["threshold"])
 
 
 def _softplus_grad(g: Tensor, s: Any) -> Tensor:
@@ -287,8 +274,7 @@ softplus, _ = pair("softplus", "Tensor input, Scalar beta=1, Scalar threshold=20
 
 
 def _log_sigmoid_forward(b: dict) -> Any:
-    a = floating(b["self"], "log_sigmoid_cpu")
-    return np.minimum(a, _scalar(a, 0)) - LOG1P(EXP(-np.abs(a)))
+    return K.log_sigmoid(floating(b["self"], "log_sigmoid_cpu"))
 
 
 def _log_sigmoid_grad(g: Tensor, s: Any) -> Tensor:
@@ -364,18 +350,7 @@ def _softshrink_forward(b: dict) -> Any:
     lam = _scalar(a, lambd)
     # Inside the band PyTorch's scalar kernel gives x * 0 (-0.0 for negative x), its vector
     # kernel a plain 0: which one an element gets depends on where it sits in memory.
-    inside = np.where(_vectorized(a), a.dtype.type(0), a * a.dtype.type(0))
-    return np.where(a > lam, a - lam, np.where(a < -lam, a + lam, inside))
-
-
-def _vectorized(a: np.ndarray) -> np.ndarray:
-    """Which elements PyTorch's CPU kernels compute in vector registers: the leading whole
-    blocks of 64 bytes in memory order (16 floats, 8 doubles); the tail takes the scalar path."""
-    block = 64 // a.itemsize
-    count = a.size // block * block
-    offsets = sum(i * stride for i, stride in zip(np.indices(a.shape), a.strides)) if a.ndim else np.zeros(())
-    rank = np.argsort(np.argsort(np.ravel(offsets), kind="stable"), kind="stable").reshape(a.shape)
-    return rank < count
+    return np.where(a > lam, a - lam, np.where(a < -lam, a + lam, K.softshrink_inside(a)))
 
 
 def _shrink_grad(kind: str) -> Callable:

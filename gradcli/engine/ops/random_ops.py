@@ -2,6 +2,9 @@
 
 Argument parsing and PyTorch's validation messages live here; the numbers
 come from ``gradcli.engine.random`` (bit-for-bit PyTorch after manual_seed).
+The family's other modules (``sampling``: bernoulli, multinomial;
+``generators``: ``torch.Generator`` and seeding) publish through the same
+catalog, exported here.
 """
 
 from __future__ import annotations
@@ -11,189 +14,27 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
-from ..autograd import grad_mode
 from ..autograd.formulas import d
-from ..autograd.inplace import check_inplace_allowed
 from ..device import check_cpu
 from ..dispatch.limits import check_size
-from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
 from ..dispatch.python_signature import signed
-from ..dispatch.signature import ArgParser, _Mismatch, _is_int_like, py_type_name
-from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchTypeError, TorchValueError
+from ..dispatch.signature import ArgParser
+from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchValueError
 from ..lazy_random import rng
 from ..shape_rules import broadcast_shapes
 from ..tensor import Tensor
 from ..warnings import warn
+from . import generators, sampling  # noqa: F401  (they fill the family's catalog)
 from .factories import _OPTIONS, leaf
+from .random_args import (CATALOG, _float_only, _g, _generator, _inplace_sampler, _like_array, _parser,
+                          _with_generator, defop, engine_generator)
 
-CATALOG = Catalog()
-defop = CATALOG.defop
-
-
-
-
-def _g(x: float) -> str:
-    """A double as PyTorch's messages print it (``-1``, ``-0.5``, ``3e+38``)."""
-    return f"{x:g}"
-
-
-def _float_only(dtype: "dtypes.DType", kernel: str) -> None:
-    if not dtype.is_floating_point:
-        raise TorchNotImplementedError(f"\"{kernel}\" not implemented for '{dtype.legacy_name}'")
-
-
-def manual_seed(seed: Any) -> Any:
-    """``torch.manual_seed``: Python's ``int(seed)`` first (its errors are Python's)."""
-    try:
-        seed = int(seed)
-    except ValueError as e:
-        raise TorchValueError(str(e)) from None
-    except TypeError as e:
-        raise TorchTypeError(str(e)) from None
-    rng.default_generator.manual_seed(seed)
-    return rng.default_generator
-
-
-def seed() -> int:
-    return rng.default_generator.seed()
-
-
-def initial_seed() -> int:
-    return rng.default_generator.initial_seed()
-
-
-class _Parser(ArgParser):
-    """An ``ArgParser`` whose errors follow PyTorch's ``print_error`` for overload lists.
-
-    - An int list whose first element is an int matches; a later bad element
-      then fails on its own (``randn(2, n / 2)``, ``randint(0, 3, (2, 2.0))``):
-      ``failed to unpack the object at pos 2 ...``.
-    - Otherwise an overload is plausible when the number of arguments given
-      lies between its required and total counts (a required ``generator``
-      counts); only one plausible overload reports its own error.
-    """
-
-    __slots__ = ()
-
-    def parse(self, args: Any, kwargs: dict) -> tuple[int, dict]:
-        gen = kwargs.get("generator")
-        if gen is not None and not isinstance(gen, rng.Generator):
-            if len(self.signatures) == 1:
-                raise TorchTypeError(
-                    f"{self.name}(): argument 'generator' must be torch.Generator, not {py_type_name(gen)}")
-            raise _generic_error(self, list(args), kwargs, 1 if self.method else 0)
-        return super().parse(args, kwargs)
-
-    def _error(self, args: Any, kwargs: dict, offset: int) -> Exception:
-        if len(self.signatures) == 1:  # parsed with errors raised (raw_parse)
-            return ArgParser._error(self, args, kwargs, offset)
-        args = list(args)
-        for sig in self.signatures:
-            if sig.hidden:
-                continue
-            unpack = _unpack_failure(sig, args, kwargs, offset, self.numbers_as_tensors)
-            if unpack is not None:
-                return TorchTypeError(unpack)
-        n = len(args) + len(kwargs)
-        plausible = [s for s in self.signatures if not s.hidden and s.min_args <= n <= s.max_args]
-        if len(plausible) == 1:
-            try:
-                plausible[0].bind(args, kwargs, self.numbers_as_tensors, offset)
-            except _Mismatch as m:
-                return TorchTypeError(_list_message(plausible[0], args, kwargs, offset) or str(m))
-        return _generic_error(self, args, kwargs, offset)
-
-
-def _int_list_slot(sig: Any, args: list, kwargs: dict, offset: int) -> tuple[Any, Any, Any]:
-    """Where ``sig``'s int list is given: (param, value, how) or Nones."""
-    positional = [p for p in sig.params if not p.kwonly]
-    for i, p in enumerate(positional):
-        if p.base != "int[]":
-            continue
-        if i < len(args):
-            if i == len(positional) - 1 and len(positional) == offset + 1 and _is_int_like(args[i]):
-                return p, tuple(args[i:]), ("varargs", i)
-            return p, args[i], ("pos", i)
-        if p.name in kwargs:
-            return p, kwargs[p.name], ("kw", p.name)
-    return None, None, None
-
-
-def _unpack_failure(sig: Any, args: list, kwargs: dict, offset: int, numbers: Any) -> str | None:
-    p, value, how = _int_list_slot(sig, args, kwargs, offset)
-    if p is None or not isinstance(value, (tuple, list)) or not value or not _is_int_like(value[0]):
-        return None
-    bad = next((j for j, v in enumerate(value) if not _is_int_like(v)), None)
-    if bad is None:
-        return None
-    kind, where = how
-    a, k = list(args), dict(kwargs)
-    if kind == "varargs":
-        a = a[:where] + [(1,)]
-    elif kind == "pos":
-        a[where] = (1,)
-    else:
-        k[where] = (1,)
-    try:
-        sig.bind(a, k, numbers, offset)
-    except _Mismatch:
-        return None
-    return (f"{sig.name}(): argument '{p.name}' failed to unpack the object at pos {bad + 1} with error "
-            f"\"type must be tuple of ints,but got {py_type_name(value[bad])}\"")
-
-
-def _list_message(sig: Any, args: list, kwargs: dict, offset: int) -> str | None:
-    """PyTorch's wording for a list whose first element is not an int."""
-    p, value, how = _int_list_slot(sig, args, kwargs, offset)
-    if p is None or how[0] == "kw" or not isinstance(value, (tuple, list)) or not value or _is_int_like(value[0]):
-        return None
-    where = f" (position {how[1] + 1 - offset})" if how[0] == "pos" else ""
-    return (f"{sig.name}(): argument '{p.name}'{where} must be tuple of ints, but found element of type "
-            f"{py_type_name(value[0])} at pos 0")
-
-
-def _generic_error(parser: ArgParser, args: list, kwargs: dict, offset: int) -> Exception:
-    # ArgParser's listing: make every overload implausible so it lists them all.
-    saved = [(s.min_args, s.max_args) for s in parser.signatures]
-    try:
-        for s in parser.signatures:
-            s.min_args, s.max_args = 1 << 30, -1
-        return ArgParser._error(parser, args, kwargs, offset)
-    finally:
-        for s, (lo, hi) in zip(parser.signatures, saved):
-            s.min_args, s.max_args = lo, hi
-
-
-def _parser(*sigs: str, method: bool = False) -> ArgParser:
-    """PyTorch's overload list for a random function, as its messages show it.
-
-    Factories come in pairs: one overload takes a required ``generator``, the
-    other none.  PyTorch lets separate ints stand for a size (``rand(2, 3)``)
-    only when the size is the sole positional argument, so ``randint(0, 10)``
-    names its bad ``size`` rather than listing every overload.
-    """
-    parser = _Parser(list(sigs), method=method)
-    for sig in parser.signatures:
-        positional = [p for p in sig.params if not p.kwonly]
-        if len(positional) != 1 + method:
-            sig.varargs_param = None
-    return parser
-
-
-def _with_generator(sig: str) -> tuple[str, str]:
-    """``sig`` (with a ``GEN`` slot after ``*,``) with a required generator, and without."""
-    return sig.replace("GEN", "generator generator, "), sig.replace("GEN", "")
-
+__all__ = ["CATALOG"]
 
 _FACTORY = f"Tensor? out=None, {_OPTIONS}"
 _RAND = _parser(*_with_generator(f"rand(int[] size, *, GEN{_FACTORY})"))
 _RANDN = _parser(*_with_generator(f"randn(int[] size, *, GEN{_FACTORY})"))
-
-
-def _generator(b: dict, name: str = "") -> Any:
-    """The bound ``generator=`` (None: the default one); ``_Parser`` checked its type."""
-    return b.get("generator")
 
 
 def _sampled(parser: ArgParser, sampler: Any, kernel: str) -> Any:
@@ -286,11 +127,6 @@ def randperm(*args: Any, **kwargs: Any) -> Tensor:
 
 
 # -- *_like ---------------------------------------------------------------------------------------
-
-def _like_array(src: Tensor, dtype: "dtypes.DType") -> np.ndarray:
-    # Allocated with the input's strides (torch's empty_like), so draws follow memory order.
-    return rng.empty_like(src._data, dtype.np)
-
 
 _LIKE = f"memory_format? memory_format=None, {_OPTIONS}"
 _RAND_LIKE = _parser(*_with_generator(f"rand_like(Tensor input, *, GEN{_LIKE})"))
@@ -393,24 +229,6 @@ _UNIFORM_ = _parser(f"uniform_(Tensor self, float from=0, float to=1, {_GEN})", 
 _NORMAL_ = _parser(f"normal_(Tensor self, float mean=0, float std=1, {_GEN})", method=True)
 _RANDOM_ = _parser(f"random_(Tensor self, {_GEN})", f"random_(Tensor self, int from, int to, {_GEN})",
                    f"random_(Tensor self, int to, {_GEN})", method=True)
-_BERNOULLI_ = _parser(f"bernoulli_(Tensor self, Tensor p, {_GEN})",
-                      f"bernoulli_(Tensor self, float p=0.5, {_GEN})", method=True)
-_BERNOULLI = _parser(f"bernoulli(Tensor input, {_GEN}, Tensor? out=None)",
-                     f"bernoulli(Tensor input, float p, {_GEN})")
-_BERNOULLI_METHOD = _parser(f"bernoulli(Tensor self, {_GEN})", f"bernoulli(Tensor self, float p, {_GEN})",
-                            method=True)
-
-
-def _inplace_sampler(parser: ArgParser, fill: Any) -> Any:
-    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        overload, b = parser.parse((self, *args), kwargs)
-        if grad_mode.is_grad_enabled() and self.requires_grad:
-            check_inplace_allowed(self)
-        fill(self, overload, b, _generator(b, parser.name))
-        self._vc.value += 1
-        return self
-    method.__name__ = parser.name
-    return signed(parser, method=True)(method)
 
 
 def _uniform_fill(self: Tensor, overload: int, b: dict, generator: Any) -> None:
@@ -447,61 +265,70 @@ def _random_fill(self: Tensor, overload: int, b: dict, generator: Any) -> None:
     rng.randint_(self._data, low, high, generator=generator)
 
 
-def _bernoulli_fill(self: Tensor, overload: int, b: dict, generator: Any) -> None:
-    p = b["p"]
-    if isinstance(p, Tensor):
-        rng.bernoulli_(self._data, p._data, generator=generator)
-        return
-    if not 0 <= p <= 1:
-        raise TorchRuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_g(p)}")
-    rng.bernoulli_(self._data, float(p), generator=generator)
-
-
-def _bernoulli_forward(b: dict) -> Any:
-    p = b["input"]._data
-    if not np.issubdtype(p.dtype, np.floating):
-        raise TorchNotImplementedError(
-            f"\"bernoulli_tensor_cpu_p_\" not implemented for '{b['input']._dtype.legacy_name}'")
-    if not ((p >= 0) & (p <= 1)).all():  # a NaN fails too
+def _exponential_fill(self: Tensor, overload: int, b: dict, generator: Any) -> None:
+    lambd = b["lambd"]
+    if not self._dtype.is_floating_point:
         raise TorchRuntimeError(
-            "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be "
-            "improved?  If so, please report an enhancement request to PyTorch.)")
-    return rng.bernoulli(p, generator=b.get("generator"))
+            "Exponential distribution is a continuous probability distribution. dtype must be a floating point "
+            f"but you specified {self._dtype.legacy_name}")
+    if not lambd > 0:
+        raise TorchRuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_g(lambd)}")
+    rng.exponential_(self._data, lambd, generator=generator)
 
 
-BERNOULLI = defop("_bernoulli_tensor", "_bernoulli_tensor(Tensor input)", _bernoulli_forward,
-                  node="BernoulliBackward0", inputs=("input",), function=False, method=False,
-                  derivs={"input": d()(lambda g, s: g * 0)})
+def _continuous_only(self: Tensor, name: str) -> None:
+    if not self._dtype.is_floating_point:
+        raise TorchRuntimeError(
+            f"{name} distribution is a continuous probability distribution. dtype must be a floating point "
+            f"but you specified {self._dtype.c_name}")
 
 
-def _bernoulli(parser: ArgParser, args: tuple, kwargs: dict) -> Tensor:
-    overload, b = parser.parse(args, kwargs)
-    x = b["input"] if "input" in b else b["self"]
-    gen = _generator(b, "bernoulli")
-    if overload == 0:
-        return run(BERNOULLI, {"input": x, "generator": gen, "out": b.get("out")})
-    out = Tensor._make(_like_array(x, x._dtype), x._dtype)
-    _bernoulli_fill(out, 1, {"p": b["p"]}, gen)
-    return out
+def _cauchy_fill(self: Tensor, overload: int, b: dict, generator: Any) -> None:
+    _continuous_only(self, "Cauchy")
+    if not b["sigma"] > 0:
+        raise TorchRuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_g(b['sigma'])}")
+    rng.cauchy_(self._data, b["median"], b["sigma"], generator=generator)
 
 
-@signed(_BERNOULLI)
-def bernoulli(*args: Any, **kwargs: Any) -> Tensor:
-    return _bernoulli(_BERNOULLI, args, kwargs)
+def _log_normal_fill(self: Tensor, overload: int, b: dict, generator: Any) -> None:
+    if not b["std"] > 0:
+        raise TorchRuntimeError(f"log_normal_ expects std > 0.0, but found std={_g(b['std'])}")
+    _float_only(self._dtype, "log_normal_cpu")
+    rng.log_normal_(self._data, b["mean"], b["std"], generator=generator)
 
 
-@signed(_BERNOULLI_METHOD, method=True)
-def _bernoulli_method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    return _bernoulli(_BERNOULLI_METHOD, (self, *args), kwargs)
+def _geometric_fill(self: Tensor, overload: int, b: dict, generator: Any) -> None:
+    p = b["p"]
+    if not 0 < p < 1:
+        raise TorchRuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_g(p)}")
+    if self._dtype is dtypes.bool_:
+        raise TorchNotImplementedError("\"geometric_cpu\" not implemented for 'Bool'")
+    rng.geometric_(self._data, p, generator=generator)
 
+
+def _poisson_forward(b: dict) -> Any:
+    rates = b["self"]
+    _float_only(rates._dtype, "poisson_cpu")
+    return rng.poisson(rates._data, generator=engine_generator(b.get("generator")))
+
+
+defop("poisson", "poisson(Tensor input, generator? generator=None)", _poisson_forward, node="PoissonBackward0",
+      method=False, derivs={"self": d()(lambda g, s: g * 0)})
+
+_EXPONENTIAL_ = _parser(f"exponential_(Tensor self, float lambd=1, {_GEN})", method=True)
+_CAUCHY_ = _parser(f"cauchy_(Tensor self, float median=0, float sigma=1, {_GEN})", method=True)
+_LOG_NORMAL_ = _parser(f"log_normal_(Tensor self, float mean=1, float std=2, {_GEN})", method=True)
+_GEOMETRIC_ = _parser(f"geometric_(Tensor self, float p, {_GEN})", method=True)
 
 for _name, _fn in (
-        ("manual_seed", manual_seed), ("seed", seed), ("initial_seed", initial_seed), ("rand", rand),
-        ("randn", randn), ("randint", randint), ("randperm", randperm), ("rand_like", _rand_like),
-        ("randn_like", _randn_like), ("randint_like", _randint_like), ("normal", normal), ("bernoulli", bernoulli)):
+        ("rand", rand), ("randn", randn), ("randint", randint), ("randperm", randperm), ("rand_like", _rand_like),
+        ("randn_like", _randn_like), ("randint_like", _randint_like), ("normal", normal)):
     CATALOG.register(_fn, _name, torch=True)
 for _name, _fn in (
         ("uniform_", _inplace_sampler(_UNIFORM_, _uniform_fill)), ("normal_", _inplace_sampler(_NORMAL_, _normal_fill)),
         ("random_", _inplace_sampler(_RANDOM_, _random_fill)),
-        ("bernoulli_", _inplace_sampler(_BERNOULLI_, _bernoulli_fill)), ("bernoulli", _bernoulli_method)):
+        ("exponential_", _inplace_sampler(_EXPONENTIAL_, _exponential_fill)),
+        ("cauchy_", _inplace_sampler(_CAUCHY_, _cauchy_fill)),
+        ("log_normal_", _inplace_sampler(_LOG_NORMAL_, _log_normal_fill)),
+        ("geometric_", _inplace_sampler(_GEOMETRIC_, _geometric_fill))):
     CATALOG.register(_fn, _name, method=True)

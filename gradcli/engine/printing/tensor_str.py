@@ -22,8 +22,9 @@ _NUMPY_DTYPES = {
     "int64": np.int64,
     "int32": np.int32,
     "bool": np.bool_,
+    "uint8": np.uint8,
 }
-_KINDS = {"float32": "float", "float64": "float", "int64": "int", "int32": "int", "bool": "bool"}
+_KINDS = {"float32": "float", "float64": "float", "int64": "int", "int32": "int", "bool": "bool", "uint8": "int"}
 
 _PREFIX = "tensor("
 
@@ -38,7 +39,7 @@ def tensor_repr(
 ) -> str:
     """What ``repr(t)`` (and ``str(t)``) prints in PyTorch for this tensor.
 
-    ``dtype`` is "float32", "float64", "int64", "int32" or "bool" and ``data``
+    ``dtype`` is "float32", "float64", "int64", "int32", "uint8" or "bool" and ``data``
     holds the values in the matching NumPy dtype (any shape or strides).
     ``default_dtype`` is torch.get_default_dtype() ("float32" or "float64").
     ``grad_fn`` is the backward node's class name, e.g. "MulBackward0";

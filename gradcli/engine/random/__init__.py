@@ -29,19 +29,27 @@ randperm(n, dtype=int64)                    randperm(n, dtype)
 bernoulli(p) / t.bernoulli_(p)              bernoulli(p) / bernoulli_(t, p)
 bernoulli(x, p=0.3)                         bernoulli_(empty_like(x), 0.3)
 F.dropout(x, p, training=True)              x * dropout_noise(x, p)  (None: x)
+t.exponential_(lambd)                       exponential_(t, lambd)
+t.cauchy_(m, s) / t.geometric_(p)           cauchy_(t, m, s) / geometric_(t, p)
+t.log_normal_(m, s)                         log_normal_(t, m, s)
+poisson(rates)                              poisson(rates)
+multinomial(p, n, replacement)              multinomial(p, n, replacement)
 ==========================================  =====================================
 
 Fill order is memory order (``draw_order``), so pass arrays with torch's strides.
 float32/float64 are the sampled float dtypes; others raise ``TypeError``.
 Only a few errors are raised here (``gradcli.engine.errors``): manual_seed's
-overflow, set_state's checks and randint's float-bound crossing; every other
-torch message is quoted in the docstrings for the caller to raise.
+overflow, set_state's checks, randint's float-bound crossing and multinomial's
+checks of the probabilities (made where torch makes them, between draws);
+every other torch message is quoted in the docstrings for the caller to raise.
 """
 
 from .bernoulli_sampling import bernoulli, bernoulli_, dropout_noise
 from .generator import DEFAULT_SEED, STATE_SIZE, Generator, default_generator
 from .integer_sampling import adjust_float_bounds, randint, randint_, random_, randperm
 from .draw_order import empty_like
+from .serial_sampling import cauchy_, exponential_, geometric_, log_normal_, poisson
+from .multinomial_sampling import multinomial
 from .normal_sampling import normal, normal_, normal_tensor
 from .uniform_sampling import uniform, uniform_
 
@@ -52,12 +60,18 @@ __all__ = [
     "adjust_float_bounds",
     "bernoulli",
     "bernoulli_",
+    "cauchy_",
     "default_generator",
     "dropout_noise",
     "empty_like",
+    "exponential_",
+    "geometric_",
+    "log_normal_",
+    "multinomial",
     "normal",
     "normal_",
     "normal_tensor",
+    "poisson",
     "randint",
     "randint_",
     "random_",

@@ -94,7 +94,7 @@ def dropout_noise(
     """
     if p == 0:
         return None
-    noise = np.empty_like(x, order="K")
+    noise = draw_order.empty_like(x)
     if p == 1:
         noise[...] = 0
         return noise

@@ -43,7 +43,35 @@ def is_contiguous(out: np.ndarray) -> bool:
 def empty_like(x: np.ndarray, dtype: object = None) -> np.ndarray:
     """torch's ``empty_like(x)`` layout: x's stride order, densely packed.
 
-    A dense input (contiguous, transposed, channels-last) keeps its strides,
-    so ``rand_like(x.t())`` fills in x's storage order.
+    A dense input (contiguous, transposed, channels-last) keeps its strides, so
+    ``rand_like(x.t())`` fills in x's storage order; any other keeps the order of
+    ``infer_dense_strides`` (ATen's TensorUtils.cpp): dims sorted by stride with a
+    stable insertion sort in which a 0 stride (an expanded dim) compares as a tie,
+    so ``rand_like(v.expand(4, 3))`` is row-major like torch's and not NumPy's
+    column-major ``empty_like(order="K")``.
     """
-    return np.empty_like(x, dtype=dtype, order="K")
+    ndim = x.ndim
+    perm = list(range(ndim - 1, -1, -1))  # innermost dim first
+    strides = [abs(s) for s in x.strides]
+
+    def should_swap(d0: int, d1: int) -> int:
+        s0, s1 = strides[d0], strides[d1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return -1 if s0 < s1 else 1
+        return 1 if x.shape[d0] > x.shape[d1] else 0
+
+    for i in range(1, ndim):
+        dim1 = i
+        for j in range(1, i + 1):
+            dim0 = i - j
+            cmp = should_swap(perm[dim0], perm[dim1])
+            if cmp > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif cmp < 0:
+                break
+    outer_first = perm[::-1]
+    packed = np.empty([x.shape[d] for d in outer_first], dtype=x.dtype if dtype is None else dtype)
+    return packed.transpose(np.argsort(outer_first))

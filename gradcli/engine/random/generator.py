@@ -36,7 +36,9 @@ class Generator:
 
     ``Generator()`` starts from seed 67280421310721 like ``torch.Generator()``;
     ``default_generator`` (in ``gradcli.engine.random``) is reseeded randomly
-    at import, like torch's in a fresh process.
+    at import, like torch's in a fresh process.  Scripts never hold one: their
+    ``torch.Generator`` is a handle on it (``ops/generators.py``) whose
+    ``get_state`` is a tensor; here the state is bytes.
 
     Attributes the samplers use (not for the torch-API layer):
     ``cached_normal`` holds the double cache of the per-element normal path
@@ -45,8 +47,6 @@ class Generator:
     """
 
     __slots__ = ("_initial_seed", "_mt", "cached_normal", "cached_float_normal")
-    #: What a script may call on the object ``torch.manual_seed`` returns.
-    __script_attrs__ = frozenset({"initial_seed", "manual_seed", "seed"})
 
     def __init__(self, seed: int = DEFAULT_SEED) -> None:
         self._mt = MT19937()
@@ -170,9 +170,6 @@ class Generator:
 default_generator = Generator()
 default_generator.seed()
 
-
-# Echoed as PyTorch shows its generator: <torch._C.Generator object at 0x...>.
-Generator.__module__ = "torch._C"
 
 
 def resolve(generator: Generator | None) -> Generator:

@@ -109,7 +109,7 @@ def _block_values(n: int, dt: np.dtype, mean: float, std: float, gen: Generator)
 
 
 # -- per-element path ------------------------------------------------------------
-def _per_element_values(n: int, mean: float, std: float, gen: Generator) -> np.ndarray:
+def per_element_normals(n: int, mean: float, std: float, gen: Generator) -> np.ndarray:
     """``n`` float64 values of ``at::normal_distribution<double>``, in order."""
     g = np.empty(n, dtype=F64)
     start = 0
@@ -178,7 +178,7 @@ def normal_(
     if n >= BLOCK and draw_order.is_contiguous(out):
         out.reshape(-1)[...] = _block_values(n, dt, mean, std, gen)
     else:
-        draw_order.fill(out, _per_element_values(n, mean, std, gen).astype(dt))
+        draw_order.fill(out, per_element_normals(n, mean, std, gen).astype(dt))
 
 
 def _torch_inplace(op: Any, out: np.ndarray, other: np.ndarray) -> np.ndarray:
