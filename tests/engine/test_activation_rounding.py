@@ -41,9 +41,9 @@ def test_activation_bits_match_pytorch(key: str) -> None:
 
 
 def test_vector_mask_follows_cpu_kernel_vec() -> None:
-    # pairs of 512-bit vectors, the rest scalar; step=1 for a loop over whole vectors
+    # pairs of 512-bit vectors, the rest scalar; vectors=1 for a loop over whole vectors
     for dtype, n, vector in [(np.float32, 24, 0), (np.float32, 47, 32), (np.float32, 64, 64), (np.float64, 24, 16),
                              (np.float64, 15, 0), (np.float64, 33, 32)]:
         assert vector_mask(np.zeros(n, dtype)).sum() == vector
-    assert vector_mask(np.zeros(24, np.float32), step=1).sum() == 16
+    assert vector_mask(np.zeros(24, np.float32), vectors=1).sum() == 16
     assert not vector_mask(np.zeros(100, np.float32)[::2]).any()  # strided: all scalar

@@ -86,7 +86,7 @@ def drive(keys: str, history: Path, *later: str) -> Captured:
                     completions.wait_beyond(seen[0])
                 if chunk.startswith(RIGHT):
                     suggestions.wait_beyond(seen[1])
-                time.sleep(0.3)
+                time.sleep(1.0)  # (long enough on a loaded machine: the history loads in the background)
                 seen = completions.finished, suggestions.finished
                 pipe.send_text(chunk)
                 previous = chunk
