@@ -68,12 +68,14 @@ _HALF32 = F32(0.5)
 
 
 def sqrt(a: np.ndarray) -> np.ndarray:
-    """MKL's HA square root of a float32 or float64 array (any shape), as a new array."""
+    """PyTorch's ``sqrt`` of an array (any shape), as a new array: MKL's HA square root for float32
+    and float64, NumPy's for other dtypes (float16 is rounded from a correctly rounded float32
+    square root there as in PyTorch; MKL does not serve them)."""
     if a.dtype == F32:
         return _map(a, _sqrt32_fast, _FAST32, U32)
     if a.dtype == F64:
         return _map(a, _sqrt64_fast, _FAST64, U64)
-    raise TypeError(f"vml_sqrt.sqrt: no kernel for {a.dtype}")
+    return np.sqrt(a)
 
 
 def _map(a: np.ndarray, fast, bounds: tuple, bits_type) -> np.ndarray:
