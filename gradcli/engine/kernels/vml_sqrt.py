@@ -9,9 +9,12 @@ and 1.3% of float64 results are one unit in the last place off.  Without the var
 takes MKL's AVX512 path on this machine and about 0.7% of results differ again; gradcli follows
 the reference.
 
-The SSE4.2 kernels start from ``rsqrtps``, the CPU's 12-bit reciprocal square root estimate: a
-2048-entry table (exponent parity and top 10 mantissa bits; ``rsqrtps_table``) measured on the
-Intel CPU the reference ran on.  AMD's ``rsqrtps`` differs, so there PyTorch would differ too.
+The SSE4.2 kernels start from ``rsqrtps``, the CPU's 12-bit reciprocal square root estimate.  On
+this project's Intel CPU (the corpus's reference outputs agree) it is the float with 12 fraction
+bits nearest to ``1/sqrt(m)``, ``m`` the midpoint of the input's interval of 2**13 floats -- the interval given by
+the exponent's parity and the top 10 mantissa bits -- scaled by the rest of the exponent: 2048
+values, measured for every positive normal float by tests/tools/check_rsqrtps.py.  Other CPUs'
+``rsqrtps`` (AMD's) differ, and so would PyTorch's square roots there.
 
 * float32, every operation rounded to float32, no fused multiply-add::
 
@@ -37,8 +40,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rsqrtps_table import MANTISSAS
-
 F32 = np.float32
 F64 = np.float64
 U32 = np.uint32
@@ -48,15 +49,17 @@ I64 = np.int64
 _CHUNK = 1 << 15  # elements per pass: the temporaries stay in cache
 
 
-def _rsqrtps_bits() -> np.ndarray:
-    """``rsqrtps`` of ``0x3f000000 + (i << 13)`` for i < 2048, as float32 bits."""
-    digits = "".join(MANTISSAS)
-    mant = np.array([int(digits[i:i + 3], 16) for i in range(0, len(digits), 3)], U32)
-    exponent = np.where(np.arange(mant.size) < 1024, U32(127), U32(126))
-    return (exponent << U32(23)) | (mant << U32(11))
+def rsqrtps_estimates() -> np.ndarray:
+    """``rsqrtps`` of the floats ``0x3f000000 + (i << 13)``, i < 2048 (all of [0.5, 2) by steps of
+    2**13 floats), as float32 bits: 1/sqrt of each step's midpoint rounded to 12 fraction bits.
+    No midpoint is within 1e-4 of a unit of a tie, so evaluating it in double is exact."""
+    mid = (U32(0x3F000000 + (1 << 12)) + (np.arange(2048, dtype=U32) << U32(13))).view(F32)
+    estimate = 1 / np.sqrt(mid.astype(F64))  # in (2**-0.5, 2**0.5)
+    unit = np.where(estimate >= 1, 2.0 ** -12, 2.0 ** -13)
+    return (np.rint(estimate / unit) * unit).astype(F32).view(U32)
 
 
-_RSQRT = _rsqrtps_bits()
+_RSQRT = rsqrtps_estimates()
 # float32: rsqrtps(x) = _RSQRT[i] scaled by 2**-k, x = x0 * 4**k with x0 in [0.5, 2); stored with
 # 2**63 folded in, so that the bits are _RSQRT32[i] - ((bits >> 24) << 23)
 _RSQRT32 = _RSQRT + U32(63 << 23)
