@@ -10,9 +10,10 @@ parameter (its bits and ``_version``, which counts the in-place ops of the updat
 and the scheduler's learning rates must agree exactly; so must errors.  Seeds are derandomized;
 GRADCLI_OPTIM_EXAMPLES=20000 explores further (20000 pass, in about seven minutes).
 
-Two things are not the optimizers' and are set aside: torch's ``sqrt`` is replaced by a correctly rounded
-one (``correctly_rounded_sqrt``: MKL's is not, and gradcli's kernels do not emulate it), and a NaN's sign
-and payload are not compared.
+torch runs on MKL's reference path (MKL_CBWR=COMPATIBLE, set by tests/conftest.py; the module is skipped
+when this process's torch is not on it, see mkl_reference.py): its ``sqrt``, which every adaptive
+optimizer calls, is MKL's and not correctly rounded, and gradcli's is the same (kernels/vml_sqrt.py).  A
+NaN's sign and payload are not compared.
 
 The last tests break the update on purpose (mathematically equal, rounded differently) and check that
 the comparison notices.
@@ -20,11 +21,10 @@ the comparison notices.
 
 from __future__ import annotations
 
-import contextlib
 import os
 from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import pytest
@@ -34,7 +34,12 @@ torch = pytest.importorskip("torch")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+import mkl_reference  # noqa: E402
 from gradcli.engine import api  # noqa: E402
+
+if not mkl_reference.is_reference(torch):
+    pytest.skip("torch here is not on MKL's reference path (MKL_CBWR=COMPATIBLE before torch is imported)",
+                allow_module_level=True)
 
 EXAMPLES = int(os.environ.get("GRADCLI_OPTIM_EXAMPLES", "1000"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=True, print_blob=False,
@@ -211,39 +216,12 @@ def _snapshot(opt: Any, params: list, sched: Any) -> dict:
     }
 
 
-@contextlib.contextmanager
-def correctly_rounded_sqrt() -> Iterator[None]:
-    """torch's ``sqrt``/``sqrt_`` rounded correctly, as gradcli's are, while the block runs.
-
-    On this project's CPU torch's sqrt goes through MKL's VML, which is not correctly rounded: about 0.7% of
-    float32 and float64 results are one unit in the last place off (17% of float32 ones under
-    MKL_CBWR=COMPATIBLE), and gradcli's kernels do not emulate VML.  The optimizers' own arithmetic -- which
-    ops, in which order, rounded where -- is what these trainings compare, so torch takes a correctly rounded
-    square root here; every other op is torch's own.
-    """
-    sqrt, sqrt_ = torch.Tensor.sqrt, torch.Tensor.sqrt_
-
-    def exact(self: Any) -> Any:
-        return torch.from_numpy(np.asarray(np.sqrt(self.detach().numpy())))
-
-    def exact_(self: Any) -> Any:
-        return self.copy_(exact(self))
-    torch.Tensor.sqrt, torch.Tensor.sqrt_ = exact, exact_
-    try:
-        yield
-    finally:
-        torch.Tensor.sqrt, torch.Tensor.sqrt_ = sqrt, sqrt_
-
-
 def run(lib: Any, tr: Training) -> list:
     """The training on ``lib``: what it printed after each step (or the error that stopped it)."""
     data = tr.arrays()
     if tr.default_float64:
         lib.set_default_dtype(lib.float64)
     try:
-        if lib is TORCH:
-            with correctly_rounded_sqrt():
-                return _run(lib, tr, data)
         return _run(lib, tr, data)
     finally:
         lib.set_default_dtype(lib.float32)
@@ -382,6 +360,14 @@ def test_add_with_alpha_rounding_twice_is_caught(monkeypatch: pytest.MonkeyPatch
         return x + y * rt.np.type(b.get("alpha", 1))
     monkeypatch.setattr(OPS["add"], "forward", twice)
     _caught(FIXED[0])
+
+
+def test_a_correctly_rounded_sqrt_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    # what gradcli had before it reproduced MKL's sqrt
+    from gradcli.engine.dispatch.publish import OPS
+    from gradcli.engine.dispatch.promotion import arr, float_dtype
+    monkeypatch.setattr(OPS["sqrt"], "forward", lambda b: np.sqrt(arr(b["self"], float_dtype(b["self"]))))
+    _caught(FIXED[1])
 
 
 def test_a_missing_state_entry_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -23,6 +23,7 @@ from ..dispatch.promotion import arr, binary_arrays, promote
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
 from ..errors import TorchRuntimeError, no_kernel
+from ..kernels import vml_sqrt
 from ..kernels.exactfp import fma32, fma64
 from ..tensor import Tensor, wrap_scalar
 from .comparison import WHERE
@@ -235,6 +236,10 @@ def _pow_forward(b: dict) -> Any:
             return x * x * x
         if e == -2:
             return x.dtype.type(1) / (x * x)
+        if e == 0.5:
+            return vml_sqrt.sqrt(x)  # PyTorch's sqrt kernel (MKL's)
+        if e == -0.5:
+            return x.dtype.type(1) / np.sqrt(x)  # its rsqrt kernel: 1 / (correctly rounded sqrt)
     # Other float32 powers: PyTorch's std::pow / SLEEF powf are (nearly) correctly rounded,
     # NumPy's float32 power is not (x.pow(tensor([1, 2, 3])) differed in ~20% of elements).
     if x.dtype == np.float32:

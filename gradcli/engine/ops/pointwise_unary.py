@@ -19,7 +19,7 @@ from ..dispatch.op import METHOD, Op
 from ..dispatch.promotion import arr, float_dtype
 from ..dispatch.publish import Catalog
 from ..errors import TorchRuntimeError, no_kernel
-from ..kernels import elementwise, sleef, sleef_f32
+from ..kernels import elementwise, sleef, sleef_f32, vml_sqrt
 from ..kernels.float32_math import erf, wide
 from ..tensor import Tensor
 from . import backward_ops
@@ -114,7 +114,8 @@ unary("log", wide(np.log), "LogBackward0", d("self")(lambda g, s: g / s.self))
 unary("log2", wide(np.log2), "Log2Backward0", d("self")(lambda g, s: g / (s.self * LN2)))
 unary("log10", wide(np.log10), "Log10Backward0", d("self")(lambda g, s: g / (s.self * LN10)))
 unary("log1p", _sleef_vml(sleef_f32.log1pf, np.log1p), "Log1PBackward0", d("self")(lambda g, s: g / (s.self + 1)))
-unary("sqrt", np.sqrt, "SqrtBackward0", d("result")(lambda g, s: g / (2 * s.result)))
+# MKL VML (not correctly rounded) for float32 and float64: see kernels/vml_sqrt.py
+unary("sqrt", vml_sqrt.sqrt, "SqrtBackward0", d("result")(lambda g, s: g / (2 * s.result)))
 unary("rsqrt", lambda a: 1 / np.sqrt(a), "RsqrtBackward0",
       d("result")(lambda g, s: -0.5 * g * s.result.pow(3)))
 unary("sin", wide(np.sin), "SinBackward0", d("self")(lambda g, s: g * s.self.cos()))
