@@ -19,7 +19,7 @@ from ..dispatch.publish import Catalog
 from ..dispatch.runner import run, write_out
 from ..dispatch.signature import LazyParser
 from ..errors import TorchRuntimeError, no_kernel
-from ..kernels.matmul_order import adds_in_order, product_in_order
+from ..kernels.matmul_order import batched_product, matrix_product
 from ..shape_rules import broadcast_shapes, numel
 from ..tensor import Tensor
 from .shape import UNSAFE_VIEW, expand_forward, reshape
@@ -70,9 +70,7 @@ def _mv_forward(b: dict) -> Any:
         names = (v._dtype.legacy_name, m._dtype.legacy_name, v._dtype.legacy_name)
         raise TorchRuntimeError("addmv input tensors must have the same dtype, but got {}, {}, and {}".format(*names))
     no_bool(m, "addmv_impl_cpu", m._data.size > 0)
-    if adds_in_order(m.shape[0], m.shape[1], 1, m._dtype.is_floating_point):
-        return product_in_order(m._data, v._data[:, None])[:, 0]
-    return m._data @ v._data
+    return matrix_product(m._data, v._data[:, None])[:, 0]
 
 
 MV = defop("mv", "mv(Tensor input, Tensor vec, *, Tensor? out=None)", _mv_forward, node="MvBackward0",
@@ -98,9 +96,7 @@ def _mm_forward(b: dict) -> Any:
         # MKL's gemm with one product per element keeps its sign: 0 * -1 is -0 (NumPy's gives +0),
         # as in the outer-product gradient of a vector @ matrix; a single row or column is gemv (+0)
         return a._data * m._data
-    if adds_in_order(a.shape[0], a.shape[1], m.shape[1], a._dtype.is_floating_point):
-        return product_in_order(a._data, m._data)
-    return a._data @ m._data
+    return matrix_product(a._data, m._data)
 
 
 def column_major(shape: Any, strides: tuple) -> bool:
@@ -140,7 +136,7 @@ def _bmm_forward(b: dict) -> Any:
     no_bool(a, "bmm", a._data.size > 0 and m._data.size > 0)  # the kernel's dtype first
     if a._dtype is not m._dtype:
         raise TorchRuntimeError(f"expected scalar type {a._dtype.legacy_name} but found {m._dtype.legacy_name}")
-    return np.matmul(a._data, m._data)
+    return batched_product(a._data, m._data)
 
 
 BMM = defop("bmm", "bmm(Tensor input, Tensor mat2, *, Tensor? out=None)", _bmm_forward, node="BmmBackward0",
