@@ -141,3 +141,81 @@ def test_layouts_and_broadcasts(name, dt):
         tx, ty = torch.from_numpy(x), torch.from_numpy(y)  # the same strides
         expected = _torch_op(name, tx, ty).numpy()
         assert _mismatches(expected, _gradcli(name, x, y)) == 0, (x.shape, x.strides, y.shape, y.strides)
+
+
+EXPONENTS = [0, 1, 2, 3, -1, -2, 0.5, -0.5, 4, 5, 1.5, -1.5, 2.5, 0.25, 1 / 3, -3, 7, 1e-3, 100, 1e10, -1e10,
+             2 ** 24 + 1, 1e40, True, False, 1.7]
+
+
+@avx512
+@pytest.mark.parametrize("dt", DTYPES)
+def test_tensor_to_a_python_number(dt):
+    # special-cased exponents (0, 1, 2, 3, -1, -2, 0.5, -0.5), the others through SLEEF with
+    # float(e) in the vector blocks and glibc's double pow(x, e) in the tails
+    rng = np.random.default_rng(2)
+    x = np.concatenate([(rng.standard_normal(1000) * 3), rng.uniform(0.5, 2, 1000), SPECIALS]).astype(dt)
+    for n in (len(x), 31, 33, 95):
+        for e in EXPONENTS:
+            got = (Tensor._make(x[:n].copy()) ** e)._data
+            if e == 0.5:  # PyTorch's sqrt kernel (MKL's VML): whatever gradcli's sqrt computes
+                assert _mismatches(api.TORCH["sqrt"](Tensor._make(x[:n].copy()))._data, got) == 0
+                continue
+            expected = (torch.from_numpy(x[:n]) ** e).numpy()
+            assert _mismatches(expected, got) == 0, (n, e)
+    t = x.reshape(-1)[:1998].reshape(54, 37)
+    for e in (1.5, 4, -0.5):
+        expected = (torch.from_numpy(t).t() ** e).numpy()
+        assert _mismatches(expected, (Tensor._make(t).t() ** e)._data) == 0, e
+        expected = torch.from_numpy(t[:, 3:].copy()).pow_(e).numpy()
+        assert _mismatches(expected, Tensor._make(t[:, 3:].copy()).pow_(e)._data) == 0, e
+
+
+@avx512
+@pytest.mark.parametrize("dt", DTYPES)
+def test_a_python_number_to_a_tensor_and_mixed_dtypes(dt):
+    rng = np.random.default_rng(4)
+    y = np.concatenate([rng.standard_normal(1000) * 4, SPECIALS]).astype(dt)
+    for base in (2, 2.5, 0.5, -2, 1, 0, 10.0, np.e):
+        for n in (len(y), 40, 7):
+            expected = (base ** torch.from_numpy(y[:n])).numpy()
+            assert _mismatches(expected, (base ** Tensor._make(y[:n].copy()))._data) == 0, (base, n)
+    x = np.abs(rng.standard_normal((2000, 1))).astype(dt)
+    p = np.array([1, 2, 3])  # int64 exponents are converted to the base's dtype
+    expected = torch.from_numpy(x).pow(torch.from_numpy(p)).numpy()
+    assert _mismatches(expected, api.TORCH["pow"](Tensor._make(x), Tensor._make(p))._data) == 0
+    expected = (torch.from_numpy(p) ** torch.from_numpy(x.reshape(-1)[:3].copy())).numpy()
+    got = (Tensor._make(p) ** Tensor._make(x.reshape(-1)[:3].copy()))._data
+    assert _mismatches(expected, got) == 0
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("name", OPS)
+def test_specials_in_blocks_tails_and_zero_dim(name, dt):
+    s = np.array(SPECIALS, dt)
+    x, y = (a.reshape(-1) for a in np.meshgrid(s, s))
+    expected = _torch_op(name, torch.from_numpy(x), torch.from_numpy(y)).numpy()
+    assert _mismatches(expected, _gradcli(name, x, y)) == 0
+    for i in range(0, len(x), 97):  # 0-dim operands take the scalar loop
+        a, b = np.array(x[i]), np.array(y[i])
+        assert _mismatches(_torch_op(name, torch.from_numpy(a), torch.from_numpy(b)).numpy(),
+                           _gradcli(name, a, b)) == 0, (x[i], y[i])
+
+
+def test_the_comparison_notices_a_wrong_kernel():
+    rng = np.random.default_rng(3)
+    x = np.abs(rng.standard_normal(1 << 15) * 4).astype(F32)
+    y = (rng.standard_normal(1 << 15) * 4).astype(F32)
+    tx, ty = torch.from_numpy(x), torch.from_numpy(y)
+    # NumPy in double (the old path) differs from SLEEF's u10 routines in some last bits
+    assert _mismatches(tx.pow(ty).numpy(), np.power(x.astype(F64), y.astype(F64)).astype(F32)) > 0
+    assert _mismatches(torch.atan2(tx, ty).numpy(), np.arctan2(x.astype(F64), y.astype(F64)).astype(F32)) > 0
+    # SLEEF on every element is wrong: the tails are glibc's
+    rows = [(a, b) for a, b in zip(x[:64 * 31].reshape(64, 31), y[:64 * 31].reshape(64, 31))]
+    assert sum(_mismatches(torch.from_numpy(a).pow(torch.from_numpy(b)).numpy(), sleef_pow.powf(a, b))
+               for a, b in rows) > 0
+    # and glibc on every element is wrong for the vector blocks
+    glibc = binary_loops.scalar2("powf", x[:4096], y[:4096], np.power)
+    assert _mismatches(tx[:4096].pow(ty[:4096]).numpy(), glibc) > 0
+    # the scalar exponent is rounded to float in the vector blocks only: 1.7 is not 1.7f
+    assert _mismatches((tx ** 1.7).numpy(), sleef_pow.powf(x, np.full_like(x, 1.7))) == 0
+    assert _mismatches((tx[:31] ** 1.7).numpy(), sleef_pow.powf(x[:31], np.full(31, 1.7, F32))) > 0

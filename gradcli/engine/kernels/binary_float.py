@@ -81,7 +81,7 @@ def pow_scalar(x: np.ndarray, e: float) -> np.ndarray:
         if e == 1:
             return x.copy()
         if e == 0.5:
-            return np.sqrt(x)
+            return np.sqrt(x)  # PyTorch's sqrt kernel: keep this the sqrt op's kernel (MKL's VML)
         if e == -0.5:
             return (one / np.sqrt(x)).astype(dt, copy=False)
         if e == -1:
