@@ -23,7 +23,7 @@ from ..dispatch.promotion import arr, binary_arrays, promote
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
 from ..errors import TorchRuntimeError, no_kernel
-from ..kernels import vml_sqrt
+from ..kernels import binary_float
 from ..kernels.exactfp import fma32, fma64
 from ..tensor import Tensor, wrap_scalar
 from .comparison import WHERE
@@ -228,22 +228,13 @@ def _pow_forward(b: dict) -> Any:
         odd = (np.abs(y) % 2) == 1
         negative = np.where(x == 1, 1, np.where(x == -1, np.where(odd, -1, 1), 0)).astype(x.dtype)
         return np.where(y < 0, negative, np.power(x, np.maximum(y, 0)))
-    if exp._wrapped and rt.is_floating_point:
-        # PyTorch's pow_tensor_scalar_optimized_kernel multiplies for these exponents, rounding
-        # at each step: x ** 3 is x * x * x, not a correctly rounded power.
-        e = y.item()
-        if e == 3:
-            return x * x * x
-        if e == -2:
-            return x.dtype.type(1) / (x * x)
-        if e == 0.5:
-            return vml_sqrt.sqrt(x)  # PyTorch's sqrt kernel (MKL's)
-        if e == -0.5:
-            return x.dtype.type(1) / np.sqrt(x)  # its rsqrt kernel: 1 / (correctly rounded sqrt)
-    # Other float32 powers: PyTorch's std::pow / SLEEF powf are (nearly) correctly rounded,
-    # NumPy's float32 power is not (x.pow(tensor([1, 2, 3])) differed in ~20% of elements).
-    if x.dtype == np.float32:
-        return np.power(x.astype(np.float64), y.astype(np.float64)).astype(np.float32)
+    if x.dtype in (np.float32, np.float64):
+        # PyTorch's kernels: SLEEF on the vector blocks, glibc on the tails (see binary_float)
+        if exp._wrapped:
+            return binary_float.pow_scalar(x, exp._data.item())
+        if base._wrapped and base._data.item() == 1:
+            return np.ones(np.broadcast_shapes(x.shape, y.shape), x.dtype)
+        return binary_float.binary("pow", x, y)
     return np.power(x, y)
 
 

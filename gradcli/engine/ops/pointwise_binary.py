@@ -18,6 +18,7 @@ from ..autograd.formulas import d
 from ..dispatch.promotion import arr, binary_arrays, promote
 from ..dispatch.publish import Catalog
 from ..errors import TorchRuntimeError, no_kernel
+from ..kernels import binary_float
 from ..kernels.sleef import vector_mask
 from ..shape_rules import broadcast_all
 from ..tensor import Tensor
@@ -35,6 +36,8 @@ def _atan2_forward(b: dict) -> Any:
     if not rt.is_floating_point:
         rt = dtypes.get_default_dtype()
     a1, a2, _ = binary_arrays(x, y, rt)
+    if a1.dtype in (np.float32, np.float64):
+        return binary_float.binary("atan2", a1, a2)  # SLEEF and glibc, as PyTorch's kernel
     return np.arctan2(a1, a2)
 
 
@@ -57,6 +60,8 @@ def _hypot_forward(b: dict) -> Any:
     a1, a2, rt = binary_arrays(b["self"], b["other"])
     if not rt.is_floating_point:
         raise no_kernel("hypot_cpu", rt)
+    if a1.dtype in (np.float32, np.float64):
+        return binary_float.binary("hypot", a1, a2)  # SLEEF and glibc, as PyTorch's kernel
     return np.hypot(a1, a2)
 
 
