@@ -25,11 +25,9 @@ millions of inputs with PyTorch.  ``logf`` is only used on one value per row
 
 from __future__ import annotations
 
-import functools
-from typing import Any
-
 import numpy as np
 
+from . import libm
 from .exactfp import fma32
 from .summation import GRAIN_SIZE, NUM_THREADS
 
@@ -188,39 +186,6 @@ def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return s, (a - (s - v)) + (b - v)
 
 
-@functools.lru_cache(maxsize=None)
-def _libm_expf() -> Any:
-    """glibc's expf as a ufunc, loaded on first use (start-up stays lean: ctypes and the
-    library search cost tens of milliseconds); None where libm cannot be loaded."""
-    import ctypes
-    lib = None
-    try:
-        lib = ctypes.CDLL("libm.so.6")
-    except OSError:
-        import ctypes.util
-        try:
-            lib = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so")
-        except OSError:
-            return None
-    fn = getattr(lib, "expf", None)
-    if fn is None:
-        return None
-    fn.restype = ctypes.c_float
-    fn.argtypes = [ctypes.c_float]
-    return np.frompyfunc(fn, 1, 1)
-
-
-def scalar_expf(x: np.ndarray) -> np.ndarray:
-    """``std::exp(float)`` of the scalar loops: glibc's ``expf`` itself (called through
-    ctypes; it differs from the correctly rounded value for ~0.07% of inputs), or
-    NumPy in double where libm cannot be loaded."""
-    x = np.asarray(x, F32)
-    expf = _libm_expf() if x.size else None
-    if expf is None:
-        return np.exp(x.astype(F64)).astype(F32)
-    return np.asarray(expf(x), dtype=F32)
-
-
 # -- where cpu_kernel_vec uses the vector routine -------------------------------------------------
 
 def _should_swap(strides: list, shape: list, d0: int, d1: int) -> int:
@@ -307,7 +272,7 @@ def sigmoid(a: np.ndarray) -> np.ndarray:
         e = expf(neg)
     else:
         e = np.empty(a.shape, F32)
-        e[~mask] = scalar_expf(neg[~mask])
+        e[~mask] = libm.call("expf", neg[~mask], np.exp)
         if mask.any():
             e[mask] = expf(neg[mask])
     return (_ONE / (_ONE + e)).astype(F32, copy=False)
