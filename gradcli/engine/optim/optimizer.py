@@ -88,6 +88,22 @@ def step_counter(value: float = 0.0, dtype: dtypes.DType | None = None) -> Tenso
     return Tensor._make(np.array(value, dtype=dtype.np), dtype)
 
 
+def complete_group(group: dict[str, Any], **defaults: Any) -> None:
+    """``group.setdefault`` of each option in turn: ``__setstate__``'s defaults for the options a group
+    saved by an older optimizer lacks."""
+    for name, value in defaults.items():
+        group.setdefault(name, value)
+
+
+def tensor_steps(state: Any, group: dict[str, Any], dtype: dtypes.DType | None = None) -> None:
+    """``__setstate__``: a Python number ``step`` (an older state dict's) in the state of each of the
+    group's parameters becomes the tensor PyTorch keeps now (``step_counter``)."""
+    for p in group["params"]:
+        p_state = state.get(p, [])
+        if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
+            p_state["step"] = step_counter(float(p_state["step"]), dtype)
+
+
 def to_scalar(x: Any) -> Any:
     """A 1-element tensor hyperparameter as a 0-dim one; anything else as it is."""
     if isinstance(x, Tensor) and x.dim() != 0:
