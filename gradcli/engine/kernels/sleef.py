@@ -29,7 +29,7 @@ import numpy as np
 
 from . import libm
 from .exactfp import fma32
-from .summation import GRAIN_SIZE, NUM_THREADS
+from .summation import GRAIN_SIZE, NUM_THREADS, reorder_dimensions
 
 F32 = np.float32
 F64 = np.float64
@@ -188,18 +188,6 @@ def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 # -- where cpu_kernel_vec uses the vector routine -------------------------------------------------
 
-def _should_swap(strides: list, shape: list, d0: int, d1: int) -> int:
-    """TensorIterator's ``reorder_dimensions`` comparison for one input (the output is not
-    allocated yet): 1 if ``d0`` iterates slower than ``d1``, -1 if faster, 0 if undecided
-    (a broadcast dimension has no say)."""
-    s0, s1 = strides[d0], strides[d1]
-    if s0 == 0 or s1 == 0:
-        return 0
-    if s0 != s1:
-        return 1 if s0 > s1 else -1
-    return 1 if shape[d0] > shape[d1] else 0
-
-
 def _iteration(a: np.ndarray) -> tuple[list, int, bool]:
     """TensorIterator's iteration of a unary op over ``a``: the dimensions slowest first, the
     length of the contiguous runs after coalescing, and whether the runs are vectorised
@@ -207,16 +195,8 @@ def _iteration(a: np.ndarray) -> tuple[list, int, bool]:
     nd = a.ndim
     strides = [abs(s) for s in a.strides]
     shape = list(a.shape)
-    perm = list(range(nd - 1, -1, -1))  # fastest first, as TensorIterator starts
-    for i in range(1, nd):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = _should_swap(strides, shape, perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
+    # (the output is not allocated yet: the input alone orders the dimensions)
+    perm = reorder_dimensions(shape, (strides,), list(range(nd - 1, -1, -1)))  # fastest first
     # coalesce from the fastest dimension (the output, allocated in this order, always allows it)
     run_shape, run_stride = shape[perm[0]], strides[perm[0]]
     for d in perm[1:]:
