@@ -322,8 +322,7 @@ class _Reader:
     def number(self) -> int:
         char = self.next()
         if char == ".":
-            char = self.next()
-            return self.fraction(char)
+            return self.fraction(self.next())
         if char == "0":
             char = self.next()
             if char in "xX" and char:
@@ -346,43 +345,33 @@ class _Reader:
                 if char.isdigit():
                     nonzero = True
                     char = self.decimal_tail()
-                if char == ".":
-                    return self.fraction(self.next())
-                if char in ("e", "E"):
-                    return self.exponent(char)
-                if char in ("j", "J"):
-                    return self.imaginary()
-                if nonzero:
+                if nonzero and char not in (".", "e", "E", "j", "J"):
                     self.back()
                     raise self.scanner.error("leading zeros in decimal integer literals are not "
                                              "permitted; use an 0o prefix for octal integers",
                                              self.number_line, self.start + 1)
-                self.verify_end(char, "decimal")
+                return self.after_integer(char)
             self.back()
             return self.cur
         self.back()
-        char = self.decimal_tail()
+        return self.after_integer(self.decimal_tail())
+
+    # tok_get's "fraction", "exponent" and "imaginary" labels: what may follow each part of a decimal
+    def after_integer(self, char: str) -> int:
         if char == ".":
             return self.fraction(self.next())
-        if char in ("e", "E"):
-            return self.exponent(char)
-        if char in ("j", "J"):
-            return self.imaginary()
-        self.verify_end(char, "decimal")
-        self.back()
-        return self.cur
+        return self.after_fraction(char)
 
     def fraction(self, char: str) -> int:
         if char.isdigit():
             self.back()
             char = self.decimal_tail()
+        return self.after_fraction(char)
+
+    def after_fraction(self, char: str) -> int:
         if char in ("e", "E"):
             return self.exponent(char)
-        if char in ("j", "J"):
-            return self.imaginary()
-        self.verify_end(char, "decimal")
-        self.back()
-        return self.cur
+        return self.after_exponent(char)
 
     def exponent(self, e: str) -> int:
         char = self.next()
@@ -397,7 +386,9 @@ class _Reader:
             self.back()
             return self.cur
         self.back()
-        char = self.decimal_tail()
+        return self.after_exponent(self.decimal_tail())
+
+    def after_exponent(self, char: str) -> int:
         if char in ("j", "J"):
             return self.imaginary()
         self.verify_end(char, "decimal")

@@ -66,3 +66,15 @@ def test_float64_scalar_path_bit_for_bit(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(FLOAT64_VECTOR_RESIDUAL))
 def test_float64_vector_path_residual(name: str) -> None:
     assert _mismatch(name, _values(5, 50_000, "float64"), "contiguous") <= FLOAT64_VECTOR_RESIDUAL[name]
+
+
+@pytest.mark.parametrize("kind", ["contiguous", "strided", "rows"])
+def test_float32_log1p_near_float_max(kind: str) -> None:
+    # softplus past a high threshold: log1p of exp(x) above 1e38 is SLEEF's finite value, not inf
+    x = np.linspace(87, 88.72, 896).astype("float32")
+    if kind == "rows":
+        x = x.reshape(-1, 56)
+    expected = TF.softplus(view(torch, x, kind), threshold=1000).contiguous().numpy()
+    got = np.ascontiguousarray(F["softplus"](view(_Torch, x, kind), threshold=1000).numpy())
+    assert np.isfinite(expected).all()
+    assert (expected.view(np.uint32) == got.view(np.uint32)).all()

@@ -1,6 +1,8 @@
-"""The leaves' end of the graph: AccumulateGrad adds a gradient into ``.grad``."""
+"""The leaves' end of the graph: AccumulateGrad adds a gradient into ``.grad`` (and ``zero_grads`` resets it)."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 from ..tensor import Tensor
 from .node import NODE_ATTRS, Node
@@ -53,3 +55,18 @@ def accumulate_into_leaf(variable: Tensor, grad: Tensor | None, create_graph: bo
         # (it keeps its CopyBackwards): a reference to the old .grad sees the sum.
         old._data += grad._data.astype(old._data.dtype, copy=False)
         old._vc.value += 1
+
+
+def zero_grads(params: Iterable[Tensor], set_to_none: bool) -> None:
+    """``zero_grad`` of a Module and of an optimizer: each tensor's ``.grad`` set to None, or (``set_to_none
+    =False``) taken out of its graph and zeroed in place, as PyTorch's both do."""
+    for p in params:
+        if p.grad is not None:
+            if set_to_none:
+                p.grad = None
+            else:
+                if p.grad.grad_fn is not None:
+                    p.grad.detach_()
+                else:
+                    p.grad.requires_grad_(False)
+                p.grad.zero_()

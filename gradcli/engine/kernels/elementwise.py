@@ -27,12 +27,11 @@ agrees with SLEEF's u10 routines for ~99.7% of elements) because the emulation i
 
 from __future__ import annotations
 
-import functools
-from typing import Any, Callable, Optional
+from typing import Callable
 
 import numpy as np
 
-from . import sleef
+from . import libm, sleef
 
 F32 = np.float32
 
@@ -52,44 +51,6 @@ def _chunked(vector: Callable[[np.ndarray], np.ndarray], a: np.ndarray) -> np.nd
     return out
 
 
-@functools.lru_cache(maxsize=None)
-def _libm() -> Any:
-    """glibc's libm through ctypes, loaded on first use; None where it cannot be loaded."""
-    import ctypes
-    try:
-        return ctypes.CDLL("libm.so.6")
-    except OSError:
-        import ctypes.util
-        try:
-            return ctypes.CDLL(ctypes.util.find_library("m") or "libm.so")
-        except OSError:
-            return None
-
-
-@functools.lru_cache(maxsize=None)
-def libm_ufunc(name: str, double: bool = False) -> Optional[Callable]:
-    """libm's ``name`` (``sinhf``, or ``sinh`` with ``double``) as a NumPy object ufunc, or None."""
-    import ctypes
-    lib = _libm()
-    fn = getattr(lib, name, None) if lib is not None else None
-    if fn is None:
-        return None
-    ctype = ctypes.c_double if double else ctypes.c_float
-    fn.restype = ctype
-    fn.argtypes = [ctype]
-    return np.frompyfunc(fn, 1, 1)
-
-
-def scalar_libm(name: str, x: np.ndarray, fallback: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-    """The scalar loop's ``std::name(float)``: glibc's float function on each element, or
-    ``fallback`` (NumPy in double) where libm cannot be loaded."""
-    x = np.asarray(x, F32)
-    fn = libm_ufunc(name) if x.size else None
-    if fn is None:
-        return fallback(x.astype(np.float64)).astype(F32)
-    return np.asarray(fn(x), dtype=F32).reshape(x.shape)
-
-
 def cpu_kernel_vec(a: np.ndarray, vector: Callable[[np.ndarray], np.ndarray], scalar: str,
                    fallback: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
     """A float32 unary ``cpu_kernel_vec`` op: ``vector`` (SLEEF) on the vector blocks, glibc's
@@ -103,7 +64,7 @@ def cpu_kernel_vec(a: np.ndarray, vector: Callable[[np.ndarray], np.ndarray], sc
         return _chunked(vector, a).reshape(a.shape)
     out = np.empty(a.shape, F32)
     tails = ~mask
-    out[tails] = scalar_libm(scalar, a[tails], fallback)
+    out[tails] = libm.call(scalar, a[tails], fallback)
     if mask.any():
         out[mask] = _chunked(vector, a[mask])
     return out

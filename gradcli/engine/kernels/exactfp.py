@@ -49,19 +49,35 @@ def fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """``fmaf(a, b, c)`` elementwise: float32 in, float32 out, one rounding.
 
     The product of two floats is exact in double (24+24 <= 53 bits).  The sum
-    ``p + c`` is made round-to-odd at 53 bits, and rounding that to 24 bits
-    equals rounding the exact sum once, because 53 >= 24 + 2 (Boldo and
-    Melquiond, "Emulation of FMA and correctly rounded sums", 2008).
+    ``p + c`` made round-to-odd at 53 bits and rounded to 24 bits is the exact
+    sum rounded once, because 53 >= 24 + 2 (Boldo and Melquiond, "Emulation of
+    FMA and correctly rounded sums", 2008).  The plain double sum already is,
+    but where it lands exactly on a float32 midpoint or is subnormal as a
+    float32, so only those rare lanes are redone round-to-odd.
     Operands broadcast; the result is a new float32 array.
     """
     return _chunked(_fma32_kernel, np.float32, a, b, c)
 
 
+# A double whose low 29 bits are 1000...0 lies on a midpoint of the float32 grid (for a
+# normal float32); below 2**-125 the float32 grid is (or may round into) the subnormal one.
+_LOW29 = _I64((1 << 29) - 1)
+_MID29 = _I64(1 << 28)
+_TINY32 = _F64(2.0 ** -125)
+
+
 def _fma32_kernel(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", over="ignore"):
         p = a.astype(_F64) * b
-        s, err = _two_sum(p, c.astype(_F64))
-        return _round_to_odd(s, err).astype(np.float32)
+        c64 = c.astype(_F64)
+        s = p + c64
+        risky = (s.view(_I64) & _LOW29) == _MID29
+        risky |= (np.abs(s) < _TINY32) & (s != 0)  # an exact zero sum is exact
+        if risky.any():
+            lanes_p = np.broadcast_to(p, s.shape)[risky]
+            lanes_c = np.broadcast_to(c64, s.shape)[risky]
+            s[risky] = _round_to_odd(*_two_sum(lanes_p, lanes_c))
+        return s.astype(np.float32)
 
 
 # Temporaries of this many doubles stay below malloc's mmap threshold, so

@@ -25,13 +25,11 @@ millions of inputs with PyTorch.  ``logf`` is only used on one value per row
 
 from __future__ import annotations
 
-import functools
-from typing import Any
-
 import numpy as np
 
+from . import libm
 from .exactfp import fma32
-from .summation import GRAIN_SIZE, NUM_THREADS
+from .summation import GRAIN_SIZE, NUM_THREADS, reorder_dimensions
 
 F32 = np.float32
 F64 = np.float64
@@ -188,52 +186,7 @@ def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return s, (a - (s - v)) + (b - v)
 
 
-@functools.lru_cache(maxsize=None)
-def _libm_expf() -> Any:
-    """glibc's expf as a ufunc, loaded on first use (start-up stays lean: ctypes and the
-    library search cost tens of milliseconds); None where libm cannot be loaded."""
-    import ctypes
-    lib = None
-    try:
-        lib = ctypes.CDLL("libm.so.6")
-    except OSError:
-        import ctypes.util
-        try:
-            lib = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so")
-        except OSError:
-            return None
-    fn = getattr(lib, "expf", None)
-    if fn is None:
-        return None
-    fn.restype = ctypes.c_float
-    fn.argtypes = [ctypes.c_float]
-    return np.frompyfunc(fn, 1, 1)
-
-
-def scalar_expf(x: np.ndarray) -> np.ndarray:
-    """``std::exp(float)`` of the scalar loops: glibc's ``expf`` itself (called through
-    ctypes; it differs from the correctly rounded value for ~0.07% of inputs), or
-    NumPy in double where libm cannot be loaded."""
-    x = np.asarray(x, F32)
-    expf = _libm_expf() if x.size else None
-    if expf is None:
-        return np.exp(x.astype(F64)).astype(F32)
-    return np.asarray(expf(x), dtype=F32)
-
-
 # -- where cpu_kernel_vec uses the vector routine -------------------------------------------------
-
-def _should_swap(strides: list, shape: list, d0: int, d1: int) -> int:
-    """TensorIterator's ``reorder_dimensions`` comparison for one input (the output is not
-    allocated yet): 1 if ``d0`` iterates slower than ``d1``, -1 if faster, 0 if undecided
-    (a broadcast dimension has no say)."""
-    s0, s1 = strides[d0], strides[d1]
-    if s0 == 0 or s1 == 0:
-        return 0
-    if s0 != s1:
-        return 1 if s0 > s1 else -1
-    return 1 if shape[d0] > shape[d1] else 0
-
 
 def _iteration(a: np.ndarray) -> tuple[list, int, bool]:
     """TensorIterator's iteration of a unary op over ``a``: the dimensions slowest first, the
@@ -242,16 +195,8 @@ def _iteration(a: np.ndarray) -> tuple[list, int, bool]:
     nd = a.ndim
     strides = [abs(s) for s in a.strides]
     shape = list(a.shape)
-    perm = list(range(nd - 1, -1, -1))  # fastest first, as TensorIterator starts
-    for i in range(1, nd):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = _should_swap(strides, shape, perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
+    # (the output is not allocated yet: the input alone orders the dimensions)
+    perm = reorder_dimensions(shape, (strides,), list(range(nd - 1, -1, -1)))  # fastest first
     # coalesce from the fastest dimension (the output, allocated in this order, always allows it)
     run_shape, run_stride = shape[perm[0]], strides[perm[0]]
     for d in perm[1:]:
@@ -307,7 +252,7 @@ def sigmoid(a: np.ndarray) -> np.ndarray:
         e = expf(neg)
     else:
         e = np.empty(a.shape, F32)
-        e[~mask] = scalar_expf(neg[~mask])
+        e[~mask] = libm.call("expf", neg[~mask], np.exp)
         if mask.any():
             e[mask] = expf(neg[mask])
     return (_ONE / (_ONE + e)).astype(F32, copy=False)

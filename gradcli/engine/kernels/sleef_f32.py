@@ -1,14 +1,17 @@
-"""SLEEF 3.8's float32 ``sinhf_u10``, ``coshf_u10``, ``expm1f_u10``, ``log1pf_u10`` and ``exp2f_u10``.
+"""SLEEF 3.8's float32 u10 routines: ``sinhf``, ``coshf``, ``tanhf``, ``expm1f``, ``log1pf``, ``exp2f``.
 
-PyTorch 2.13's ``Vectorized<float>`` calls these (its AVX512 build, with FMA), and they are
-open source, so gradcli reproduces them bit for bit.  The algorithms are SLEEF's
-(Naoki Shibata's double-float arithmetic: a value is an unevaluated sum ``hi + lo`` of two
-floats); the code here is written for NumPy, a float32 array per operand.
+PyTorch 2.13's ``Vectorized<float>`` calls these (its AVX512 build, with FMA: ``sinh()``, ``cosh()``,
+``exp2()`` in ``cpu_kernel_vec``, ``expm1()``/``log1p()`` through ``at::vml``, and ``tanh()``,
+``log1p()``, ``expm1()`` in the activation kernels), and they are open source, so gradcli
+reproduces them bit for bit, transcribed op for op from sleefsimdsp.c and df.h.  The algorithms
+are SLEEF's (Naoki Shibata's double-float arithmetic: a value is an unevaluated sum ``hi + lo``
+of two floats); the code here is written for NumPy, a float32 array per operand.  (``expf_u10``
+and ``logf_u10`` are in ``sleef``.)
 
-Every float32 addition and multiplication is NumPy's (IEEE, round to nearest even).  A fused
-multiply-add is emulated exactly: the product of two floats is exact in double, the double
-sum is made round-to-odd and rounding that to float32 is the single rounding of the exact
-value (Boldo and Melquiond).  Pure NumPy, no Python loop over elements.
+Every float32 addition and multiplication is NumPy's (IEEE, round to nearest even), and every
+fused multiply-add ``exactfp.fma32`` (one rounding of the exact value).  SLEEF itself is
+compiled without contraction, so the source's operations are the machine's.  Pure NumPy, no
+Python loop over elements; an array keeps its shape (0-dim included).
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from __future__ import annotations
 from typing import Tuple
 
 import numpy as np
+
+from .exactfp import fma32
 
 F32 = np.float32
 F64 = np.float64
@@ -37,50 +42,16 @@ def _c(v: float) -> np.float32:
     return F32(v)
 
 
-# -- exact fused multiply-add --------------------------------------------------------------------
-
-def fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """``fmaf(a, b, c)`` with one rounding, for float32 arrays (or scalars) that broadcast.
-
-    The double sum ``s`` of the exact product and ``c`` rounds once more only where ``s``
-    lands exactly on a float32 midpoint (its low 29 bits 1000...0, for a normal float32
-    result) or where the result is subnormal; those rare lanes are redone round-to-odd."""
-    p = np.multiply(a, b, dtype=F64)  # exact: 24 + 24 bits
-    s = np.asarray(p + c)
-    risky = (s.view(I64) & _LOW29) == _MID29
-    risky |= (np.abs(s) < _TINY) & (s != 0)  # an exact zero sum is exact
-    if risky.any():
-        s = _round_to_odd(np.broadcast_to(p, s.shape), np.broadcast_to(np.asarray(c, F64), s.shape), s, risky)
-    return s.astype(F32)
-
-
-_LOW29 = I64((1 << 29) - 1)
-_MID29 = I64(1 << 28)
-_TINY = F64(2.0 ** -125)
-
-
-def _round_to_odd(p: np.ndarray, c: np.ndarray, s: np.ndarray, lanes: np.ndarray) -> np.ndarray:
-    """``s = p + c`` made round-to-odd at 53 bits on ``lanes`` (TwoSum gives the exact error;
-    an inexact even result steps one unit towards the exact sum)."""
-    s = s.copy()
-    pl, cl, sl = p[lanes], c[lanes], s[lanes]
-    bb = sl - pl
-    err = (pl - (sl - bb)) + (cl - bb)
-    bits = sl.view(I64)
-    fix = (err != 0) & ((bits & 1) == 0) & np.isfinite(sl)
-    bits[fix] += np.where(np.signbit(err[fix]) == np.signbit(sl[fix]), 1, -1)
-    s[lanes] = bits.view(F64)
-    return s
-
+# -- fused multiply-add ---------------------------------------------------------------------------
 
 def fmapn(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """``a*b - c`` with one rounding."""
-    return fma(a, b, -c)
+    return fma32(a, b, -c)
 
 
 def fmanp(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """``c - a*b`` with one rounding."""
-    return fma(-a, b, c)
+    return fma32(-a, b, c)
 
 
 # -- double-float arithmetic (the FMA variants) --------------------------------------------------
@@ -132,6 +103,10 @@ def df_sub_df_df(x: DF, y: DF) -> DF:
     return s, t - y[1]
 
 
+def df_neg(x: DF) -> DF:
+    return -x[0], -x[1]
+
+
 def df_mul_ff(x: np.ndarray, y: np.ndarray) -> DF:
     s = x * y
     return s, fmapn(x, y, s)
@@ -139,17 +114,17 @@ def df_mul_ff(x: np.ndarray, y: np.ndarray) -> DF:
 
 def df_mul_df_f(x: DF, y: np.ndarray) -> DF:
     s = x[0] * y
-    return s, fma(x[1], y, fmapn(x[0], y, s))
+    return s, fma32(x[1], y, fmapn(x[0], y, s))
 
 
 def df_mul_df_df(x: DF, y: DF) -> DF:
     s = x[0] * y[0]
-    return s, fma(x[0], y[1], fma(x[1], y[0], fmapn(x[0], y[0], s)))
+    return s, fma32(x[0], y[1], fma32(x[1], y[0], fmapn(x[0], y[0], s)))
 
 
 def df_squ(x: DF) -> DF:
     s = x[0] * x[0]
-    return s, fma(x[0] + x[0], x[1], fmapn(x[0], x[0], s))
+    return s, fma32(x[0] + x[0], x[1], fmapn(x[0], x[0], s))
 
 
 def df_rec(d: DF) -> DF:
@@ -163,7 +138,7 @@ def df_div(n: DF, d: DF) -> DF:
     s = n[0] * t
     u = fmapn(t, n[0], s)
     v = fmanp(d[1], t, fmanp(d[0], t, _ONE))
-    return s, fma(s, v, fma(n[1], t, u))
+    return s, fma32(s, v, fma32(n[1], t, u))
 
 
 def df_scale(d: DF, s: np.ndarray) -> DF:
@@ -214,9 +189,9 @@ def expk2f(x: np.ndarray) -> DF:
     qf = q.astype(F32)
     s = df_add2_df_f((x, np.zeros_like(x)), qf * -_L2U)
     s = df_add2_df_f(s, qf * -_L2L)
-    u = fma(_c(0.1980960224e-3), s[0], _c(0.1394256484e-2))
-    u = fma(u, s[0], _c(0.8333456703e-2))
-    u = fma(u, s[0], _c(0.4166637361e-1))
+    u = fma32(_c(0.1980960224e-3), s[0], _c(0.1394256484e-2))
+    u = fma32(u, s[0], _c(0.8333456703e-2))
+    u = fma32(u, s[0], _c(0.4166637361e-1))
     t = df_add2_df_f(df_mul_df_f(s, u), _c(0.166666659414234244790680580464))
     t = df_add2_df_f(df_mul_df_df(s, t), _c(0.5))
     t = df_add2_df_df(s, df_mul_df_df(df_squ(s), t))
@@ -227,7 +202,7 @@ def expk2f(x: np.ndarray) -> DF:
 
 
 def _prepare(x: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(x, F32)
+    return np.asarray(x, F32)
 
 
 def sinhf(x: np.ndarray) -> np.ndarray:
@@ -253,6 +228,19 @@ def coshf(x: np.ndarray) -> np.ndarray:
         return np.where(np.isnan(x), x, y)
 
 
+def tanhf(x: np.ndarray) -> np.ndarray:
+    """``Sleef_tanhf_u10`` of a float32 array."""
+    x = _prepare(x)
+    with np.errstate(all="ignore"):
+        d = expk2f(np.abs(x))
+        e = df_rec(d)
+        d = df_div(df_add_df_df(d, df_neg(e)), df_add_df_df(d, e))
+        y = d[0] + d[1]
+        y = np.where((np.abs(x) > F32(8.664339742)) | np.isnan(y), _ONE, y)
+        y = mulsign(y, x)
+        return np.where(np.isnan(x), x, y)
+
+
 def expm1f(a: np.ndarray) -> np.ndarray:
     """``Sleef_expm1f_u10`` of a float32 array."""
     a = _prepare(a)
@@ -274,12 +262,12 @@ def log1pf(d: np.ndarray) -> np.ndarray:
         e = np.where(e == _INF, F32(128.0), e)
         # 2**-e exactly, a subnormal for e = 127 (d near FLT_MAX)
         t = ldexp2(np.ones_like(e), -rint_i32(e))
-        m = fma(d, t, t - _ONE)
+        m = fma32(d, t, t - _ONE)
         s = df_mul_df_f((np.full_like(d, _LN2_HI), np.full_like(d, _LN2_LO)), e)
         x = df_div((m, np.zeros_like(m)), df_add_ff(np.full_like(m, F32(2)), m))
         x2 = x[0] * x[0]
-        t = fma(_c(0.3027294874), x2, _c(0.3996108174))
-        t = fma(t, x2, _c(0.6666694880))
+        t = fma32(_c(0.3027294874), x2, _c(0.3996108174))
+        t = fma32(t, x2, _c(0.6666694880))
         s = df_add_df_df(s, df_scale(x, F32(2)))
         s = df_add_df_f(s, (x2 * x[0]) * t)
         r = s[0] + s[1]
@@ -301,10 +289,10 @@ def exp2f(d: np.ndarray) -> np.ndarray:
         u = np.rint(d)
         q = rint_i32(u)
         s = d - u
-        r = fma(_EXP2_POLY[0], s, _EXP2_POLY[1])
+        r = fma32(_EXP2_POLY[0], s, _EXP2_POLY[1])
         for c in _EXP2_POLY[2:]:
-            r = fma(r, s, c)
-        r = fma(r, s, _ONE)
+            r = fma32(r, s, c)
+        r = fma32(r, s, _ONE)
         r = ldexp2(r, q)
         r = np.where(d >= F32(128), _INF, r)
         r = np.where(d < F32(-150), F32(0), r)

@@ -36,7 +36,7 @@ reference outputs come from (PyTorch's default is the number of cores).
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, Sequence
 
 import math
 
@@ -99,6 +99,40 @@ def _torch_layout(a: Any) -> np.ndarray:
 
 # -- the iteration (TensorIterator) -----------------------------------------------------------
 
+def reorder_dimensions(shape: Sequence[int], operand_strides: Sequence[Sequence[int]], perm: list[int],
+                       reduction: bool = False) -> list[int]:
+    """TensorIterator's ``reorder_dimensions``: ``perm`` (dimensions, fastest first) insertion-sorted
+    in place and returned.  Each operand in turn compares two dimensions: a broadcast one (stride 0)
+    leaves the say to the next operand, a smaller stride goes faster, and of equal strides the smaller
+    size.  In a ``reduction`` the first operand is the output (stride 0 on the reduced dimensions),
+    which puts the reduced dimensions first.  (ATen's ``infer_dense_strides`` sorts the same way.)"""
+    def should_swap(d0: int, d1: int) -> int:
+        for k, strides in enumerate(operand_strides):
+            s0, s1 = strides[d0], strides[d1]
+            if reduction and k == 0 and (s0 == 0) != (s1 == 0):
+                return 1 if s1 == 0 else -1
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 < s1:
+                return -1
+            if s0 > s1:
+                return 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    for i in range(1, len(perm)):               # insertion sort, ambiguous comparisons skipped
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm
+
+
 def _geometry(a: np.ndarray, axes: tuple) -> tuple[list, list, list, list]:
     """reorder_dimensions + coalesce_dimensions of a reduction: (shape, input strides,
     output strides, perm), dimension 0 fastest, strides in bytes, output strides 0
@@ -112,32 +146,7 @@ def _geometry(a: np.ndarray, axes: tuple) -> tuple[list, list, list, list]:
         acc *= out_shape[d]
     shape = list(a.shape)
     ist = list(a.strides)
-    perm = list(range(nd - 1, -1, -1))
-
-    def should_swap(d0: int, d1: int) -> int:
-        for k, st in enumerate((ost, ist)):
-            s0, s1 = st[d0], st[d1]
-            if k == 0 and (s0 == 0) != (s1 == 0):
-                return 1 if s1 == 0 else -1
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 < s1:
-                return -1
-            if s0 > s1:
-                return 1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    for i in range(1, nd):                      # insertion sort, ambiguous comparisons skipped
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
+    perm = reorder_dimensions(shape, (ost, ist), list(range(nd - 1, -1, -1)), reduction=True)
     shape = [shape[p] for p in perm]
     ist = [ist[p] for p in perm]
     ost = [ost[p] for p in perm]

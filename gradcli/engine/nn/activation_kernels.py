@@ -3,8 +3,8 @@
 ATen's activations are ``cpu_kernel_vec`` loops (Activation.cpp): whole blocks of
 each contiguous run go through the ``Vectorized`` routine, the rest through the
 scalar lambda (``kernels.sleef.vector_mask`` says which is which).  For float32
-the vector routines are SLEEF's (``kernels.sleef``, ``kernels.sleef_float``) and the
-scalar ones glibc's (``kernels.libm``); products that feed an addition in the
+the vector routines are SLEEF's (``kernels.sleef``, ``kernels.sleef_f32``; erf is ATen's own,
+``erf_vector``) and the scalar ones glibc's (``kernels.libm``); products that feed an addition in the
 kernels' own expressions are fused, as GCC compiles them (``fma32``).  Two kernels
 are no such loop:
 
@@ -29,7 +29,7 @@ import numpy as np
 from ..kernels import libm
 from ..kernels.exactfp import fma32, fma64
 from ..kernels.sleef import expf, vector_mask
-from ..kernels.sleef_float import erf_vector, expm1f, log1pf, tanhf
+from ..kernels.sleef_f32 import expm1f, log1pf, tanhf
 
 F32 = np.float32
 F64 = np.float64
@@ -50,6 +50,26 @@ def by_path(a: np.ndarray, vector: Kernel, scalar: Kernel, layout: np.ndarray | 
     if mask.any():
         out[mask] = vector(a[mask])
     return out
+
+
+_ERF_P = F32(0.3275911)
+_ERF_POLY = tuple(F32(c) for c in (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592))
+
+
+def erf_vector(x: np.ndarray) -> np.ndarray:
+    """ATen's ``Vectorized<float>::erf()`` (AVX512): ``1 - r(t) * t * exp(-x*x)`` with the sign of x,
+    ``t = 1 / (0.3275911 |x| + 1)`` and the Abramowitz-Stegun polynomial r, every step fused, with
+    SLEEF's ``expf_u10``."""
+    x = np.asarray(x, F32)
+    one = F32(1)
+    with np.errstate(all="ignore"):
+        t = one / fma32(_ERF_P, np.abs(x), one)
+        r = fma32(_ERF_POLY[0], t, _ERF_POLY[1])
+        for c in _ERF_POLY[2:]:
+            r = fma32(r, t, c)
+        tmp = -expf(-(x * x)) * t
+        out = fma32(tmp, r, one)
+        return np.where(np.signbit(x), -out, out).astype(F32, copy=False)
 
 
 def _double(fn: Callable[[float], float]) -> Kernel:

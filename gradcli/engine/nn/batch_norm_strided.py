@@ -20,20 +20,7 @@ from typing import Sequence
 
 import numpy as np
 
-
-def _should_swap(dim0: int, dim1: int, operands: Sequence[np.ndarray], shape: tuple) -> int:
-    """TensorIterator's comparison of two dimensions (-1 keep, 1 swap, 0 undecided)."""
-    for a in operands:
-        s0, s1 = a.strides[dim0], a.strides[dim1]
-        if s0 == 0 or s1 == 0:
-            continue
-        if s0 < s1:
-            return -1
-        if s0 > s1:
-            return 1
-        if shape[dim0] > shape[dim1]:
-            return 1
-    return 0
+from ..kernels.summation import reorder_dimensions
 
 
 def serial_order(operands: Sequence[np.ndarray]) -> list[int]:
@@ -41,16 +28,7 @@ def serial_order(operands: Sequence[np.ndarray]) -> list[int]:
     over one channel of ``operands`` walks (``reorder_dimensions``: smallest stride innermost)."""
     shape = operands[0].shape
     perm = [d for d in reversed(range(len(shape))) if d != 1]  # innermost first
-    for i in range(1, len(perm)):
-        dim1 = i
-        for dim0 in range(i - 1, -1, -1):
-            comparison = _should_swap(perm[dim0], perm[dim1], operands, shape)
-            if comparison > 0:
-                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
-                dim1 = dim0
-            elif comparison < 0:
-                break
-    return list(reversed(perm))
+    return list(reversed(reorder_dimensions(shape, [a.strides for a in operands], perm)))
 
 
 def per_channel(a: np.ndarray, order: list[int]) -> np.ndarray:

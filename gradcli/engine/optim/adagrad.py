@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..errors import TorchRuntimeError, TorchValueError
+from ..errors import TorchValueError
 from ..ops.factories import full_like
 from ..tensor import Tensor
-from .checks import checked, refuse_fast_paths
-from .optimizer import Optimizer, get_value, run_closure, step_counter, to_scalar, use_grad_for_differentiable
+from .checks import check_fused, checked, refuse_fast_paths
+from .optimizer import (Optimizer, complete_group, get_value, run_closure, step_counter, tensor_steps, to_scalar,
+                        use_grad_for_differentiable)
 
 
 class Adagrad(Optimizer):
@@ -29,11 +30,7 @@ class Adagrad(Optimizer):
             "differentiable": differentiable, "fused": fused,
         }
         super().__init__(params, defaults)
-        if fused:
-            if differentiable:
-                raise TorchRuntimeError("`fused` does not support `differentiable`")
-            if foreach:
-                raise TorchRuntimeError("`fused` and `foreach` cannot be `True` together.")
+        check_fused(fused, differentiable, foreach)
         for group in self.param_groups:
             for p in group["params"]:
                 state = self.state[p]
@@ -43,14 +40,8 @@ class Adagrad(Optimizer):
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
         for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", None)
-            for p in group["params"]:
-                p_state = self.state.get(p, [])
-                if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
-                    p_state["step"] = step_counter(float(p_state["step"]))
+            complete_group(group, foreach=None, maximize=False, differentiable=False, fused=None)
+            tensor_steps(self.state, group)
 
     def _init_group(self, group: dict[str, Any], params_with_grad: list[Tensor], grads: list[Tensor],
                     state_sums: list[Tensor], state_steps: list[Tensor]) -> None:

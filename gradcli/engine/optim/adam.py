@@ -26,8 +26,9 @@ from ..errors import TorchRuntimeError, TorchValueError
 from ..ops.constants import zeros_like
 from ..ops.pointwise_binary import MAXIMUM
 from ..tensor import Tensor
-from .checks import check_capturable, checked, refuse_fast_paths
-from .optimizer import Optimizer, get_value, run_closure, step_counter, to_scalar, use_grad_for_differentiable
+from .checks import check_capturable, check_fused, checked, refuse_fast_paths
+from .optimizer import (Optimizer, complete_group, get_value, run_closure, step_counter, tensor_steps, to_scalar,
+                        use_grad_for_differentiable)
 
 
 class Adam(Optimizer):
@@ -42,29 +43,16 @@ class Adam(Optimizer):
             "fused": fused, "decoupled_weight_decay": decoupled_weight_decay,
         }
         super().__init__(params, defaults)
-        if fused:
-            if differentiable:
-                raise TorchRuntimeError("`fused` does not support `differentiable`")
-            if foreach:
-                raise TorchRuntimeError("`fused` and `foreach` cannot be `True` together.")
+        check_fused(fused, differentiable, foreach)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
         for group in self.param_groups:
-            group.setdefault("amsgrad", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            fused = group.setdefault("fused", None)
-            for p in group["params"]:
-                p_state = self.state.get(p, [])
-                if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
-                    # (an old state dict's float step becomes the tensor PyTorch keeps now)
-                    fused_dtype = dtypes.float32 if fused else None
-                    on_device = group["capturable"] or group["fused"]
-                    p_state["step"] = step_counter(float(p_state["step"]), fused_dtype if on_device else None)
+            complete_group(group, amsgrad=False, maximize=False, foreach=None, capturable=False, differentiable=False,
+                           decoupled_weight_decay=False, fused=None)
+            # (PyTorch's _get_scalar_dtype(is_fused=fused) where capturable or fused: float32 if fused)
+            fused_dtype = dtypes.float32 if group["fused"] else None
+            tensor_steps(self.state, group, fused_dtype if group["capturable"] or group["fused"] else None)
 
     def _init_group(self, group: dict[str, Any], params_with_grad: list[Tensor], grads: list[Tensor],
                     exp_avgs: list[Tensor], exp_avg_sqs: list[Tensor], max_exp_avg_sqs: list[Tensor],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..errors import TorchError, TorchNotImplementedError, TorchTypeError
+from ..errors import TorchError, TorchNotImplementedError, TorchRuntimeError, TorchTypeError
 
 # PyTorch's optimizers raise a bare AssertionError for capturable=True on the CPU.
 TorchAssertionError = type("AssertionError", (AssertionError, TorchError), {"__module__": TorchError.__module__})
@@ -22,6 +22,15 @@ def checked(check: Callable[[], Any]) -> Any:
         if isinstance(error, TorchError):
             raise
         raise TorchTypeError(str(error)) from None
+
+
+def check_fused(fused: Any, differentiable: Any, foreach: Any) -> None:
+    """The constructor's checks of ``fused=True`` (SGD, Adam, Adagrad), in PyTorch's order."""
+    if fused:
+        if differentiable:
+            raise TorchRuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise TorchRuntimeError("`fused` and `foreach` cannot be `True` together.")
 
 
 def check_capturable(capturable: Any) -> None:

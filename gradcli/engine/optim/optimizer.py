@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import dtypes
 from ..autograd import grad_mode
+from ..autograd.accumulate import zero_grads
 from ..errors import TorchKeyError, TorchNotImplementedError, TorchTypeError, TorchValueError
 from ..tensor import Tensor
 from ..warnings import warn
@@ -86,6 +87,22 @@ def step_counter(value: float = 0.0, dtype: dtypes.DType | None = None) -> Tenso
     """``torch.tensor(value, dtype=_get_scalar_dtype())``: the CPU tensor a state's ``step`` is."""
     dtype = dtype or scalar_dtype()
     return Tensor._make(np.array(value, dtype=dtype.np), dtype)
+
+
+def complete_group(group: dict[str, Any], **defaults: Any) -> None:
+    """``group.setdefault`` of each option in turn: ``__setstate__``'s defaults for the options a group
+    saved by an older optimizer lacks."""
+    for name, value in defaults.items():
+        group.setdefault(name, value)
+
+
+def tensor_steps(state: Any, group: dict[str, Any], dtype: dtypes.DType | None = None) -> None:
+    """``__setstate__``: a Python number ``step`` (an older state dict's) in the state of each of the
+    group's parameters becomes the tensor PyTorch keeps now (``step_counter``)."""
+    for p in group["params"]:
+        p_state = state.get(p, [])
+        if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
+            p_state["step"] = step_counter(float(p_state["step"]), dtype)
 
 
 def to_scalar(x: Any) -> Any:
@@ -227,17 +244,7 @@ class Optimizer:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients of all optimized tensors: to None, or (``set_to_none=False``) to zeros."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    if set_to_none:
-                        p.grad = None
-                    else:
-                        if p.grad.grad_fn is not None:
-                            p.grad.detach_()
-                        else:
-                            p.grad.requires_grad_(False)
-                        p.grad.zero_()
+        zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform a single optimization step to update parameter."""

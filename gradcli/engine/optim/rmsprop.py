@@ -16,7 +16,8 @@ from ..errors import TorchValueError
 from ..ops.constants import zeros_like
 from ..tensor import Tensor
 from .checks import check_capturable, checked, refuse_fast_paths
-from .optimizer import Optimizer, run_closure, step_counter, to_scalar, use_grad_for_differentiable
+from .optimizer import (Optimizer, complete_group, run_closure, step_counter, tensor_steps, to_scalar,
+                        use_grad_for_differentiable)
 
 
 class RMSprop(Optimizer):
@@ -34,16 +35,9 @@ class RMSprop(Optimizer):
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
         for group in self.param_groups:
-            group.setdefault("momentum", 0)
-            group.setdefault("centered", False)
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-            for p in group["params"]:
-                p_state = self.state.get(p, [])
-                if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
-                    p_state["step"] = step_counter(float(p_state["step"]))
+            complete_group(group, momentum=0, centered=False, foreach=None, maximize=False, differentiable=False,
+                           capturable=False)
+            tensor_steps(self.state, group)
 
     def _init_group(self, group: dict[str, Any], params_with_grad: list[Tensor], grads: list[Tensor],
                     square_avgs: list[Tensor], momentum_buffer_list: list[Tensor], grad_avgs: list[Tensor],

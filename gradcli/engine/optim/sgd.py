@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..errors import TorchRuntimeError, TorchValueError
+from ..errors import TorchValueError
 from ..tensor import Tensor
-from .checks import checked, refuse_fast_paths
-from .optimizer import Optimizer, run_closure, to_scalar, use_grad_for_differentiable
+from .checks import check_fused, checked, refuse_fast_paths
+from .optimizer import Optimizer, complete_group, run_closure, to_scalar, use_grad_for_differentiable
 
 
 class SGD(Optimizer):
@@ -30,20 +30,12 @@ class SGD(Optimizer):
         if checked(lambda: nesterov and (momentum <= 0 or dampening != 0)):
             raise TorchValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
-        if fused:
-            if differentiable:
-                raise TorchRuntimeError("`fused` does not support `differentiable`")
-            if foreach:
-                raise TorchRuntimeError("`fused` and `foreach` cannot be `True` together.")
+        check_fused(fused, differentiable, foreach)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
         for group in self.param_groups:
-            group.setdefault("nesterov", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", False)
+            complete_group(group, nesterov=False, maximize=False, foreach=None, differentiable=False, fused=False)
 
     def _init_group(self, group: dict[str, Any], params: list[Tensor], grads: list[Tensor],
                     momentum_buffer_list: list[Tensor | None]) -> None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kernels.summation import reorder_dimensions
+
 
 def memory_order_axes(out: np.ndarray) -> list[int]:
     """Axes by decreasing ``|stride|``: the walk order of TensorIterator.
@@ -50,28 +52,8 @@ def empty_like(x: np.ndarray, dtype: object = None) -> np.ndarray:
     so ``rand_like(v.expand(4, 3))`` is row-major like torch's and not NumPy's
     column-major ``empty_like(order="K")``.
     """
-    ndim = x.ndim
-    perm = list(range(ndim - 1, -1, -1))  # innermost dim first
-    strides = [abs(s) for s in x.strides]
-
-    def should_swap(d0: int, d1: int) -> int:
-        s0, s1 = strides[d0], strides[d1]
-        if s0 == 0 or s1 == 0:
-            return 0
-        if s0 != s1:
-            return -1 if s0 < s1 else 1
-        return 1 if x.shape[d0] > x.shape[d1] else 0
-
-    for i in range(1, ndim):
-        dim1 = i
-        for j in range(1, i + 1):
-            dim0 = i - j
-            cmp = should_swap(perm[dim0], perm[dim1])
-            if cmp > 0:
-                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
-                dim1 = dim0
-            elif cmp < 0:
-                break
+    innermost_first = list(range(x.ndim - 1, -1, -1))
+    perm = reorder_dimensions(x.shape, ([abs(s) for s in x.strides],), innermost_first)
     outer_first = perm[::-1]
     packed = np.empty([x.shape[d] for d in outer_first], dtype=x.dtype if dtype is None else dtype)
     return packed.transpose(np.argsort(outer_first))

@@ -25,7 +25,7 @@ class NameCompiler(CompilerBase):
         name = self.mangle(name)
         where, depth = self.scope.resolve(name)
         scope = self.scope
-        if where == "global":
+        if where in ("global", "class"):
             variables = self.context.globals
             builtins = self.context.builtins
 
@@ -40,27 +40,16 @@ class NameCompiler(CompilerBase):
                     error = missing_global(name, scope.local_names(), variables, builtins)
                     mark(error, span)
                     raise error from None
-            return load_global
-        if where == "class":
-            variables = self.context.globals
-            builtins = self.context.builtins
+            if where == "global":
+                return load_global
 
             def load_class_name(frame: Frame) -> Any:
-                # a name the class body binds: its namespace, then the globals, then the builtins
+                # a name the class body binds: its namespace, then as a global
                 try:
                     return frame.vars[name]
                 except KeyError:
                     pass
-                try:
-                    return variables[name]
-                except KeyError:
-                    pass
-                try:
-                    return builtins[name]
-                except KeyError:
-                    error = missing_global(name, scope.local_names(), variables, builtins)
-                    mark(error, span)
-                    raise error from None
+                return load_global(frame)
             return load_class_name
         if where == "local":
             def load_local(frame: Frame) -> Any:

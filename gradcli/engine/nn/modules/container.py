@@ -32,6 +32,16 @@ def _index(idx: Any) -> int:
         raise TorchTypeError(str(error)) from None
 
 
+def _abs_string_index(container: Any, idx: Any) -> str:
+    """ModuleList's and ParameterList's ``_get_abs_string_index``: the key of entry ``idx``."""
+    idx = _index(idx)
+    if not -len(container) <= idx < len(container):
+        raise TorchIndexError(f"index {idx} is out of range")
+    if idx < 0:
+        idx += len(container)
+    return str(idx)
+
+
 def is_ordered_mapping(value: Any) -> bool:
     """An ``OrderedDict`` (Python's, or the language's own) or another mapping with ``items()``
     that is not a module: what ``Sequential`` takes as named layers."""
@@ -173,12 +183,7 @@ class ModuleList(Module):
             self += modules
 
     def _get_abs_string_index(self, idx: Any) -> str:
-        idx = _index(idx)
-        if not -len(self) <= idx < len(self):
-            raise TorchIndexError(f"index {idx} is out of range")
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
+        return _abs_string_index(self, idx)
 
     def __getitem__(self, idx: Any) -> Any:
         if isinstance(idx, slice):
@@ -312,14 +317,19 @@ class ModuleDict(Module):
             for key, module in modules.items():
                 self[key] = module
         else:
-            for j, m in enumerate(modules):
-                if not _is_iterable(m):
-                    raise TorchTypeError("ModuleDict update sequence element #" + str(j)
-                                         + " should be Iterable; is" + type(m).__name__)
-                if not len(m) == 2:
-                    raise TorchValueError("ModuleDict update sequence element #" + str(j) + " has length "
-                                          + str(len(m)) + "; 2 is required")
-                self[m[0]] = m[1]
+            _update_from_pairs(self, modules, "ModuleDict")
+
+
+def _update_from_pairs(target: Any, pairs: Iterable[Any], kind: str) -> None:
+    """ModuleDict's and ParameterDict's ``update`` from a sequence of (key, value) pairs, with their errors."""
+    for j, pair in enumerate(pairs):
+        if not _is_iterable(pair):
+            raise TorchTypeError(kind + " update sequence element #" + str(j) + " should be Iterable; is"
+                                 + type(pair).__name__)
+        if not len(pair) == 2:
+            raise TorchValueError(kind + " update sequence element #" + str(j) + " has length " + str(len(pair))
+                                  + "; 2 is required")
+        target[pair[0]] = pair[1]
 
 
 def _tensor_line(key: Any, p: Any, dtype_text: str) -> str:
@@ -340,12 +350,7 @@ class ParameterList(Module):
             self += values
 
     def _get_abs_string_index(self, idx: Any) -> str:
-        idx = _index(idx)
-        if not -len(self) <= idx < len(self):
-            raise TorchIndexError(f"index {idx} is out of range")
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
+        return _abs_string_index(self, idx)
 
     def __getitem__(self, idx: Any) -> Any:
         if isinstance(idx, slice):
@@ -497,14 +502,7 @@ class ParameterDict(Module):
             for key, parameter in sorted(parameters.items()):  # (a plain dict's keys are sorted, as in PyTorch)
                 self[key] = parameter
         else:
-            for j, p in enumerate(parameters):
-                if not _is_iterable(p):
-                    raise TorchTypeError("ParameterDict update sequence element #" + str(j)
-                                         + " should be Iterable; is" + type(p).__name__)
-                if not len(p) == 2:
-                    raise TorchValueError("ParameterDict update sequence element #" + str(j) + " has length "
-                                          + str(len(p)) + "; 2 is required")
-                self[p[0]] = p[1]
+            _update_from_pairs(self, parameters, "ParameterDict")
 
     def extra_repr(self) -> str:
         child_lines = []

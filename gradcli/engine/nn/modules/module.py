@@ -15,6 +15,7 @@ from collections import OrderedDict
 from typing import Any, Callable, Iterator
 
 from ...autograd import grad_mode
+from ...autograd.accumulate import zero_grads
 from ...device import TorchAssertionError, check_cpu
 from ...dtypes import DType
 from ...errors import (TorchAttributeError, TorchKeyError, TorchNotImplementedError, TorchRuntimeError,
@@ -412,16 +413,7 @@ class Module:
         return self
 
     def zero_grad(self, set_to_none: bool = True) -> None:
-        for p in self.parameters():
-            if p.grad is not None:
-                if set_to_none:
-                    p.grad = None
-                else:
-                    if p.grad.grad_fn is not None:
-                        p.grad.detach_()
-                    else:
-                        p.grad.requires_grad_(False)
-                    p.grad.zero_()
+        zero_grads(self.parameters(), set_to_none)
 
     # -- conversions --------------------------------------------------------------------------
     def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> "Module":
