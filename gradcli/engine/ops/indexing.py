@@ -125,8 +125,16 @@ def apply_indexing(self: Tensor, index: Any, setting: bool = False) -> tuple[Ten
     for position, item in enumerate(items):
         real = position  # PyTorch's messages name the index's position, not a dim
         if item is Ellipsis:
+            # every Ellipsis skips the unindexed dims, a second one too (PyTorch's applySlicing);
+            # what then lands past the last dim is handled below as PyTorch's build behaves
             dim += ndim - used
-            used = ndim  # a second Ellipsis expands to nothing
+        elif dim >= result.ndim and item is not None:
+            if isinstance(item, slice):  # a slice there changes nothing
+                dim += 1
+                continue
+            if isinstance(item, int) or (isinstance(item, Tensor) and not _is_advanced(item)):
+                raise TorchIndexError(f"index {int(item)} is out of bounds for dimension {real} with size 0")
+            raise TorchIndexError(f"too many indices for tensor of dimension {ndim} (got {dim + 1})")
         elif item is None:
             result = result.unsqueeze(dim)
             applied = True
