@@ -128,7 +128,7 @@ def apply_indexing(self: Tensor, index: Any, setting: bool = False) -> tuple[Ten
             # every Ellipsis skips the unindexed dims, a second one too (PyTorch's applySlicing);
             # what then lands past the last dim is handled below as PyTorch's build behaves
             dim += ndim - used
-        elif dim >= result.ndim and item is not None:
+        elif dim >= result.ndim and not (item is None or _is_bool_scalar(item)):
             if isinstance(item, slice):  # a slice there changes nothing
                 dim += 1
                 continue
