@@ -15,6 +15,13 @@ What was measured against torch 2.13 (tests/oracle/test_matmul_order_oracle.py k
 * Both operands column-major (``a.t() @ b.t()``) go to another kernel, not worked out.
 
 Elsewhere the result is NumPy's BLAS, which can differ from PyTorch's in the last bit.
+
+What is known of the dot-product case, for whoever takes it further: MKL splits the rows of
+the output between its threads (60 rows on 2 threads: 0-29, 30-59); inside a thread's block
+the main tiles add in order (all of a 256 x 64 output, rows 0-27 of a 30-row block), while
+the leftover rows and small outputs (4 x 4, 2 x 2, 32 x 3) use kernels with four or eight
+partial sums combined as SSE halves ((p0 + p2) + (p1 + p3)), the choice depending on the
+shape and the length of the sum.
 """
 
 from __future__ import annotations
