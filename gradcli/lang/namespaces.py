@@ -102,7 +102,8 @@ class Modules:
                                                  if not name.startswith("_")})
         numpy = self.by_path["numpy"] = Namespace("numpy", numpy_module.members(), mirrors=numpy_module.np,
                                                   note=numpy_module.SUBSET)
-        numpy.add("random", Namespace("numpy.random", numpy_module.random_members(), mirrors=numpy_module.np.random,
+        # numpy.random costs ~8 ms to import: its members are looked up on first use
+        numpy.add("random", Namespace("numpy.random", {}, mirrors="numpy.random", loader=numpy_module.random_members,
                                       note=numpy_module.SUBSET))
         self.by_path["numpy.random"] = numpy.members["random"]
         for name, loader in stdlib.MODULES.items():
