@@ -1,5 +1,5 @@
 """``python -m gradcli``: the same as the ``gradcli`` command."""
 
-from gradcli.cli import main
+from gradcli.cli import entry
 
-main()
+entry()

@@ -400,6 +400,41 @@ def main() -> None:
         sys.exit(1)
 
 
+def entry() -> None:
+    """The ``gradcli`` command: :func:`main`, then leave without the interpreter's teardown.
+
+    Freeing every module and object at exit costs about 30 ms, an eighth of a run; nothing of
+    gradcli's needs it (no atexit handlers, files are closed when written), so once the output
+    is flushed the process ends at once with main's exit status.
+    """
+    try:
+        main()
+        code = 0
+    except SystemExit as stop:
+        code = _exit_status(stop.code)
+    except KeyboardInterrupt:
+        code = 130
+    try:
+        sys.stdout.flush()
+    except (BrokenPipeError, ValueError):
+        code = code or 1
+    try:
+        sys.stderr.flush()
+    except (BrokenPipeError, ValueError):
+        pass
+    os._exit(code)
+
+
+def _exit_status(code: Any) -> int:
+    """What Python does with ``sys.exit(code)``: None is 0, a number is itself, else print it, 1."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1
+
+
 def __getattr__(name: str) -> Any:
     # `gradcli.cli.app` (for tests and tools) without building it at import time
     if name == "app":
