@@ -25,9 +25,11 @@ COLS = (1, 2, 5, 8, 33, 64)
 
 
 def layouts(rng: np.random.Generator, shape: tuple, transposed: bool, dtype: str) -> np.ndarray:
-    """A random matrix of ``shape``, stored row-major or as the transpose of a row-major one."""
+    """A random matrix of ``shape``, stored row-major or as the transpose of a row-major one, with
+    the strides a tensor of it gets (a matrix that is both is row-major)."""
     if transposed:
-        return rng.standard_normal(shape[::-1]).astype(dtype).T
+        array = rng.standard_normal(shape[::-1]).astype(dtype).T
+        return array.copy() if array.flags.c_contiguous else array.T.copy().T
     return rng.standard_normal(shape).astype(dtype)
 
 

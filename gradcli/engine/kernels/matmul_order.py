@@ -11,7 +11,9 @@ What was measured against torch 2.13 (tests/oracle/test_matmul_order_oracle.py k
   used for them.
 * When the inner dimension is contiguous in both operands (``x @ w.t()``, a dot product, an
   ``mv`` of a row-major matrix) MKL uses dot-product kernels with several partial sums; only
-  their shortest case is known: a single column of up to 4 terms, still one after another.
+  their short cases are known to add in order: up to 3 terms, 4 for a single column, 5 for two
+  or three columns (a ``Linear`` of 2 or 3 inputs, the polynomial tutorial's ``Linear(3, 1)``).
+  ``addmm`` (a Linear's bias) adds the bias to that sum.
 * Both operands column-major (``a.t() @ b.t()``) go to another kernel, not worked out.
 
 Elsewhere the result is NumPy's BLAS, which can differ from PyTorch's in the last bit.
@@ -32,21 +34,53 @@ import numpy as np
 LONGEST_RUNNING_SUM = 112
 # A single row (gemv) is not cut into blocks this far.
 LONGEST_SINGLE_ROW = 256
-# The dot-product kernels add this many terms in order.
-LONGEST_ORDERED_DOT = 4
+# The dot-product kernels add up to this many terms in order, by the output's column count;
+# longer sums use partial sums in lanes.
+DOT_IN_ORDER = {1: 4, 2: 5, 3: 5}
+DOT_IN_ORDER_WIDE = 3
 # Outputs up to this many elements are summed through one 3-d array of products (faster there
 # than a Python loop over the inner dimension; NumPy's accumulate is sequential by definition).
 SMALL_OUTPUT = 512
 
 
-def _row_major(array: np.ndarray) -> bool:
-    """Whether BLAS sees ``array`` untransposed, as PyTorch passes it: row-major, or neither
-    layout (PyTorch copies such a matrix into a contiguous, row-major one first)."""
-    rows, cols = array.shape
-    size = array.itemsize
-    if array.strides[1] == size and (rows == 1 or array.strides[0] >= cols * size):
+def _elements(array: np.ndarray) -> tuple[int, int]:
+    return array.strides[0] // array.itemsize, array.strides[1] // array.itemsize
+
+
+def _transposed(strides: tuple[int, int], rows: int, lead: int, other: int) -> bool:
+    """PyTorch's choice for one operand (addmm_impl_cpu_): passed as is when its ``rows`` axis
+    is unit-stride with a leading dimension of at least ``lead``, transposed when the other
+    axis is unit-stride with one of at least ``other``, else copied (as the flag says)."""
+    first, second = strides[rows], strides[1 - rows]
+    if first == 1 and second >= max(1, lead):
+        return False
+    if second == 1 and first >= max(1, other):
         return True
-    return not (array.strides[0] == size and (cols == 1 or array.strides[1] >= rows * size))
+    return None  # type: ignore[return-value]  (copied: the caller decides)
+
+
+def blas_kernel(a: np.ndarray, b: np.ndarray) -> str:
+    """Which MKL kernel family ``a @ b`` reaches, from the arguments PyTorch passes to the
+    column-major gemm: ``"sum"`` (the first operand untransposed: running sums), ``"dot"``
+    (transposed first operand, or a single output column: dot products) or ``"tt"`` (both
+    transposed)."""
+    m, k, n = a.shape[0], a.shape[1], b.shape[1]
+    # the result is a fresh row-major matrix: BLAS sees it transposed unless it is one column
+    swap = not n == 1
+    first, second = (b, a) if swap else (a, b)
+    m_blas, n_blas = (n, m) if swap else (m, n)
+    rows = 1 if swap else 0
+    transa = _transposed(_elements(first), rows, m_blas, k)
+    transb = _transposed(_elements(second), rows, k, n_blas)
+    if transa is None:
+        transa = not swap  # a copy made contiguous
+    if transb is None:
+        transb = not swap
+    if not transa:
+        return "sum"
+    if n_blas == 1 or not transb:
+        return "dot"
+    return "tt"
 
 
 def adds_in_order(a: np.ndarray, b: np.ndarray) -> bool:
@@ -56,14 +90,23 @@ def adds_in_order(a: np.ndarray, b: np.ndarray) -> bool:
     rows, inner, cols = a.shape[0], a.shape[1], b.shape[1]
     if inner < 2:
         return False
-    # the inner dimension is contiguous in a single row of a and a single column of b
-    a_inner_contiguous = rows == 1 or _row_major(a)
-    b_inner_contiguous = cols == 1 or not _row_major(b)
-    if a_inner_contiguous and b_inner_contiguous:  # dot-product kernels
-        return cols == 1 and inner <= LONGEST_ORDERED_DOT
-    if not a_inner_contiguous and cols > 1 and not _row_major(b):
-        return False  # both column-major: MKL's kernel for the transposed problem, not worked out
+    kernel = blas_kernel(a, b)
+    if kernel == "dot":
+        return dot_adds_in_order(inner, cols)
+    if kernel == "tt":
+        return False  # both transposed: MKL's kernel for that, not worked out
     return inner <= (LONGEST_SINGLE_ROW if rows == 1 else LONGEST_RUNNING_SUM)
+
+
+def dot_adds_in_order(inner: int, cols: int) -> bool:
+    """Whether MKL's dot-product kernels add ``inner`` terms in order for an output of ``cols``
+    columns (measured over 1..256 rows, 1..64 columns, 2..100 terms)."""
+    return inner <= DOT_IN_ORDER.get(cols, DOT_IN_ORDER_WIDE)
+
+
+def is_dot_kernel(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether ``a @ b`` goes to MKL's dot-product kernels."""
+    return blas_kernel(a, b) == "dot"
 
 
 def product_in_order(a: np.ndarray, b: np.ndarray) -> np.ndarray:

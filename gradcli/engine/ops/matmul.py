@@ -19,7 +19,8 @@ from ..dispatch.publish import Catalog
 from ..dispatch.runner import run, write_out
 from ..dispatch.signature import LazyParser
 from ..errors import TorchRuntimeError, no_kernel
-from ..kernels.matmul_order import batched_product, matrix_product
+from ..kernels.matmul_order import (adds_in_order, batched_product, is_dot_kernel, matrix_product,
+                                    product_in_order)
 from ..shape_rules import broadcast_shapes, numel
 from ..tensor import Tensor
 from .shape import UNSAFE_VIEW, expand_forward, reshape
@@ -297,7 +298,11 @@ def _addmm_forward(b: dict) -> Any:
     # Saved with the node (as PyTorch's _saved_*_sym_strides): the layouts choose the formulas.
     b["mat1_sym_strides"], b["mat2_sym_strides"] = m1.stride(), m2.stride()
     t = m2._data.dtype.type
-    product = m1._data @ m2._data
+    a, w = m1._data, m2._data
+    # MKL adds the bias to the whole sum for its dot-product kernels (a Linear's x @ w.t());
+    # other layouts start their sum from the bias, an order not reproduced here
+    ordered = is_dot_kernel(a, w) and adds_in_order(a, w)
+    product = product_in_order(a, w) if ordered else a @ w
     beta, alpha = b["beta"], b["alpha"]
     if alpha != 1:
         product = product * t(alpha)
