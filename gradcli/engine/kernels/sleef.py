@@ -301,3 +301,20 @@ def softmax_lastdim(x: np.ndarray, log: bool) -> np.ndarray:
         else:
             out = e * (_ONE / total)[:, None]
     return out.reshape(shape).astype(F32, copy=False)
+
+
+def softmax_backward_lastdim(grad: np.ndarray, output: np.ndarray, log: bool) -> np.ndarray:
+    """``_vec_softmax_backward`` over the last dimension for float32 (same shapes): for log
+    softmax ``grad - exp(output) * reduce_all(grad)`` (one fused multiply-add, as the compiler
+    contracts it), else ``(grad - map2_reduce_all(grad * output)) * output``, every element
+    through the vector routines."""
+    shape = grad.shape
+    g = np.ascontiguousarray(grad, dtype=F32).reshape(-1, shape[-1])
+    out = np.ascontiguousarray(output, dtype=F32).reshape(-1, shape[-1])
+    with np.errstate(all="ignore"):
+        if log:
+            total = np.broadcast_to(_reduce_all_sum(g)[:, None], g.shape)
+            result = fma32(-expf(out), total, g)
+        else:
+            result = (g - _reduce_all_sum(g * out)[:, None]) * out
+    return result.reshape(shape).astype(F32, copy=False)

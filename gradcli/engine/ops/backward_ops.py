@@ -24,6 +24,7 @@ from ..autograd.formulas import Deriv, d
 from ..dispatch.op import Op, defop
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
+from ..kernels import sleef
 from ..tensor import Tensor
 from .comparison import WHERE
 
@@ -88,13 +89,29 @@ TANH = grad_op(CATALOG, "tanh_backward", "TanhBackwardBackward0",
 
 # -- softmax / log_softmax (of the result) -----------------------------------------------------------
 
+def _lastdim_kernel(b: Any) -> bool:
+    # PyTorch's float32 kernel over the last dim, reproduced bit for bit by kernels.sleef
+    out, g = b.self, b.grad_output
+    return (out._dtype.name == "float32" and g._dtype.name == "float32" and out.ndim > 0
+            and tuple(out.shape) == tuple(g.shape) and b.dim in (-1, out.ndim - 1)
+            and 0 < out.numel() <= sleef.EXACT_LIMIT)
+
+
+def _softmax_backward_value(b: Any, log: bool) -> Tensor:
+    if _lastdim_kernel(b):
+        return Tensor._make(sleef.softmax_backward_lastdim(b.grad_output._data, b.self._data, log))
+    if log:
+        return b.grad_output - b.self.exp() * b.grad_output.sum(b.dim, keepdim=True)
+    return (b.grad_output - (b.grad_output * b.self).sum(b.dim, keepdim=True)) * b.self
+
+
 SOFTMAX = grad_op(
     CATALOG, "_softmax_backward_data", "SoftmaxBackwardDataBackward0",
-    lambda b: (b.grad_output - (b.grad_output * b.self).sum(b.dim, keepdim=True)) * b.self,
+    lambda b: _softmax_backward_value(b, log=False),
     d("grad_output", "self")(
         lambda gg, s: s.grad_output * gg - (s.self * s.grad_output).sum(s.dim, keepdim=True) * gg
         - s.grad_output * (s.self * gg).sum(s.dim, keepdim=True)))
 LOG_SOFTMAX = grad_op(
     CATALOG, "_log_softmax_backward_data", "LogSoftmaxBackwardDataBackward0",
-    lambda b: b.grad_output - b.self.exp() * b.grad_output.sum(b.dim, keepdim=True),
+    lambda b: _softmax_backward_value(b, log=True),
     d("grad_output", "self")(lambda gg, s: -gg * s.self.exp() * s.grad_output.sum(s.dim, keepdim=True)))
