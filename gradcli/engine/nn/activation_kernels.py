@@ -26,7 +26,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..kernels import libm
+from ..kernels import binary_loops, libm
 from ..kernels.exactfp import fma32, fma64
 from ..kernels.sleef import expf, vector_mask
 from ..kernels.sleef_f32 import expm1f, log1pf, tanhf
@@ -127,6 +127,23 @@ def silu(a: np.ndarray) -> np.ndarray:
     t = a.dtype.type
     vec, sca = _pair(_EXP, a)
     return a / (t(1) + by_path(-a, vec, sca, layout=a))
+
+
+def silu_backward(dy: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """ATen's fused ``silu_backward`` (the gradient when no graph of it is built):
+    ``dy * s * (1 + x * (1 - s))`` with ``s = 1 / (1 + exp(-x))`` and the inner sum fused, each
+    path's own exp (dy and x of one float dtype)."""
+    t = x.dtype.type
+    one, fma = t(1), _fma(t)
+    vec_exp, scalar_exp = _pair(_EXP, x)
+
+    def routine(exp: Kernel) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+        def value(g: np.ndarray, v: np.ndarray) -> np.ndarray:
+            with np.errstate(all="ignore"):
+                s = one / (one + exp(-v))
+                return g * s * fma(v, one - s, np.full(v.shape, one, t))
+        return value
+    return binary_loops.cpu_kernel_vec(dy, x, routine(vec_exp), routine(scalar_exp))
 
 
 def mish(a: np.ndarray) -> np.ndarray:

@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..autograd import grad_mode
 from ..autograd.formulas import d
 from ..dispatch.forms import function_form
 from ..dispatch.op import Op
@@ -237,7 +238,10 @@ def _one_minus(t: Tensor) -> Tensor:
 
 
 def _silu_grad(g: Tensor, s: Any) -> Tensor:
-    # PyTorch's infinitely_differentiable_silu_backward, node for node
+    if not grad_mode._enabled and g._dtype is s.self._dtype and g._dtype.name in ("float32", "float64"):
+        # no graph of the gradient: PyTorch's fused silu_backward kernel
+        return Tensor._make(K.silu_backward(g._data, s.self._data))
+    # with create_graph: PyTorch's infinitely_differentiable_silu_backward, node for node
     sig = s.self.sigmoid()
     return g * sig * add_scalar(s.self * _one_minus(sig), 1.0)
 
