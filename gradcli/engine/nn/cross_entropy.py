@@ -86,12 +86,17 @@ def _nll_grad(g: Tensor, s: Any) -> Tensor:
     x = s.self
     cls, keep, weights, _ = _picked({"self": x, "target": s.target, "weight": s.weight,
                                      "ignore_index": s.ignore_index})
-    if s.reduction == MEAN:
-        total = _total_weight(s.weight, weights, keep)
-        # PyTorch: weight * -(grad_output / total), exact here for grad_output 1
-        scale = np.where(keep, weights * -(weights.dtype.type(1) / total), weights.dtype.type(0))
+    zero = weights.dtype.type(0)
+    if s.reduction != NONE or x.ndim == 1:
+        # PyTorch's kernel: grad = -(grad_output / total) for a mean, -grad_output for a sum,
+        # then weight * grad at each counted target (the division rounds once, before the weight)
+        go = np.asarray(g._data, dtype=weights.dtype).reshape(())[()]
+        if s.reduction == MEAN:
+            go = go / _total_weight(s.weight, weights, keep)
+        grad = -go
+        scale = np.where(keep, weights * grad if s.weight is not None else grad, zero)
     else:
-        scale = np.where(keep, -weights, weights.dtype.type(0))
+        scale = np.where(keep, -weights, zero)
     pattern = np.zeros(x.shape, dtype=x._data.dtype)
     if x.ndim == 1:
         pattern[cls] = scale
@@ -100,7 +105,7 @@ def _nll_grad(g: Tensor, s: Any) -> Tensor:
     mask = Tensor._make(pattern)
     if s.reduction == NONE and x.ndim != 1:
         return mask * g.unsqueeze(1)
-    return mask * g
+    return mask
 
 
 def _nll_op(name: str, node: str) -> tuple[Any, Any]:
