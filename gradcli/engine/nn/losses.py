@@ -22,7 +22,7 @@ from ..dispatch.runner import run
 from ..dispatch.python_signature import signed
 from ..dispatch.signature import LazyParser
 from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchValueError
-from ..kernels.float32_math import exp as EXP, log1p as LOG1P, wide
+from ..kernels.float32_math import log1p as LOG1P, wide
 from ..ops import reductions
 from ..ops.arithmetic import add_scalar, div_scalar
 from ..ops.backward_ops import call
@@ -30,6 +30,7 @@ from ..ops.pointwise_binary import XLOGY
 from ..shape_rules import broadcast_shapes, list_str
 from ..tensor import Tensor
 from ..warnings import warn
+from . import activation_kernels
 from . import loss_backward as G
 from .activations import log_sigmoid
 from .reduction import (MEAN, NONE, SUM, attribute, broadcast_pair, get_enum, grad_norm, invalid_reduction,
@@ -301,7 +302,7 @@ def _bce_logits_forward(b: dict) -> Any:
     if not x._dtype.is_floating_point:
         raise TorchNotImplementedError(f"\"log_sigmoid_cpu\" not implemented for '{x._dtype.legacy_name}'")
     a = x._data
-    log_sig = np.minimum(a, a.dtype.type(0)) - LOG1P(EXP(-np.abs(a)))
+    log_sig = activation_kernels.log_sigmoid(a)  # at::log_sigmoid, the same kernel as F.logsigmoid
     if pw is not None:
         pw_a, t_a, _ = binary_arrays(pw, t)
         log_weight = (pw_a - pw_a.dtype.type(1)) * t_a + t_a.dtype.type(1)
