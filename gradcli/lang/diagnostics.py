@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, TextIO
+from typing import Callable, TextIO
 
 from gradcli.lang.errors import CALL_ATTRIBUTE, SUGGEST_ATTRIBUTE, ScriptSyntaxError, Source, Span
 

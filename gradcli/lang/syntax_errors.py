@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from lark import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from gradcli.lang.errors import ScriptSyntaxError
-from gradcli.lang.grammar_loader import get_parser
 from gradcli.lang.tokenizer_check import scan
 
 # ---------------------------------------------------------------- a light token list

@@ -14,7 +14,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from gradcli.engine import api  # noqa: E402
-from gradcli.engine.kernels import elementwise, libm, sleef, sleef_f32  # noqa: E402
+from gradcli.engine.kernels import elementwise, libm, sleef_f32, summation  # noqa: E402
 from gradcli.engine.tensor import Tensor  # noqa: E402
 
 F32 = np.float32
@@ -43,7 +43,7 @@ avx512 = pytest.mark.skipif(torch.backends.cpu.get_cpu_capability() != "AVX512",
 @pytest.fixture(autouse=True)
 def _threads():
     old = torch.get_num_threads()
-    torch.set_num_threads(sleef.NUM_THREADS)  # the thread split decides where the tails are
+    torch.set_num_threads(summation.NUM_THREADS)  # the thread split decides where the tails are
     yield
     torch.set_num_threads(old)
 

@@ -10,13 +10,13 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from gradcli.engine.ops import pointwise_unary  # noqa: E402
-from gradcli.engine.kernels import sleef  # noqa: E402
+from gradcli.engine.kernels import sleef, summation  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
 def _threads():
     old = torch.get_num_threads()
-    torch.set_num_threads(sleef.NUM_THREADS)  # the thread split decides the tails
+    torch.set_num_threads(summation.NUM_THREADS)  # the thread split decides the tails
     yield
     torch.set_num_threads(old)
 

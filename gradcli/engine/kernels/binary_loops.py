@@ -24,7 +24,7 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 from .libm import _library
-from .summation import GRAIN_SIZE, NUM_THREADS
+from .summation import vectorised_elements
 
 # The emulated SLEEF routines run on slices of this many elements (their temporaries stay in cache).
 CHUNK = 8192
@@ -96,17 +96,7 @@ def vector_mask(shape: Sequence[int], inputs: Sequence[np.ndarray], itemsize: in
     order, inner, vectorised = _iteration(shape, strides, itemsize)
     if not vectorised:
         return np.zeros(shape, bool)
-    block = vectors * (64 // itemsize)
-    lin = np.arange(n, dtype=np.int64)
-    start = lin - lin % inner
-    end = start + inner
-    if n > GRAIN_SIZE and NUM_THREADS > 1:
-        threads = min(NUM_THREADS, -(-n // GRAIN_SIZE))
-        chunk = -(-n // threads)
-        tid = lin // chunk
-        start = np.maximum(start, tid * chunk)
-        end = np.minimum(end, (tid + 1) * chunk)
-    mask = (lin - start) < ((end - start) // block) * block
+    mask = vectorised_elements(n, inner, vectors * (64 // itemsize))
     return np.transpose(mask.reshape(tuple(shape[d] for d in order)), np.argsort(order))
 
 

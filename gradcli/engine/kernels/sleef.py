@@ -29,7 +29,7 @@ import numpy as np
 
 from . import libm
 from .exactfp import fma32
-from .summation import GRAIN_SIZE, NUM_THREADS, reorder_dimensions
+from .summation import reorder_dimensions, vectorised_elements
 
 F32 = np.float32
 F64 = np.float64
@@ -225,21 +225,8 @@ def vector_mask(a: np.ndarray, vectors: int = 2) -> np.ndarray:
         return np.zeros((), bool)
     order, inner, vectorised = _iteration(a)
     it_shape = tuple(a.shape[d] for d in order)
-    lin = np.arange(n, dtype=np.int64)
-    if not vectorised:
-        mask = np.zeros(n, bool)  # inner dimension strided: all scalar
-    else:
-        row_start = lin - lin % inner
-        row_end = row_start + inner
-        if n > GRAIN_SIZE and NUM_THREADS > 1:
-            nt = min(NUM_THREADS, -(-n // GRAIN_SIZE))
-            chunk = -(-n // nt)
-            tid = lin // chunk
-            start = np.maximum(row_start, tid * chunk)
-            end = np.minimum(row_end, (tid + 1) * chunk)
-        else:
-            start, end = row_start, row_end
-        mask = (lin - start) < ((end - start) // block) * block
+    # an inner dimension that is strided is all scalar
+    mask = vectorised_elements(n, inner, block) if vectorised else np.zeros(n, bool)
     return np.transpose(mask.reshape(it_shape), np.argsort(order))
 
 

@@ -21,6 +21,16 @@ from typing import Tuple
 import numpy as np
 
 from .exactfp import fma32
+from .double_word import (
+    add_f_w as df_add,
+    add_ff as df_add_ff,
+    add2_w_f as df_add2_df_f,
+    add_w_w as df_add_df_df,
+    add2_w_w as df_add2_df_df,
+    add_w_f as df_add_df_f,
+    sub_w_w as df_sub_df_df,
+    neg as df_neg,
+)
 
 F32 = np.float32
 F64 = np.float64
@@ -55,57 +65,6 @@ def fmanp(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 
 # -- double-float arithmetic (the FMA variants) --------------------------------------------------
-
-def df_add(x: np.ndarray, y: DF) -> DF:
-    """``dfadd_vf2_vf_vf2``: float plus double-float, |x| >= |y|."""
-    s = x + y[0]
-    return s, ((x - s) + y[0]) + y[1]
-
-
-def df_add_ff(x: np.ndarray, y: np.ndarray) -> DF:
-    """``dfadd_vf2_vf_vf``: |x| >= |y|."""
-    s = x + y
-    return s, (x - s) + y
-
-
-def df_add2_df_f(x: DF, y: np.ndarray) -> DF:
-    """``dfadd2_vf2_vf2_vf``: any magnitudes."""
-    s = x[0] + y
-    v = s - x[0]
-    t = (x[0] - (s - v)) + (y - v)
-    return s, t + x[1]
-
-
-def df_add_df_df(x: DF, y: DF) -> DF:
-    """``dfadd_vf2_vf2_vf2``: |x| >= |y|."""
-    s = x[0] + y[0]
-    return s, (((x[0] - s) + y[0]) + x[1]) + y[1]
-
-
-def df_add2_df_df(x: DF, y: DF) -> DF:
-    """``dfadd2_vf2_vf2_vf2``: any magnitudes."""
-    s = x[0] + y[0]
-    v = s - x[0]
-    t = (x[0] - (s - v)) + (y[0] - v)
-    return s, t + (x[1] + y[1])
-
-
-def df_add_df_f(x: DF, y: np.ndarray) -> DF:
-    """``dfadd_vf2_vf2_vf``: |x| >= |y|."""
-    s = x[0] + y
-    return s, ((x[0] - s) + y) + x[1]
-
-
-def df_sub_df_df(x: DF, y: DF) -> DF:
-    """``dfsub_vf2_vf2_vf2``: |x| >= |y|."""
-    s = x[0] - y[0]
-    t = ((x[0] - s) - y[0]) + x[1]
-    return s, t - y[1]
-
-
-def df_neg(x: DF) -> DF:
-    return -x[0], -x[1]
-
 
 def df_mul_ff(x: np.ndarray, y: np.ndarray) -> DF:
     s = x * y

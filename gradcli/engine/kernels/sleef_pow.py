@@ -19,6 +19,16 @@ from typing import Tuple
 import numpy as np
 
 from .exactfp import fma32
+from .double_word import (
+    Products,
+    add_ff as _add_ff,
+    add2_ff as _add2_ff,
+    add_f_w as _add_f_df,
+    add2_w_f as _add2_df_f,
+    add_w_w as _add_df_df,
+    add2_w_w as _add2_df_df,
+    normalize as _normalize,
+)
 
 F32 = np.float32
 F64 = np.float64
@@ -71,76 +81,15 @@ def _one_minus(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 # -- double-float arithmetic (SLEEF's df.h, FMA variants) -----------------------------------------
 
-def _add_ff(x: np.ndarray, y: np.ndarray) -> DF:
-    """dfadd_vf2_vf_vf (|x| >= |y|)."""
-    s = x + y
-    return s, (x - s) + y
-
-
-def _add2_ff(x: np.ndarray, y: np.ndarray) -> DF:
-    """dfadd2_vf2_vf_vf."""
-    s = x + y
-    v = s - x
-    return s, (x - (s - v)) + (y - v)
-
-
-def _add_f_df(x: np.ndarray, y: DF) -> DF:
-    """dfadd_vf2_vf_vf2 (|x| >= |y|)."""
-    s = x + y[0]
-    return s, ((x - s) + y[0]) + y[1]
-
-
-def _add2_df_f(x: DF, y: np.ndarray) -> DF:
-    """dfadd2_vf2_vf2_vf."""
-    s = x[0] + y
-    v = s - x[0]
-    return s, ((x[0] - (s - v)) + (y - v)) + x[1]
-
-
-def _add_df_df(x: DF, y: DF) -> DF:
-    """dfadd_vf2_vf2_vf2 (|x| >= |y|)."""
-    s = x[0] + y[0]
-    return s, (((x[0] - s) + y[0]) + x[1]) + y[1]
-
-
-def _add2_df_df(x: DF, y: DF) -> DF:
-    """dfadd2_vf2_vf2_vf2."""
-    s = x[0] + y[0]
-    v = s - x[0]
-    return s, ((x[0] - (s - v)) + (y[0] - v)) + (x[1] + y[1])
-
-
-def _normalize(t: DF) -> DF:
-    s = t[0] + t[1]
-    return s, (t[0] - s) + t[1]
-
-
 def _scale(d: DF, s: np.ndarray) -> DF:
     return d[0] * s, d[1] * s
 
 
-def _mul_ff(x: np.ndarray, y: np.ndarray) -> DF:
-    """dfmul_vf2_vf_vf."""
-    s = x * y
-    return s, _fma_err(x, y, s)
-
-
-def _mul_df_f(x: DF, y: np.ndarray) -> DF:
-    """dfmul_vf2_vf2_vf."""
-    s = x[0] * y
-    return s, _fma(x[1], y, _fma_err(x[0], y, s))
-
-
-def _mul_df_df(x: DF, y: DF) -> DF:
-    """dfmul_vf2_vf2_vf2."""
-    s = x[0] * y[0]
-    return s, _fma(x[0], y[1], _fma(x[1], y[0], _fma_err(x[0], y[0], s)))
-
-
-def _squ(x: DF) -> DF:
-    """dfsqu_vf2_vf2."""
-    s = x[0] * x[0]
-    return s, _fma(x[0] + x[0], x[1], _fma_err(x[0], x[0], s))
+_PRODUCTS = Products(_fma, _fma_err)
+_mul_ff = _PRODUCTS.mul_ff
+_mul_df_f = _PRODUCTS.mul_w_f
+_mul_df_df = _PRODUCTS.mul_w_w
+_squ = _PRODUCTS.squ
 
 
 def _div(n: DF, d: DF) -> DF:

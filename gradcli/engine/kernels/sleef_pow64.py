@@ -15,6 +15,15 @@ from typing import Sequence, Tuple
 import numpy as np
 
 from .exactfp import fma64
+from .double_word import (
+    Products,
+    add2_ff as _add2_ff,
+    add_f_w as _add_f_dd,
+    add2_w_f as _add2_dd_f,
+    add_w_w as _add_dd_dd,
+    add2_w_w as _add2_dd_dd,
+    normalize as _normalize,
+)
 
 F64 = np.float64
 I32 = np.int32
@@ -125,61 +134,15 @@ def _fma_err(a: np.ndarray, b: np.ndarray, s: np.ndarray) -> np.ndarray:
 
 # -- double-double arithmetic (SLEEF's dd.h, FMA variants) ----------------------------------------
 
-def _add2_ff(x: np.ndarray, y: np.ndarray) -> DD:
-    s = x + y
-    v = s - x
-    return s, (x - (s - v)) + (y - v)
-
-
-def _add_f_dd(x: np.ndarray, y: DD) -> DD:
-    s = x + y[0]
-    return s, ((x - s) + y[0]) + y[1]
-
-
-def _add2_dd_f(x: DD, y: np.ndarray) -> DD:
-    s = x[0] + y
-    v = s - x[0]
-    return s, ((x[0] - (s - v)) + (y - v)) + x[1]
-
-
-def _add_dd_dd(x: DD, y: DD) -> DD:
-    s = x[0] + y[0]
-    return s, (((x[0] - s) + y[0]) + x[1]) + y[1]
-
-
-def _add2_dd_dd(x: DD, y: DD) -> DD:
-    s = x[0] + y[0]
-    v = s - x[0]
-    return s, ((x[0] - (s - v)) + (y[0] - v)) + (x[1] + y[1])
-
-
-def _normalize(t: DD) -> DD:
-    s = t[0] + t[1]
-    return s, (t[0] - s) + t[1]
-
-
 def _scale(d: DD, s: float) -> DD:
     return d[0] * s, d[1] * s
 
 
-def _mul_ff(x: np.ndarray, y: np.ndarray) -> DD:
-    s = x * y
-    return s, _fma_err(x, y, s)
-
-
-def _mul_dd_f(x: DD, y: np.ndarray) -> DD:
-    s = x[0] * y
-    return s, _fma(x[1], y, _fma_err(x[0], y, s))
-
-
-def _mul_dd_dd(x: DD, y: DD) -> DD:
-    s = x[0] * y[0]
-    return s, _fma(x[0], y[1], _fma(x[1], y[0], _fma_err(x[0], y[0], s)))
-
-
-def _squ(x: DD) -> DD:
-    s = x[0] * x[0]
-    return s, _fma(x[0] + x[0], x[1], _fma_err(x[0], x[0], s))
+_PRODUCTS = Products(_fma, _fma_err)
+_mul_ff = _PRODUCTS.mul_ff
+_mul_dd_f = _PRODUCTS.mul_w_f
+_mul_dd_dd = _PRODUCTS.mul_w_w
+_squ = _PRODUCTS.squ
 
 
 def _div(n: DD, d: DD) -> DD:

@@ -99,6 +99,23 @@ def _torch_layout(a: Any) -> np.ndarray:
 
 # -- the iteration (TensorIterator) -----------------------------------------------------------
 
+def vectorised_elements(n: int, run: int, block: int) -> np.ndarray:
+    """For ``n`` elements in iteration order, cut into runs of ``run`` (loop2d's rows) and, past
+    ``GRAIN_SIZE``, into the threads' equal shares: True where ``cpu_kernel_vec``'s vector loop
+    reaches the element (whole blocks of ``block`` from the start of each piece), False for
+    each piece's scalar tail."""
+    lin = np.arange(n, dtype=np.int64)
+    start = lin - lin % run
+    end = start + run
+    if n > GRAIN_SIZE and NUM_THREADS > 1:
+        threads = min(NUM_THREADS, -(-n // GRAIN_SIZE))
+        chunk = -(-n // threads)
+        tid = lin // chunk
+        start = np.maximum(start, tid * chunk)
+        end = np.minimum(end, (tid + 1) * chunk)
+    return (lin - start) < ((end - start) // block) * block
+
+
 def reorder_dimensions(shape: Sequence[int], operand_strides: Sequence[Sequence[int]], perm: list[int],
                        reduction: bool = False) -> list[int]:
     """TensorIterator's ``reorder_dimensions``: ``perm`` (dimensions, fastest first) insertion-sorted
