@@ -34,7 +34,9 @@ def gradcli_names() -> dict[str, Any]:
     nn = _Namespace({**api.LAZY_SUBMODULES["nn"](), "functional": functional, "init": init})
     autograd = _Namespace({**api.SUBMODULES["autograd"],
                            "functional": _Namespace(api.SUBMODULES["autograd.functional"])})
-    torch = _Namespace({**api.TORCH, "nn": nn, "autograd": autograd, "linalg": _Namespace(api.SUBMODULES["linalg"])})
+    optim = _Namespace(api.LAZY_SUBMODULES["optim"]())
+    torch = _Namespace({**api.TORCH, "nn": nn, "autograd": autograd, "optim": optim,
+                        "linalg": _Namespace(api.SUBMODULES["linalg"])})
     return {"torch": torch, "nn": nn, "F": functional, "init": init}
 
 

@@ -18,7 +18,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import HealthCheck, find, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from nn_scripts import gradcli_names, run, torch_names  # noqa: E402
@@ -606,3 +606,58 @@ def narrow_stacks(draw: st.DrawFn) -> str:
 @given(narrow_stacks())
 def test_narrow_stack_of_layers_matches_bit_for_bit(source: str) -> None:
     same(source)
+
+
+OPTIMIZERS = {
+    "SGD": "torch.optim.SGD(model.parameters(), lr={lr}, momentum={momentum}, weight_decay={decay})",
+    "SGD nesterov": "torch.optim.SGD(model.parameters(), lr={lr}, momentum=0.9, nesterov=True)",
+    "Adam": "torch.optim.Adam(model.parameters(), lr={lr}, weight_decay={decay}, amsgrad={flag})",
+    "AdamW": "torch.optim.AdamW(model.parameters(), lr={lr}, betas=(0.8, 0.95), weight_decay={decay})",
+    "RMSprop": "torch.optim.RMSprop(model.parameters(), lr={lr}, momentum={momentum}, centered={flag})",
+    "Adagrad": "torch.optim.Adagrad(model.parameters(), lr={lr}, lr_decay=0.01, weight_decay={decay})",
+}
+TRAINING_EXAMPLES = int(os.environ.get("GRADCLI_ORACLE_TRAININGS", "500"))
+
+
+@st.composite
+def narrow_trainings(draw: st.DrawFn) -> str:
+    """A narrow stack (see above) trained for a few steps by a random optimizer; every parameter is
+    printed after every step."""
+    stack, _, rest = draw(narrow_stacks()).partition("out = model(x)")
+    loss = re.search(r"loss = (.*)\(out, target\)", rest).group(1)  # the stack's loss, for its target
+    optimizer = OPTIMIZERS[draw(st.sampled_from(sorted(OPTIMIZERS)))].format(
+        lr=draw(st.sampled_from([0.001, 0.01, 0.1, 0.5])), momentum=draw(st.sampled_from([0.0, 0.5, 0.9])),
+        decay=draw(st.sampled_from([0.0, 0.01])), flag=draw(st.booleans()))
+    steps = draw(st.integers(1, 4))
+    return stack + f"""opt = {optimizer}
+loss_fn = {loss}
+for step in range({steps}):
+    opt.zero_grad()
+    loss = loss_fn(model(x), target)
+    loss.backward()
+    opt.step()
+    print(step, loss.item(), [p.tolist() for p in model.parameters()])
+"""
+
+
+@settings(max_examples=TRAINING_EXAMPLES, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(narrow_trainings())
+def test_narrow_stacks_train_as_pytorch_bit_for_bit(source: str) -> None:
+    assert run(source, TORCH, real_torch=True)[1] is None  # a training that runs, not an error on both sides
+    same(source)
+
+
+def test_products_in_numpys_order_are_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the comparison above notices a training whose matrix products add in another order
+    from gradcli.engine.kernels import matmul_order
+    monkeypatch.setattr(matmul_order, "adds_in_order", lambda a, b: False)
+
+    def caught(source: str) -> bool:
+        try:
+            same(source)
+        except AssertionError:
+            return True
+        return False
+    find(narrow_trainings(), caught, settings=settings(max_examples=200, derandomize=True, database=None,
+                                                        suppress_health_check=list(HealthCheck)))
