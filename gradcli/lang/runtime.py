@@ -28,10 +28,9 @@ from gradcli.lang.error_origin import is_script_error
 from gradcli.lang.errors import (EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_SCRIPT_ERROR,
                                  ScriptSyntaxError, ScriptTimeout, Source, Span, span_of)
 from gradcli.lang.functions import Frame
-from gradcli.lang.grammar_loader import get_parser
 from gradcli.lang.namespaces import Modules
 from gradcli.lang.output import make_output
-from gradcli.lang.syntax import parse
+from gradcli.lang.syntax import parse, prepare
 
 _COMPILED_CODE_FILES = frozenset(os.path.abspath(module.__file__) for module in CLOSURE_MODULES)
 
@@ -94,7 +93,7 @@ class Session:
         ``first_line`` is the line of its input ``text`` starts at (an entry of the piped
         REPL), so that reports give the line in the whole input."""
         source = Source(text, filename) if first_line == 1 else _LaterLines(text, filename, first_line)
-        get_parser()    # (built or loaded before the time limit starts: it is gradcli's time, not the script's)
+        prepare(text)   # the parser, before the time limit starts: it is gradcli's time, not the script's
         with _RunGuard(self):
             try:
                 # a REPL entry (echo="all") is read as Python's REPL reads one: not past its error
