@@ -18,7 +18,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from hypothesis import HealthCheck, find, given, settings  # noqa: E402
+from hypothesis import HealthCheck, example, find, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from nn_scripts import gradcli_names, run, torch_names  # noqa: E402
@@ -465,6 +465,8 @@ def test_stack_of_layers_matches(source: str) -> None:
     same(source, rtol=1e-12 if "float64" in source else 2e-5)
 
 
+@example(rows=2, features=17, length=1, dtype="float32", seed=0, affine=False)  # two rows, >16 channels
+@example(rows=2, features=70, length=1, dtype="float32", seed=1, affine=True)
 @SETTINGS
 @given(st.integers(1, 40), st.integers(1, 70), st.integers(1, 5), st.sampled_from(["float32", "float64"]),
        st.integers(0, 2**16), st.booleans())
