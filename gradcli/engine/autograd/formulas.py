@@ -35,6 +35,22 @@ def d(*needs: str) -> Callable[[Formula], Deriv]:
     return lambda fn: Deriv(tuple(needs), fn)
 
 
+def together(inputs: tuple[str, ...], needs: tuple[str, ...],
+             compute: Callable[[Any, Any], tuple]) -> dict[str, Deriv]:
+    """The formulas of ``inputs`` when one computation gives all their gradients at once
+    (PyTorch's ``native_batch_norm_backward`` and the like): ``compute(g, s)`` returns them in
+    the order of ``inputs``, runs on the first input's turn and is kept with the saved values
+    ``s`` of that backward call for the others."""
+    def pick(index: int) -> Formula:
+        def formula(g: Any, s: Any) -> Any:
+            found = s.__dict__.get("_together")
+            if found is None:
+                found = s.__dict__["_together"] = compute(g, s)
+            return found[index]
+        return formula
+    return {name: Deriv(tuple(needs), pick(i)) for i, name in enumerate(inputs)}
+
+
 class Formulas:
     """The gradient formulas a node runs: one per graph input (None where none is needed).
 

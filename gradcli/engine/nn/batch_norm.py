@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..autograd import grad_mode
-from ..autograd.formulas import d
+from ..autograd.formulas import together
 from ..dispatch.publish import Catalog
 from ..dispatch.python_signature import signed
 from ..dispatch.signature import LazyParser
@@ -147,9 +147,7 @@ def _composite_grads(g: Tensor, s: Any) -> tuple:
 
 
 def _grads(g: list, s: Any) -> tuple:
-    found = s.__dict__.get("_grads")
-    if found is not None:
-        return found
+    """(dx, dweight, dbias) of one backward call (autograd.formulas.together keeps them)."""
     gy = g[0]
     if grad_mode.is_grad_enabled():
         found = _composite_grads(gy, s)
@@ -167,7 +165,6 @@ def _grads(g: list, s: Any) -> tuple:
             invstd = kernel.backward_eval_invstd(np.asarray(s.running_var._data, dtype=a.dtype).reshape(-1), s.eps)
         dx, dw, db = kernel.backward(dy, a, _vector(s.weight, a.dtype), mean, invstd, s.training)
         found = (Tensor._make(dx.reshape(x.shape), x._dtype), Tensor._make(dw, x._dtype), Tensor._make(db, x._dtype))
-    s.__dict__["_grads"] = found
     return found
 
 
@@ -176,8 +173,7 @@ NATIVE_BATCH_NORM = defop(
     "native_batch_norm", "native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
     "Tensor? running_var, bool training, float momentum, float eps)", _forward, node="NativeBatchNormBackward0",
     inputs=("self", "weight", "bias"), function=False, method=False, exposes=("training", "eps"),
-    derivs={"self": d(*_SAVED)(lambda g, s: _grads(g, s)[0]), "weight": d(*_SAVED)(lambda g, s: _grads(g, s)[1]),
-            "bias": d(*_SAVED)(lambda g, s: _grads(g, s)[2])})
+    derivs=together(("self", "weight", "bias"), _SAVED, _grads))
 
 def native_batch_norm(*args: Any, **kwargs: Any) -> tuple:
     """``torch.native_batch_norm``: (output, save_mean, save_invstd); only the output is differentiable."""

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..autograd import grad_mode
-from ..autograd.formulas import d
+from ..autograd.formulas import together
 from ..dispatch.publish import Catalog
 from ..dispatch.python_signature import signed
 from ..dispatch.signature import LazyParser
@@ -81,9 +81,7 @@ def _composite_grads(g: Tensor, s: Any) -> tuple:
 
 
 def _grads(g: list, s: Any) -> tuple:
-    found = s.__dict__.get("_grads")
-    if found is not None:
-        return found
+    """(dx, dweight, dbias) of one backward call (autograd.formulas.together keeps them)."""
     gy = g[0]
     if grad_mode.is_grad_enabled():
         found = _composite_grads(gy, s)
@@ -98,7 +96,6 @@ def _grads(g: list, s: Any) -> tuple:
         found = (Tensor._make(dx.reshape(x.shape), x._dtype),
                  None if dw is None else Tensor._make(dw.reshape(shape), x._dtype),
                  None if db is None else Tensor._make(db.reshape(shape), x._dtype))
-    s.__dict__["_grads"] = found
     return found
 
 
@@ -107,8 +104,7 @@ NATIVE_LAYER_NORM = defop(
     "native_layer_norm", "native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, "
     "float eps)", _forward, node="NativeLayerNormBackward0", inputs=("self", "weight", "bias"), function=False,
     method=False, exposes=("normalized_shape",),
-    derivs={"self": d(*_SAVED)(lambda g, s: _grads(g, s)[0]), "weight": d(*_SAVED)(lambda g, s: _grads(g, s)[1]),
-            "bias": d(*_SAVED)(lambda g, s: _grads(g, s)[2])})
+    derivs=together(("self", "weight", "bias"), _SAVED, _grads))
 
 def native_layer_norm(*args: Any, **kwargs: Any) -> tuple:
     """``torch.native_layer_norm``: (output, mean, rstd); only the output is differentiable."""
