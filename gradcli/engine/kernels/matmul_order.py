@@ -83,30 +83,27 @@ def blas_kernel(a: np.ndarray, b: np.ndarray) -> str:
     return "tt"
 
 
-def adds_in_order(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether ``a @ b`` (2-d arrays, as stored) is one of the products above."""
+def ordered_kernel(a: np.ndarray, b: np.ndarray) -> str | None:
+    """The kernel family of ``a @ b`` (2-d arrays, as stored) when its order is one of the known
+    ones above, else None."""
     if a.dtype.kind != "f" or b.dtype.kind != "f":
-        return False
+        return None
     rows, inner, cols = a.shape[0], a.shape[1], b.shape[1]
     if inner < 2:
-        return False
+        return None
     kernel = blas_kernel(a, b)
     if kernel == "dot":
-        return dot_adds_in_order(inner, cols)
-    if kernel == "tt":
-        return False  # both transposed: MKL's kernel for that, not worked out
-    return inner <= (LONGEST_SINGLE_ROW if rows == 1 else LONGEST_RUNNING_SUM)
+        known = inner <= DOT_IN_ORDER.get(cols, DOT_IN_ORDER_WIDE)
+    elif kernel == "sum":
+        known = inner <= (LONGEST_SINGLE_ROW if rows == 1 else LONGEST_RUNNING_SUM)
+    else:
+        known = False  # both transposed: MKL's kernel for that, not worked out
+    return kernel if known else None
 
 
-def dot_adds_in_order(inner: int, cols: int) -> bool:
-    """Whether MKL's dot-product kernels add ``inner`` terms in order for an output of ``cols``
-    columns (measured over 1..256 rows, 1..64 columns, 2..100 terms)."""
-    return inner <= DOT_IN_ORDER.get(cols, DOT_IN_ORDER_WIDE)
-
-
-def is_dot_kernel(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether ``a @ b`` goes to MKL's dot-product kernels."""
-    return blas_kernel(a, b) == "dot"
+def adds_in_order(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether ``a @ b`` is one of the products above."""
+    return ordered_kernel(a, b) is not None
 
 
 def product_in_order(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -126,7 +123,19 @@ def product_in_order(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def matrix_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a @ b`` for 2-d arrays, in MKL's order where known, else NumPy's."""
+    if a.shape[1] == 1 and a.shape[0] > 1 and b.shape[1] > 1:
+        # gemm with one product per element keeps its sign: 0 * -1 is -0 (NumPy's sum from +0
+        # gives +0), as in the outer-product gradient of a vector @ matrix; gemv (a single row
+        # or column) starts from +0 like NumPy
+        return a * b
     return product_in_order(a, b) if adds_in_order(a, b) else a @ b
+
+
+def product_before_bias(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` for addmm: MKL adds the bias after the whole sum in its dot-product kernels (a
+    Linear's ``x @ w.t()``); its other kernels start their sums from the bias, an order not
+    reproduced here."""
+    return product_in_order(a, b) if ordered_kernel(a, b) == "dot" else a @ b
 
 
 def batched_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:

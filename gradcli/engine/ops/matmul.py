@@ -19,8 +19,7 @@ from ..dispatch.publish import Catalog
 from ..dispatch.runner import run, write_out
 from ..dispatch.signature import LazyParser
 from ..errors import TorchRuntimeError, no_kernel
-from ..kernels.matmul_order import (adds_in_order, batched_product, is_dot_kernel, matrix_product,
-                                    product_in_order)
+from ..kernels.matmul_order import batched_product, matrix_product, product_before_bias
 from ..shape_rules import broadcast_shapes, numel
 from ..tensor import Tensor
 from .shape import UNSAFE_VIEW, expand_forward, reshape
@@ -93,10 +92,6 @@ def _mm_forward(b: dict) -> Any:
     no_bool(a, "addmm_impl_cpu_", a._data.size > 0 and m._data.size > 0)
     # Saved with the node (as PyTorch's _saved_*_sym_strides): the layouts choose the formulas.
     b["self_sym_strides"], b["mat2_sym_strides"] = a.stride(), m.stride()
-    if a.shape[1] == 1 and a.shape[0] > 1 and m.shape[1] > 1:
-        # MKL's gemm with one product per element keeps its sign: 0 * -1 is -0 (NumPy's gives +0),
-        # as in the outer-product gradient of a vector @ matrix; a single row or column is gemv (+0)
-        return a._data * m._data
     return matrix_product(a._data, m._data)
 
 
@@ -298,11 +293,7 @@ def _addmm_forward(b: dict) -> Any:
     # Saved with the node (as PyTorch's _saved_*_sym_strides): the layouts choose the formulas.
     b["mat1_sym_strides"], b["mat2_sym_strides"] = m1.stride(), m2.stride()
     t = m2._data.dtype.type
-    a, w = m1._data, m2._data
-    # MKL adds the bias to the whole sum for its dot-product kernels (a Linear's x @ w.t());
-    # other layouts start their sum from the bias, an order not reproduced here
-    ordered = is_dot_kernel(a, w) and adds_in_order(a, w)
-    product = product_in_order(a, w) if ordered else a @ w
+    product = product_before_bias(m1._data, m2._data)
     beta, alpha = b["beta"], b["alpha"]
     if alpha != 1:
         product = product * t(alpha)
