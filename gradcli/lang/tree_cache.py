@@ -9,6 +9,7 @@ is trimmed to its newest ``LIMIT`` trees.  Any trouble with the folder only mean
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import os
@@ -49,6 +50,7 @@ def is_cached(text: str, start: str) -> bool:
     return folder is not None and os.path.exists(os.path.join(folder, _key(text, start) + ".tree"))
 
 
+@functools.lru_cache(maxsize=64)  # a run asks for its script's key twice (is_cached, then the parse)
 def _key(text: str, start: str) -> str:
     global _salt
     if _salt is None:
