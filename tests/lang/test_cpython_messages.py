@@ -447,6 +447,23 @@ def test_suggestion_is_pythons(run, source):
     assert result.headline == python_last_line(source)
 
 
+STARRED = [
+    "x = [*5]\n",
+    "x = (1, *None)\n",
+    "d = {}\nd[(*5,)] = 1\n",
+    "class C(*5):\n    pass\n",
+    "x = {*5}\n",
+    "class It:\n    def __iter__(self):\n        raise TypeError('its own')\nx = [*It()]\n",
+]
+
+
+@pytest.mark.parametrize("source", STARRED)
+def test_a_starred_value_that_is_no_iterable_fails_as_in_python(run, source):
+    result = run(source)
+    assert result.code == 1
+    assert result.headline == python_last_line(source)
+
+
 def test_a_name_the_sandbox_hides_is_never_suggested(run):
     # Python says "Did you mean: '__name__'?"; a script cannot read dunders, so gradcli does not
     result = run("def f():\n    pass\nf.__nam__\n")

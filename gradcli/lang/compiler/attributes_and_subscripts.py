@@ -7,6 +7,7 @@ from typing import Any
 from lark import Tree
 
 from gradcli.lang.compiler.base import CompilerBase, Evaluator
+from gradcli.lang.compiler.containers import spread
 from gradcli.lang.compiler.literals import constant
 from gradcli.lang.errors import mark
 from gradcli.lang.functions import Frame
@@ -84,13 +85,7 @@ class AccessCompiler(CompilerBase):
             pairs = tuple(zip(evaluators, starred))
 
             def key_tuple(frame: Frame) -> tuple:
-                key: list = []
-                for evaluate, is_star in pairs:
-                    if is_star:
-                        key.extend(evaluate(frame))
-                    else:
-                        key.append(evaluate(frame))
-                return tuple(key)
+                return tuple(spread(pairs, frame))
             return key_tuple
         return self.expr(node)
 

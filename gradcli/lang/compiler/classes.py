@@ -15,6 +15,7 @@ from lark import Token, Tree
 
 from gradcli.lang.classes import SPECIAL_METHODS, make_class
 from gradcli.lang.compiler.base import CompilerBase, Evaluator, Executor
+from gradcli.lang.compiler.containers import spread
 from gradcli.lang.compiler.scopes import Scope, bindings
 from gradcli.lang.errors import ScriptRuntimeError, ScriptSyntaxError, ScriptTypeError, Span, mark
 from gradcli.lang.functions import Frame
@@ -122,13 +123,7 @@ class ClassCompiler(CompilerBase):
         pairs = tuple(bases)
 
         def starred_bases(frame: Frame) -> tuple:
-            collected: list = []
-            for evaluate, is_star in pairs:
-                if is_star:
-                    collected.extend(evaluate(frame))
-                else:
-                    collected.append(evaluate(frame))
-            return tuple(collected)
+            return tuple(spread(pairs, frame))
         return starred_bases
 
     # ------------------------------------------------------------ super()

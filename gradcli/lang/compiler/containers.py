@@ -8,9 +8,29 @@ from lark import Tree
 
 from gradcli.lang.compiler.base import CompilerBase, Evaluator
 from gradcli.lang.compiler.literals import constant
-from gradcli.lang.errors import mark
+from gradcli.lang.errors import ScriptTypeError, mark
 from gradcli.lang.functions import Frame
 
+
+
+def spread(pairs: tuple, frame: Frame, star_message: bool = True) -> list:
+    """The values of ``(evaluator, starred)`` pairs in order, a starred one's items spread out
+    (``a, *b`` in a display, a subscript or a class's bases).  A starred value that is not
+    iterable gets Python's "Value after * must be an iterable" (a set display keeps the plain
+    "'int' object is not iterable", as CPython's does)."""
+    items: list = []
+    for evaluate, starred in pairs:
+        if not starred:
+            items.append(evaluate(frame))
+            continue
+        value = evaluate(frame)
+        try:
+            items.extend(value)
+        except TypeError:
+            if not star_message or hasattr(type(value), "__iter__"):
+                raise
+            raise ScriptTypeError(f"Value after * must be an iterable, not {type(value).__name__}") from None
+    return items
 
 class ContainerCompiler(CompilerBase):
     def _items(self, children: list) -> tuple[list[Evaluator], list[bool]]:
@@ -33,13 +53,8 @@ class ContainerCompiler(CompilerBase):
             pairs = tuple(zip(evaluators, starred))
 
             def with_star(frame: Frame) -> Any:
-                items: list = []
                 try:
-                    for evaluate, is_star in pairs:
-                        if is_star:
-                            items.extend(evaluate(frame))
-                        else:
-                            items.append(evaluate(frame))
+                    items = spread(pairs, frame, build is not set)
                 except BaseException as error:
                     mark(error, span)
                     raise
