@@ -46,6 +46,9 @@ TIMEOUT_HELP = {"run": "Stop the script after this many seconds.",
 SEED_HELP = {"run": "Seed the random generator before the script runs (torch.manual_seed(N)).",
              "eval": "Seed the random generator before CODE runs (torch.manual_seed(N)).",
              "repl": "Seed the random generator when the REPL starts (torch.manual_seed(N))."}
+TRACE_HELP = "Print the chain rule step by step on stderr at every backward() and autograd.grad()."
+JSON_HELP = "Write one JSON document instead: printed lines, the error if any, the final variables."
+PLOT_DIR_HELP = "The folder where plt.savefig(NAME) may write its files (refused without it)."
 REPL_PANEL = "REPL options"
 
 
@@ -72,6 +75,12 @@ def parse_max_elements(text: str) -> int:
 
 # torch.manual_seed takes any 64-bit seed, signed or unsigned
 SEED_RANGE = (-2**63, 2**64 - 1)
+
+
+def parse_plot_dir(text: str) -> str:
+    if not text:
+        raise ValueError("'' is not a folder.")
+    return text
 
 
 def parse_seed(text: str) -> int:
@@ -165,6 +174,8 @@ def build_app() -> Any:
                                     parser=value_parser(parse_timeout), rich_help_panel=panel),
             "max_elements": typer.Option(None, "--max-elements", metavar="N", min=1, help=MAX_ELEMENTS_HELP,
                                          parser=value_parser(parse_max_elements), rich_help_panel=panel),
+            "plot_dir": typer.Option(None, "--plot-dir", metavar="DIR", help=PLOT_DIR_HELP, rich_help_panel=panel,
+                                     parser=value_parser(parse_plot_dir)),
             "seed": typer.Option(None, "--seed", metavar="N", help=SEED_HELP[command],
                                  parser=value_parser(parse_seed), rich_help_panel=panel),
         }
@@ -187,10 +198,11 @@ def build_app() -> Any:
         no_hints: bool = top["no_hints"],
         timeout: Optional[float] = top["timeout"],
         max_elements: Optional[int] = top["max_elements"],
+        plot_dir: Optional[str] = top["plot_dir"],
         seed: Optional[int] = top["seed"],
     ) -> None:
         options = dict(no_color=no_color, debug=debug, no_hints=no_hints, timeout=timeout,
-                       max_elements=max_elements, seed=seed)
+                       max_elements=max_elements, plot_dir=plot_dir, seed=seed)
         if ctx.invoked_subcommand is None:
             exit_with(start_repl(**options))
         ctx.obj = options
@@ -202,17 +214,20 @@ def build_app() -> Any:
         ctx: typer.Context,
         file: str = typer.Argument(..., metavar="FILE", help="The .ag script to run ('-' reads stdin)."),
         echo: bool = typer.Option(False, "--echo", help=ECHO_HELP),
+        trace_backward: bool = typer.Option(False, "--trace-backward", help=TRACE_HELP),
+        json: bool = typer.Option(False, "--json", help=JSON_HELP),
         no_color: bool = run_options["no_color"],
         debug: bool = run_options["debug"],
         no_hints: bool = run_options["no_hints"],
         timeout: Optional[float] = run_options["timeout"],
         max_elements: Optional[int] = run_options["max_elements"],
+        plot_dir: Optional[str] = run_options["plot_dir"],
         seed: Optional[int] = run_options["seed"],
     ) -> None:
         """Run a script and print what `python script.py` with PyTorch would print."""
-        exit_with(run_file(file, echo=echo, **with_outer(
+        exit_with(run_file(file, echo=echo, trace_backward=trace_backward, json=json, **with_outer(
             ctx, no_color=no_color, debug=debug, no_hints=no_hints, timeout=timeout,
-            max_elements=max_elements, seed=seed)))
+            max_elements=max_elements, plot_dir=plot_dir, seed=seed)))
 
     eval_options = shared_options("eval")
 
@@ -220,17 +235,20 @@ def build_app() -> Any:
     def eval_command(
         ctx: typer.Context,
         code: str = typer.Argument(..., metavar="CODE", help="Statements to run; ';' separates them."),
+        trace_backward: bool = typer.Option(False, "--trace-backward", help=TRACE_HELP),
+        json: bool = typer.Option(False, "--json", help=JSON_HELP),
         no_color: bool = eval_options["no_color"],
         debug: bool = eval_options["debug"],
         no_hints: bool = eval_options["no_hints"],
         timeout: Optional[float] = eval_options["timeout"],
         max_elements: Optional[int] = eval_options["max_elements"],
+        plot_dir: Optional[str] = eval_options["plot_dir"],
         seed: Optional[int] = eval_options["seed"],
     ) -> None:
         """Run CODE and show the value of its last expression, if it ends with one."""
-        exit_with(eval_code(code, **with_outer(
+        exit_with(eval_code(code, trace_backward=trace_backward, json=json, **with_outer(
             ctx, no_color=no_color, debug=debug, no_hints=no_hints, timeout=timeout,
-            max_elements=max_elements, seed=seed)))
+            max_elements=max_elements, plot_dir=plot_dir, seed=seed)))
 
     repl_options = shared_options("repl")
 
@@ -242,13 +260,16 @@ def build_app() -> Any:
         no_hints: bool = repl_options["no_hints"],
         timeout: Optional[float] = repl_options["timeout"],
         max_elements: Optional[int] = repl_options["max_elements"],
+        plot_dir: Optional[str] = repl_options["plot_dir"],
         seed: Optional[int] = repl_options["seed"],
     ) -> None:
         """The interactive REPL (also `gradcli` alone); reads plain lines when stdin is not a terminal."""
         exit_with(start_repl(**with_outer(
             ctx, no_color=no_color, debug=debug, no_hints=no_hints, timeout=timeout,
-            max_elements=max_elements, seed=seed)))
+            max_elements=max_elements, plot_dir=plot_dir, seed=seed)))
 
+    from gradcli.views.commands import CommandKit, add_view_commands
+    add_view_commands(app, CommandKit(Command, shared_options, with_outer, exit_with, read_script))
     return app
 
 
@@ -265,19 +286,25 @@ def start_repl(**options: Any) -> int:
         return _internal_error(error, options.get("debug", False))
 
 
+def read_script(file: str) -> tuple[str, str] | int:
+    """(text, filename) of FILE ('-' is stdin), or exit status 2 after saying why it cannot be read."""
+    if file == "-":
+        return sys.stdin.read(), "<stdin>"
+    try:
+        with open(file, encoding="utf-8-sig") as handle:
+            return handle.read(), file
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        sys.stderr.write(f"gradcli: cannot read '{file}': {reason}\n")
+        return 2
+
+
 def run_file(file: str, *, echo: bool = False, **options: Any) -> int:
     """``gradcli run FILE``: the exit status."""
-    if file == "-":
-        text, filename = sys.stdin.read(), "<stdin>"
-    else:
-        try:
-            with open(file, encoding="utf-8-sig") as handle:
-                text = handle.read()
-        except (OSError, UnicodeDecodeError) as error:
-            reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-            sys.stderr.write(f"gradcli: cannot read '{file}': {reason}\n")
-            return 2
-        filename = file
+    script = read_script(file)
+    if isinstance(script, int):
+        return script
+    text, filename = script
     return _execute(text, filename, "all" if echo else "none", **options)
 
 
@@ -288,22 +315,35 @@ def eval_code(code: str, **options: Any) -> int:
 
 def _execute(text: str, filename: str, echo: str, *, no_color: bool = False, debug: bool = False,
              no_hints: bool = False, timeout: Optional[float] = None,
-             max_elements: Optional[int] = None, seed: Optional[int] = None) -> int:
+             max_elements: Optional[int] = None, seed: Optional[int] = None, plot_dir: Optional[str] = None,
+             trace_backward: bool = False, json: bool = False) -> int:
     """Run text in a fresh Session; return the exit status."""
     try:
         from gradcli.lang.output import wants_color
         from gradcli.lang.runtime import Session
 
-        session = Session(color=wants_color(sys.stdout, no_color),
-                          diagnostics_color=wants_color(sys.stderr, no_color),
-                          hints=not no_hints, debug=debug, timeout=timeout)
+        session_options: dict[str, Any] = dict(
+            color=wants_color(sys.stdout, no_color), diagnostics_color=wants_color(sys.stderr, no_color),
+            hints=not no_hints, debug=debug, timeout=timeout, plot_dir=plot_dir)
+        views = None
+        if trace_backward or json:
+            # the views are loaded only when asked for; a plain run never imports them
+            from gradcli.views.run_views import RunViews
+            views = RunViews(trace_backward=trace_backward, json=json, no_color=no_color)
+            views.configure(session_options)
+        session = Session(**session_options)
         if max_elements is not None:
             session.engine.set_max_elements(max_elements)
         if seed is not None:
             session.engine.TORCH["manual_seed"](seed)
+        if views is not None:
+            views.before(session)
     except Exception as error:  # gradcli itself failed to start: a bug, never a bare traceback
         return _internal_error(error, debug)
-    return session.run_source(text, filename, echo=echo).exit_code  # type: ignore[arg-type]
+    outcome = session.run_source(text, filename, echo=echo)  # type: ignore[arg-type]
+    if views is not None:
+        return views.after(session, outcome)
+    return outcome.exit_code
 
 
 def _internal_error(error: Exception, debug: bool) -> int:
@@ -326,10 +366,11 @@ def _internal_error(error: Exception, debug: bool) -> int:
 # instead; anything else (help, shell completion, a malformed option) goes to
 # Typer, which also gives the usage errors.  tests/cli checks that these tables
 # match the Typer commands.
-FLAGS = {"run": {"--echo", "--no-color", "--debug", "--no-hints"},
-         "eval": {"--no-color", "--debug", "--no-hints"},
+FLAGS = {"run": {"--echo", "--no-color", "--debug", "--no-hints", "--trace-backward", "--json"},
+         "eval": {"--no-color", "--debug", "--no-hints", "--trace-backward", "--json"},
          "repl": {"--no-color", "--debug", "--no-hints"}}
-VALUED = {"--timeout": parse_timeout, "--max-elements": parse_max_elements, "--seed": parse_seed}
+VALUED = {"--timeout": parse_timeout, "--max-elements": parse_max_elements, "--seed": parse_seed,
+          "--plot-dir": parse_plot_dir}
 # Set by the shell when it asks for completions (Typer answers; with no arguments
 # the fast path would start the REPL instead).
 COMPLETE_VARIABLE = "_GRADCLI_COMPLETE"

@@ -60,7 +60,8 @@ class Session:
 
     def __init__(self, *, engine: Any = None, stdout: TextIO | None = None,
                  stderr: TextIO | None = None, color: bool = False, diagnostics_color: bool = False,
-                 hints: bool = True, debug: bool = False, timeout: float | None = None) -> None:
+                 hints: bool = True, debug: bool = False, timeout: float | None = None,
+                 plot_dir: str | None = None) -> None:
         if engine is None:
             from gradcli.engine import api as engine
         self.engine = engine
@@ -68,6 +69,8 @@ class Session:
         self.reporter = Reporter(stderr or sys.stderr, color=diagnostics_color, hints=hints)
         self.debug = debug
         self.timeout = timeout
+        # where plt.savefig may write (gradcli --plot-dir); None refuses
+        self.plot_dir = plot_dir
         self.modules = Modules(engine)
         self.globals: dict[str, Any] = {}
         self.builtins = self.modules.script_builtins(self.output.write, self.output.flush)
@@ -156,7 +159,7 @@ class Session:
     # ------------------------------------------------------------ warnings
     def warn(self, category: str, message: str) -> None:
         """The engine's warning handler: report once per place, like Python's default filter."""
-        span = _innermost_span() or self._statement_span
+        span = innermost_span() or self._statement_span
         key = (category, message, span.source.filename if span else None, span.line if span else None)
         if key in self._warned:
             return
@@ -268,7 +271,7 @@ def _allocation_failure(error: MemoryError) -> Exception:
     return replacement
 
 
-def _innermost_span() -> Span | None:
+def innermost_span() -> Span | None:
     """The span of the innermost compiled node now running (for warnings raised by the engine)."""
     frame = sys._getframe(1)
     while frame is not None:

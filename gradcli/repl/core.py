@@ -46,7 +46,8 @@ class Console:
     def __init__(self, *, stdout: TextIO | None = None, stderr: TextIO | None = None,
                  color: bool = False, diagnostics_color: bool = False, hints: bool = True,
                  debug: bool = False, timeout: float | None = None,
-                 max_elements: int | None = None, seed: int | None = None) -> None:
+                 max_elements: int | None = None, seed: int | None = None,
+                 plot_dir: str | None = None) -> None:
         self.stdout = TrackedStream(stdout or sys.stdout)
         self.stderr = stderr or sys.stderr
         if is_terminal(self.stdout) and is_terminal(self.stderr):
@@ -54,7 +55,7 @@ class Console:
         self.color = color
         self.diagnostics_color = diagnostics_color
         self._session_options = dict(color=color, diagnostics_color=diagnostics_color, hints=hints,
-                                     debug=debug, timeout=timeout)
+                                     debug=debug, timeout=timeout, plot_dir=plot_dir)
         self.max_elements = max_elements
         self.seed = seed
         self.buffer: list[str] = []
@@ -63,6 +64,7 @@ class Console:
         self.failures = 0               # entries and commands that failed
         self.finished = False           # :quit (or exit()) was asked for
         self._session: Any = None
+        self.provenance: Any = None     # gradcli.views.provenance.Provenance, with the session
         # the shell builds the Session in a background thread while the user types
         self._session_lock = threading.Lock()
 
@@ -89,6 +91,12 @@ class Console:
             session.engine.TORCH["manual_seed"](self.seed)
         for name, (path, _) in PRELUDE.items():
             session.globals[name] = session.modules.import_module(path)
+        # the REPL's :graph, :explain and :trace need to know where each node came from
+        from gradcli.views.provenance import Provenance
+        previous = getattr(self, "provenance", None)
+        if previous is not None:
+            previous.stop()
+        self.provenance = Provenance().start(session.context)
         return session
 
     def warm_up(self) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..tensor import Tensor
+from . import observe
 from .node import NODE_ATTRS, Node
 from .record import record_identity
 
@@ -28,7 +29,14 @@ class AccumulateGrad(Node):
         return "torch::autograd::AccumulateGrad"
 
     def apply(self, grads: list, create_graph: bool) -> list:
-        accumulate_into_leaf(self.variable, grads[0], create_graph)
+        tracer = observe.tracer
+        if tracer is None:
+            accumulate_into_leaf(self.variable, grads[0], create_graph)
+        else:
+            old = self.variable._grad
+            before = None if old is None else old.detach().clone()  # the sum may land in place
+            accumulate_into_leaf(self.variable, grads[0], create_graph)
+            tracer.accumulated(self.variable, before, self.variable._grad)
         return []
 
 

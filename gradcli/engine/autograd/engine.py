@@ -14,7 +14,7 @@ from typing import Sequence
 from ..errors import TorchRuntimeError
 from ..shape_rules import is_expandable_to
 from ..tensor import Tensor
-from . import grad_mode
+from . import grad_mode, observe
 from .accumulate import AccumulateGrad
 from .node import Node
 from .views import Edge
@@ -54,7 +54,7 @@ def _all_nodes(roots: list[Node]) -> set[Node]:
     return seen
 
 
-def _shape_gradient(node: Node, index: int, grad: Tensor) -> Tensor:
+def _shape_gradient(node: Node, index: int, grad: Tensor, tracer: object = None) -> Tensor:
     """Sum a broadcast gradient back to its input's shape and cast it to the input's dtype."""
     meta = node.input_metadata(index)
     if meta is None:
@@ -67,7 +67,10 @@ def _shape_gradient(node: Node, index: int, grad: Tensor) -> Tensor:
             raise TorchRuntimeError(
                 f"Function {node.name()} returned an invalid gradient at index {index} - got {got} "
                 f"but expected shape compatible with {want}")
-        grad = grad.sum_to_size(shape)
+        reduced = grad.sum_to_size(shape)
+        if tracer is not None:
+            tracer.reduced(node, index, grad, reduced)
+        grad = reduced
     if grad.dtype is not dtype:
         grad = grad.to(dtype)
     return grad
@@ -83,6 +86,9 @@ def run_backward(roots: Sequence[Edge], root_grads: Sequence[Tensor], *, keep_gr
     (``autograd.grad``), the gradients arriving at the ``inputs`` edges are
     captured and returned, and no ``.grad`` changes.
     """
+    tracer = observe.tracer
+    if tracer is not None:
+        tracer.begin(roots, root_grads, inputs, accumulate)
     root_nodes = [edge[0] for edge in roots]
     capture: dict[Node, list[tuple[int, int]]] = {}
     captured: list["Tensor | None"] = []
@@ -122,7 +128,9 @@ def run_backward(roots: Sequence[Edge], root_grads: Sequence[Tensor], *, keep_gr
         while ready:
             _, _, node = heapq.heappop(ready)
             grads = buffers.pop(node, None) or [None] * node.num_outputs
-            grads = _run_pre_hooks(node, grads)
+            grads = _run_pre_hooks(node, grads, tracer)
+            if tracer is not None:
+                tracer.node_starts(node, grads)
             if node in capture:
                 for index, nr in capture[node]:
                     captured[index] = grads[nr]
@@ -135,56 +143,74 @@ def run_backward(roots: Sequence[Edge], root_grads: Sequence[Tensor], *, keep_gr
                 outputs: list = [None] * len(node.next_functions)
             else:
                 outputs = node.apply(grads, create_graph)
+                if tracer is not None:
+                    tracer.node_done(node, outputs)
                 if node._hooks:
                     # post hooks see the gradients already summed to their inputs' shapes (PyTorch
                     # validates a node's outputs before its post hooks run)
-                    outputs = [g if g is None else _shape_gradient(node, i, g) for i, g in enumerate(outputs)]
-                    outputs = _run_post_hooks(node, outputs, grads)
+                    outputs = [g if g is None else _shape_gradient(node, i, g, tracer)
+                               for i, g in enumerate(outputs)]
+                    outputs = _run_post_hooks(node, outputs, grads, tracer)
             executed.append(node)
             for index, ((child, nr), grad) in enumerate(zip(node.next_functions, outputs)):
                 if child is None or child not in needed:
                     continue
                 if grad is not None:
-                    grad = _shape_gradient(node, index, grad)
+                    grad = _shape_gradient(node, index, grad, tracer)
                     buf = buffers.setdefault(child, [None] * child.num_outputs)
-                    buf[nr] = grad if buf[nr] is None else buf[nr] + grad
+                    if buf[nr] is None:
+                        buf[nr] = grad
+                    else:
+                        earlier, buf[nr] = buf[nr], buf[nr] + grad
+                        if tracer is not None:
+                            tracer.summed(child, nr, earlier, grad, buf[nr])
                 deps[child] -= 1
                 if deps[child] == 0:
                     heapq.heappush(ready, (-child._seq, tie, child))
                     tie += 1
     finally:
         grad_mode._set(prev_mode)
+        if tracer is not None:
+            tracer.end()
         if not keep_graph:
             for node in executed:
                 node.release()
     return captured
 
 
-def _run_pre_hooks(node: Node, grads: list) -> list:
+def _run_pre_hooks(node: Node, grads: list, tracer: object = None) -> list:
     if node._tensor_pre_hooks:
         for nr, hooks in node._tensor_pre_hooks.items():
             for hook in list(hooks.values()):
                 if grads[nr] is None:
                     break
                 result = hook(grads[nr])
+                if tracer is not None:
+                    tracer.hook_ran(node, "tensor", hook, result)
                 if result is not None:
                     grads = list(grads)
                     grads[nr] = _checked_hook_result(result, grads[nr])
     if node._pre_hooks:
         for hook in list(node._pre_hooks.values()):
             result = hook(tuple(grads))
+            if tracer is not None:
+                tracer.hook_ran(node, "prehook", hook, result)
             if result is not None:
                 grads = list(result)
     if node._retain_hooks:
         for nr, hook in node._retain_hooks.items():
             if grads[nr] is not None:
                 hook(grads[nr])
+                if tracer is not None:
+                    tracer.hook_ran(node, "retain_grad", hook, grads[nr])
     return grads
 
 
-def _run_post_hooks(node: Node, outputs: list, grads: list) -> list:
+def _run_post_hooks(node: Node, outputs: list, grads: list, tracer: object = None) -> list:
     for hook in list(node._hooks.values()):
         result = hook(tuple(outputs), tuple(grads))
+        if tracer is not None:
+            tracer.hook_ran(node, "hook", hook, result)
         if result is not None:
             outputs = list(result)
     return outputs

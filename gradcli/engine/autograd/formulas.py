@@ -25,18 +25,20 @@ Formula = Callable[[Any, Any], Any]
 
 @dataclass
 class Deriv:
-    """The gradient formula for one input: the saved values it reads, and the formula."""
+    """The gradient formula for one input: the saved values it reads, the formula, and the
+    formula in words for people (``grad * other``; the trace and graph views show it)."""
     needs: tuple[str, ...]
     fn: Formula
+    rule: str = ""
 
 
-def d(*needs: str) -> Callable[[Formula], Deriv]:
-    """``d("other")(lambda g, s: g * s.other)`` reads like a derivatives.yaml line."""
-    return lambda fn: Deriv(tuple(needs), fn)
+def d(*needs: str, rule: str = "") -> Callable[[Formula], Deriv]:
+    """``d("other", rule="grad * other")(lambda g, s: g * s.other)`` reads like a derivatives.yaml line."""
+    return lambda fn: Deriv(tuple(needs), fn, rule)
 
 
 def together(inputs: tuple[str, ...], needs: tuple[str, ...],
-             compute: Callable[[Any, Any], tuple]) -> dict[str, Deriv]:
+             compute: Callable[[Any, Any], tuple], rules: tuple[str, ...] = ()) -> dict[str, Deriv]:
     """The formulas of ``inputs`` when one computation gives all their gradients at once
     (PyTorch's ``native_batch_norm_backward`` and the like): ``compute(g, s)`` returns them in
     the order of ``inputs``, runs on the first input's turn and is kept with the saved values
@@ -48,7 +50,8 @@ def together(inputs: tuple[str, ...], needs: tuple[str, ...],
                 found = s.__dict__["_together"] = compute(g, s)
             return found[index]
         return formula
-    return {name: Deriv(tuple(needs), pick(i)) for i, name in enumerate(inputs)}
+    rules = rules or ("",) * len(inputs)
+    return {name: Deriv(tuple(needs), pick(i), rule) for i, (name, rule) in enumerate(zip(inputs, rules))}
 
 
 class Formulas:

@@ -20,6 +20,7 @@ from typing import Any, Callable, Sequence
 from ..errors import TorchRuntimeError
 from ..shape_rules import type_string
 from ..tensor import Tensor
+from . import observe
 
 
 _sequence = itertools.count()
@@ -75,6 +76,8 @@ class Node:
         self._tensor_pre_hooks: dict | None = None
         self._retain_hooks: dict | None = None
         self._metadata: dict | None = None
+        if observe.watcher is not None:
+            observe.watcher.node_made(self)
 
     # -- what PyTorch shows of a node ---------------------------------------------------
     def name(self) -> str:

@@ -28,6 +28,9 @@ class RunContext:
     call_depth: CallDepth = field(default_factory=CallDepth)
     # the exceptions whose `except` blocks are running, innermost last (what a bare `raise` re-raises)
     handling: list = field(default_factory=list)
+    # Told of every value a name is bound to, with the target's span (the views' provenance);
+    # read at compile time, so a run without it compiles no extra call.
+    on_bind: Callable[[str, Any, Any], None] | None = None
 
 
 class CompilerBase:

@@ -31,7 +31,16 @@ class TargetCompiler(CompilerBase):
     def store_target(self, node: Tree, context: str = "assign") -> Store:
         kind = node.data
         if kind == "name":
-            return self.store_name(str(node.children[0]))
+            store = self.store_name(str(node.children[0]))
+            on_bind = self.context.on_bind
+            if on_bind is None:
+                return store
+            name, span = str(node.children[0]), self.span(node)
+
+            def store_and_tell(frame: Frame, item: Any) -> None:
+                store(frame, item)
+                on_bind(name, item, span)
+            return store_and_tell
         if kind in ("tuple", "list"):
             return self._store_unpack(node, context)
         if kind == "attribute":

@@ -1,0 +1,39 @@
+"""The view sub-commands of ``gradcli`` (graph, explain, plot, report), added to the Typer app.
+
+Each lives in its own module with a ``register(app, kit)`` function; ``kit`` carries what the
+CLI shares with them (its Command class, the shared options, ``with_outer``, ``exit_with``).
+These modules import nothing heavy at the top: building ``--help`` must stay quick.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any, Callable
+
+VIEW_COMMAND_MODULES = (
+    "gradcli.views.graph.command",
+    "gradcli.views.explain.command",
+    "gradcli.views.plot.command",
+    "gradcli.views.report.command",
+)
+
+
+@dataclass(frozen=True)
+class CommandKit:
+    command_class: type                          # the CLI's Command (tidy help, metavars)
+    shared_options: Callable[[str], dict]        # the options every command takes, made fresh
+    with_outer: Callable[..., dict]              # a command's options merged with those before it
+    exit_with: Callable[[int], None]             # leave with a status
+    read_script: Callable[[str], Any]            # FILE -> (text, filename) or exit status 2
+
+
+def add_view_commands(app: Any, kit: CommandKit) -> None:
+    for name in VIEW_COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as missing:
+            if not (missing.name and name.startswith(missing.name)):
+                raise
+            continue  # (a view not yet written)
+        module.register(app, kit)
