@@ -22,6 +22,8 @@ def file_format(name: Any, format: Any = None) -> tuple[str, str]:
     one gets ``.png`` added, as matplotlib's default savefig.format does."""
     if not isinstance(name, str):
         raise ScriptTypeError(f"gradcli's plt.savefig takes a file name (a str), not {type(name).__name__}")
+    if not name or name.endswith(("/", "\\")) or os.path.basename(name) in (".", ".."):
+        raise ScriptValueError(f"{name!r} is not a file name")
     stem, extension = os.path.splitext(name)
     chosen = format if format is not None else extension[1:] if extension else "png"
     if not isinstance(chosen, str) or chosen.lower() not in FORMATS:
