@@ -52,11 +52,22 @@ def render(figure: Figure, *, width: int, height: int, color: bool = False) -> s
     taken = {_marker_of(s, 0, True, iter(())) for s in figure.series}
     plain_marker = iter([m for m in PLAIN_MARKERS if m not in taken])
     legend_samples: list[str] = []
+    drawn = []
     for index, series in enumerate(figure.series):
         marker = _marker_of(series, index, color, plain_marker)
         tone = terminal_color(colors[index]) if color else None
-        _draw(canvas, series, marker, tone, color, (x0, x1, y0, y1))
+        drawn.append((series, marker, tone))
         legend_samples.append(_sample(series, marker, tone))
+    # lines first, then the markers that only tell lines apart on a pipe, then the markers a
+    # script asked for (scatter, 'o-'): a character cell holds one mark, and those say most
+    box = (x0, x1, y0, y1)
+    for series, _, tone in drawn:
+        _draw_line(canvas, series, tone, box)
+    for layer in (False, True):
+        for series, marker, tone in drawn:
+            asked = series.kind == "scatter" or series.marker is not None
+            if marker is not None and asked == layer:
+                _draw_markers(canvas, series, marker, tone, color, box)
 
     rows = canvas.plot(linesep="\n").replace(_BLANK, " ").split("\n")
     y_ticks = nice_ticks(y0, y1, max(2, height // 3 + 1))
@@ -119,23 +130,25 @@ def _sample(series: Series, marker: Optional[str], tone: Optional[int]) -> str:
     return f"\x1b[38;5;{tone}m{text}{_RESET}" if tone is not None else text
 
 
-def _draw(canvas, series: Series, marker: Optional[str], tone: Optional[int], color: bool,
-          box: tuple[float, float, float, float]) -> None:
-    x, y = series.x, series.y
-    finite = series.finite
-    x0, x1, y0, y1 = box
-    if series.kind == "line" and series.linestyle is not None:
-        for i in range(len(x) - 1):
-            if finite[i] and finite[i + 1]:
-                clipped = clip_segment(x[i], y[i], x[i + 1], y[i + 1], box)
-                if clipped is not None:
-                    canvas.line(*clipped, color=tone)
-    if marker is None and series.kind == "line" and series.linestyle is not None:
+def _draw_line(canvas, series: Series, tone: Optional[int], box: tuple[float, float, float, float]) -> None:
+    if series.kind != "line" or series.linestyle is None:
         return
+    x, y, finite = series.x, series.y, series.finite
+    for i in range(len(x) - 1):
+        if finite[i] and finite[i + 1]:   # a value that is not finite breaks the line
+            clipped = clip_segment(x[i], y[i], x[i + 1], y[i + 1], box)
+            if clipped is not None:
+                canvas.line(*clipped, color=tone)
+
+
+def _draw_markers(canvas, series: Series, marker: str, tone: Optional[int], color: bool,
+                  box: tuple[float, float, float, float]) -> None:
+    x, y = series.x, series.y
+    x0, x1, y0, y1 = box
     point_tones = None
     if series.point_colors is not None and color:
         point_tones = [terminal_color(c) for c in series.point_colors]
-    for i in np.flatnonzero(finite):
+    for i in np.flatnonzero(series.finite):
         if x0 <= x[i] <= x1 and y0 <= y[i] <= y1:
             canvas.point(float(x[i]), float(y[i]), color=point_tones[i] if point_tones else tone,
                          marker=marker)
