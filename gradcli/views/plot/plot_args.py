@@ -166,8 +166,8 @@ def _columns(x: np.ndarray, y: np.ndarray, fmt: Optional[str], style: dict) -> l
         raise ScriptValueError(f"x and y can be no greater than 2D, but have shapes {x.shape} and {y.shape}")
     if x.shape[0] != y.shape[0]:
         raise ScriptValueError(f"x and y must have same first dimension, but have shapes {x.shape} and {y.shape}")
-    xs = x.reshape(x.shape[0], -1)
-    ys = y.reshape(y.shape[0], -1)
+    xs = x if x.ndim == 2 else x[:, None]      # one column per line
+    ys = y if y.ndim == 2 else y[:, None]
     if xs.shape[1] != ys.shape[1] and 1 not in (xs.shape[1], ys.shape[1]):
         raise ScriptValueError(f"x has {xs.shape[1]} columns but y has {ys.shape[1]} columns")
     linestyle, marker, color = parse_format(fmt) if fmt is not None else ("-", None, None)

@@ -19,7 +19,7 @@ from typing import Any
 
 from gradcli.lang.errors import ScriptNotImplementedError, ScriptTypeError, ScriptValueError
 from gradcli.views.plot import artists, plot_args, savefile
-from gradcli.views.plot.figure import DEFAULT_DPI, Figure
+from gradcli.views.plot.figure import Figure
 
 PYPLOT_FUNCTIONS = ("figure", "plot", "scatter", "xlabel", "ylabel", "title", "legend", "grid", "xlim",
                     "ylim", "subplot", "subplots", "gca", "gcf", "clf", "close", "show", "savefig",

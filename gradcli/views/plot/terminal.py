@@ -30,10 +30,10 @@ _RESET = "\x1b[0m"
 
 
 def size_for(figure: Figure, columns: Optional[int] = None) -> tuple[int, int]:
-    """The plot area in characters for a figure's figsize (6.4 x 4.8 in: 58 x 16), within
-    ``columns`` (the terminal's width) when given."""
-    width = max(20, round(figure.size[0] * 9))
-    height = max(6, round(figure.size[1] * 3.3))
+    """The plot area in characters for a figure's figsize (6.4 x 4.8 in: 58 x 16; at most
+    200 x 60), within ``columns`` (the terminal's width) when given."""
+    width = min(200, max(20, round(figure.size[0] * 9)))
+    height = min(60, max(6, round(figure.size[1] * 3.3)))
     if columns:
         width = max(20, min(width, columns - 12))
     return width, height
