@@ -173,3 +173,13 @@ def test_output_files(tmp_path):
     from PIL import Image
     with Image.open(png) as image:
         assert image.format == "PNG" and image.size == (640, 480)
+
+
+def test_the_element_limit_and_the_time_limit_apply():
+    code, out, err = plot("x", max_elements=10)
+    assert (code, out) == (1, "")
+    assert err == ("<expr>: RuntimeError: gradcli refuses to create a tensor of 200 elements: the limit is 10 "
+                   "(see --max-elements)\n")
+    code, out, err = plot("sum(range(10**9)) * x", timeout=0.2)
+    assert (code, out) == (1, "")
+    assert "TimeoutError" in err and "(--timeout)" in err

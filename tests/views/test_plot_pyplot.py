@@ -274,3 +274,29 @@ def test_the_import_hint_names_matplotlib():
     code, _, err, _ = run("import seaborn\n")
     assert code == 1
     assert "and matplotlib.pyplot (drawn in the terminal)" in err
+
+
+def test_empty_and_single_values_and_gaps():
+    code, _, err, session = run("""
+        import matplotlib.pyplot as plt
+        plt.plot([])
+        plt.plot(5)
+        plt.plot([float("nan"), 1, float("inf"), 2, 3])
+        plt.show()
+    """)
+    assert code == 0, err
+    empty, single, gappy = figures_of(session)[0].series
+    assert (empty.x.size, list(single.x), list(single.y)) == (0, [0.0], [5.0])
+    assert list(gappy.finite) == [False, True, False, True, True]
+
+
+def test_a_value_far_outside_the_limits_is_clipped_not_walked():
+    # without clipping, the canvas would step through ~1e300 dots between the two points
+    code, _, err, _ = run("""
+        import matplotlib.pyplot as plt
+        plt.plot([0, 1], [0, 1e300])
+        plt.ylim(0, 1)
+        plt.show()
+    """, timeout=10)
+    assert code == 0, err
+    assert "1.0 ┤" in err

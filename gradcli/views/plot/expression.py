@@ -36,8 +36,13 @@ class ExprProblem(Exception):
 
 def evaluate(session: Any, expr: str, var: str, start: float, stop: float, points: int) -> Optional[Curve]:
     """The curve, or None when EXPR failed (the session has reported the error)."""
+    from gradcli.engine.errors import TorchError
     engine = session.engine
-    x = engine.TORCH["linspace"](start, stop, points, requires_grad=True)
+    try:
+        x = engine.TORCH["linspace"](start, stop, points, requires_grad=True)
+    except TorchError as error:   # (--max-elements below --points)
+        session.reporter.error(error, None, filename=EXPR_FILENAME)
+        return None
     for module in ("torch", "math"):   # as if EXPR began with `import torch, math`
         session.globals[module] = session.modules.import_module(module)
     session.globals[var] = x
@@ -62,7 +67,6 @@ def evaluate(session: Any, expr: str, var: str, start: float, stop: float, point
     if not value.requires_grad:
         raise ExprProblem(f"EXPR does not depend on {var} through autograd (its value has no grad_fn), so "
                           f"there is no derivative to draw; leave out .detach() and torch.no_grad()")
-    from gradcli.engine.errors import TorchError
     try:
         (derivative,) = engine.SUBMODULES["autograd"]["grad"](value, x, engine.TORCH["ones_like"](value),
                                                                allow_unused=True)

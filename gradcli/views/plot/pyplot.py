@@ -76,8 +76,8 @@ class Pyplot:
     def close(self, which: Any = None) -> None:
         if which is None:
             targets = [self.current] if self.current is not None else []
-        elif which == "all":
-            targets = list(self.open.values())
+        elif isinstance(which, str):   # "all"; figures have no labels to close by
+            targets = list(self.open.values()) if which == "all" else []
         elif isinstance(which, artists.FigureHandle):
             targets = [which._figure]
         elif isinstance(which, int) and not isinstance(which, bool):
