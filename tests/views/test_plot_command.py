@@ -176,7 +176,11 @@ def test_output_files(tmp_path):
 
 
 def test_the_element_limit_and_the_time_limit_apply():
-    code, out, err = plot("x", max_elements=10)
+    from gradcli.engine import api
+    try:
+        code, out, err = plot("x", max_elements=10)
+    finally:
+        api.set_max_elements(None)   # (the limit is the engine's, for the whole process)
     assert (code, out) == (1, "")
     assert err == ("<expr>: RuntimeError: gradcli refuses to create a tensor of 200 elements: the limit is 10 "
                    "(see --max-elements)\n")
