@@ -175,8 +175,8 @@ def hidden(count: int, kinds: Sequence[tuple[str, int | None, int]], limit: int)
 
 def muted(call: str, line: int | None, traced: int) -> Line:
     where = f"{call} (line {line})" if call and line is not None else call or "this call"
-    return [(f"── later passes from {where} are not traced (the trace shows the first {traced} of each call) ──",
-             "note")]
+    return [(f"── later passes from {where} are not traced (the trace shows the first {traced} of each "
+             "call) ──", "note")]
 
 
 def untraced(call: str, line: int | None, count: int) -> Line:

@@ -29,6 +29,7 @@ from gradcli.views.trace.values import number as _number
 KEPT = 16
 MAX_PATHS = 6
 FOLD = 3       # this many equal factors in a row (a loop) are written as a power
+MAX_BLOCK = 4  # the longest cycle of factors folded so (a loop body of several ops)
 
 
 def number(value: float) -> str:
@@ -287,30 +288,40 @@ class _Summary:
             origin = self.provenance.origin(node) if self.provenance is not None else None
             place = (describe.display_name(node), None if origin is None or origin.span is None
                      else (origin.span.line, origin.span.column, origin.span.end_column))
-            partial = f"∂{describe.symbol(self.provenance, node)}/∂{describe.symbol(self.provenance, below, below_nr)}"
+            up, down = describe.symbol(self.provenance, node), describe.symbol(self.provenance, below, below_nr)
+            partial = f"∂{up}/∂{down}"
             rows.append(_Row(node, self.provenance, partial, value, symbol, note, place))
-        runs = [(row, count, row.name(count)) for row, count in _runs(rows)]
-        width = max((len(name) for _, _, name in runs), default=0)
-        notation = max((len(row.partial) for row, _, _ in runs), default=0)
+        blocks = _runs(rows)
+        started = "the gradient backward started with"
+        names = [[row.name(count) for row in block] for block, count in blocks]
+        width = max([len(n) for group in names for n in group] + ([len(started)] if seed != 1.0 else []),
+                    default=0)
+        notation = max((len(row.partial) for row in rows), default=0)
         lines: list[Line] = []
         terms: list[str] = []
         numbers: list[str] = []
         if seed != 1.0:
-            lines.append([("      " + "the gradient backward started with".ljust(width) + "  ", "label"),
+            lines.append([("      " + started.ljust(width) + "  ", "label"),
                           ("".ljust(notation) + " = " + number(seed), None)])
             terms.append(number(seed))
             numbers.append(number(seed))
+        for (block, count), group in zip(blocks, names):
+            if len(block) > 1:
+                lines.append([(f"      the next {len(block)} rows repeat {count:,} times:", "label")])
+            block_terms, block_numbers = [], []
+            for row, name in zip(block, group):
+                formula = row.symbol if row.symbol == number(row.value) else f"{row.symbol} = {number(row.value)}"
+                if count > 1:
+                    formula += " each"
+                lines.append([("      " + name.ljust(width) + "  ", "label"), (row.partial.ljust(notation), "rule"),
+                              (f" {row.about} {formula}", None), (row.note, "note")])
+                block_terms.append(f"({row.symbol})" if any(c in row.symbol for c in "/ -") else row.symbol)
+                block_numbers.append(number(row.value) if row.value >= 0 else f"({number(row.value)})")
+            terms.append(_power(block_terms, count))
+            numbers.append(_power(block_numbers, count))
         value = seed
-        for row, count, name in runs:
-            formula = row.symbol if row.symbol == number(row.value) else f"{row.symbol} = {number(row.value)}"
-            lines.append([("      " + name.ljust(width) + "  ", "label"),
-                          (row.partial.ljust(notation), "rule"),
-                          (" = " + formula + (" each" if count > 1 else ""), None), (row.note, "note")])
-            term = f"({row.symbol})" if any(c in row.symbol for c in "/ -") else row.symbol
-            terms.append(term if count == 1 else f"{term}^{count}")
-            shown = number(row.value) if row.value >= 0 else f"({number(row.value)})"
-            numbers.append(shown if count == 1 else f"{shown}^{count}")
-            value *= row.value ** count
+        for row in rows:                  # (the product of every factor, folded or not)
+            value *= row.value
         forms = [" · ".join(terms) or "1", " · ".join(numbers) or "1", number(value)]
         product = " = ".join(form for i, form in enumerate(forms) if i == 0 or form != forms[i - 1])
         return lines, product, value
@@ -361,8 +372,9 @@ class _Summary:
         if label is None:
             return number(value)
         if _is_number(label):
-            return number(claimed)
-        if label:
+            if not inverse:
+                return number(claimed)
+        else:
             self.legend.setdefault(label + (index_text(tuple(saved.shape), element) if saved.size > 1 else ""),
                                    number(float(at)))
         symbol = f"1/{label}" if inverse else label
@@ -457,6 +469,11 @@ class _Row:
         self.symbol = symbol        # "3", "y", "2·y", "1/4", or the number
         self.note = note
         self.place = place          # (node name, its source position): the rows of one loop share it
+        self.about = "="            # "≈" when the folded rows' factors differ in their last bits
+
+    def approximate(self) -> "_Row":
+        self.about = "≈"
+        return self
 
     def name(self, count: int) -> str:
         """``z = y * y * 3 (line 15)``; ``y * 2 (line 5) ×9`` for a loop's run of them."""
@@ -468,23 +485,42 @@ class _Row:
         return f"{text or label}{where} ×{count}"
 
 
-def _runs(rows: list[_Row]) -> list[tuple[_Row, int]]:
-    """Equal factors in a row from one place in the script (a loop's nodes) as one row with a
-    count, when there are FOLD or more."""
-    runs: list[list[_Row]] = []
-    for row in rows:
-        last = runs[-1][0] if runs else None
-        if last is not None and last.place == row.place and last.place[1] is not None \
-                and last.partial == row.partial and math.isclose(last.value, row.value, rel_tol=1e-6) \
-                and (last.symbol == row.symbol or _is_number(last.symbol) and _is_number(row.symbol)) \
-                and last.note == row.note:
-            runs[-1].append(row)
+def _power(terms: list[str], count: int) -> str:
+    """``2``, ``2^9``, ``(1.5 · 1)^15``."""
+    text = " · ".join(terms)
+    if count == 1:
+        return text
+    return f"{text}^{count}" if len(terms) == 1 else f"({text})^{count}"
+
+
+def _same(a: _Row, b: _Row) -> bool:
+    """Two factors of one loop: the same node of the same script text, the same factor."""
+    return a.place == b.place and a.place[1] is not None and a.partial == b.partial \
+        and math.isclose(a.value, b.value, rel_tol=1e-6) and a.note == b.note \
+        and (a.symbol == b.symbol or _is_number(a.symbol) and _is_number(b.symbol))
+
+
+def _runs(rows: list[_Row]) -> list[tuple[list[_Row], int]]:
+    """The rows as blocks with a repeat count: a loop's nodes (one row, or a cycle of up to
+    MAX_BLOCK rows: ``y = y * 2; y = y + 1``) repeated FOLD or more times in a row become one block."""
+    out: list[tuple[list[_Row], int]] = []
+    i = 0
+    while i < len(rows):
+        best_size, best_count = 1, 1
+        for size in range(1, MAX_BLOCK + 1):
+            count = 1
+            while i + (count + 1) * size <= len(rows) and all(
+                    _same(rows[i + k], rows[i + count * size + k]) for k in range(size)):
+                count += 1
+            if count >= FOLD and count * size > best_count * best_size:
+                best_size, best_count = size, count
+        if best_count >= FOLD:
+            block = rows[i:i + best_size]
+            exact = all(rows[i + k].value == rows[i + c * best_size + k].value
+                        for c in range(best_count) for k in range(best_size))
+            out.append((block if exact else [r.approximate() for r in block], best_count))
+            i += best_size * best_count
         else:
-            runs.append([row])
-    out: list[tuple[_Row, int]] = []
-    for run in runs:
-        if len(run) >= FOLD:
-            out.append((run[0], len(run)))
-        else:
-            out += [(row, 1) for row in run]
+            out.append(([rows[i]], 1))
+            i += 1
     return out

@@ -35,7 +35,8 @@ def short_label(bindings: Sequence[Binding]) -> str:
     by_name: dict[str, list[Binding]] = {}
     for binding in bindings:
         by_name.setdefault(binding.name, []).append(binding)
-    parts = [found[0].label() if i == 0 and len(found) == 1 else name for i, (name, found) in enumerate(by_name.items())]
+    parts = [found[0].label() if i == 0 and len(found) == 1 else name
+             for i, (name, found) in enumerate(by_name.items())]
     return ", ".join(parts[:3]) + (", ..." if len(parts) > 3 else "")
 
 

@@ -83,11 +83,11 @@ class BackwardTrace:
     """A ``BackwardTracer`` (see engine/autograd/observe.py) that writes the chain rule as it runs."""
 
     def __init__(self, output: TraceOutput, provenance: Callable[[], Provenance | None], *,
-                 limit: int = LIMIT, passes_per_site: int = PASSES_PER_SITE) -> None:
+                 limit: int | None = None, passes_per_site: int | None = None) -> None:
         self.output = output
         self._provenance = provenance
-        self.limit = limit
-        self.passes_per_site = passes_per_site
+        self.limit = LIMIT if limit is None else limit
+        self.passes_per_site = PASSES_PER_SITE if passes_per_site is None else passes_per_site
         self.passes = 0
         self.sites: Counter = Counter()          # (file, line, column) -> passes begun there
         self.untraced: dict[tuple, tuple[str, int | None, int]] = {}   # site -> (call, line, count)
@@ -307,7 +307,8 @@ class BackwardTrace:
                      ChainStep(node, current.steps, kind))
         current.step = step
         if mode == HIDE:
-            _, line = describe.source_text(provenance, node)
+            # (a leaf's AccumulateGrad is made where the leaf is first used: no line of its own)
+            _, line = (None, None) if describe.is_leaf_node(node) else describe.source_text(provenance, node)
             current.hidden[(describe.display_name(node), line)] += 1
         elif mode == SHOW:
             lines.append(blocks.node_header(provenance, step.number, node))
