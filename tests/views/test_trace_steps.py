@@ -247,3 +247,20 @@ def test_no_backward_at_all_is_said_once() -> None:
     err = trace("import torch\nx = torch.ones(2)\nprint(x)\n")
     assert err == ("--trace-backward: the script called no backward() and no torch.autograd.grad(), "
                    "so there was nothing to trace\n")
+
+
+def test_a_failure_of_the_trace_itself_stops_it_and_the_script_runs_on(monkeypatch) -> None:
+    from gradcli.views.trace import blocks
+
+    def broken(*args):
+        raise ValueError("a bug in the trace")
+    monkeypatch.setattr(blocks, "incoming", broken)
+    out, err, code = run("import torch\n"
+                         "x = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+                         "(x * x).sum().backward()\n"
+                         "(x * 3).sum().backward()\n"
+                         "print(x.grad)\n")
+    assert code == 0 and out == "tensor([5., 7.])\n"
+    assert err.endswith("--trace-backward stopped: the trace failed (ValueError: a bug in the trace); the script "
+                        "runs on without it\n")
+    assert err.count("── backward pass") == 1

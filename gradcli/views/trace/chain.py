@@ -134,6 +134,8 @@ class _Summary:
         target = self.target
         head: Line = [("  chain rule for ", "chain"), (target.title, "chain")]
         try:
+            if target.values is None:
+                raise _Blocked("its gradient is not a tensor of real numbers")
             paths = self._paths()
             element = self._element(paths)
             where = index_text(target.shape, element)

@@ -70,7 +70,11 @@ def title(provenance: Provenance | None, node: Any) -> tuple[str, str]:
         where = f"line {bindings[0].line}" if bindings and not bindings[0].repeated else ""
         return f"{label} (leaf)", where
     text, line = source_text(provenance, node)
+    outputs = getattr(node, "num_outputs", 1)
     label = names(provenance, node)
+    if outputs > 1:           # a, b = y.unbind()
+        each = [names(provenance, node, nr) for nr in range(outputs)]
+        label = ", ".join(name or "_" for name in each) if any(each) else ""
     if label and text:
         label = f"{label} = {text}"
     else:

@@ -14,10 +14,11 @@ the first PASSES_PER_SITE are traced, the others only counted.
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, TypeVar
 
 from gradcli.views.provenance import Provenance
 from gradcli.views.trace import blocks, describe, elementwise
@@ -29,6 +30,30 @@ FOLD_AFTER = 3        # nodes of a run from one place shown before the rest are 
 PASSES_PER_SITE = 3   # passes traced per call site
 
 SHOW, FOLD, HIDE = "show", "fold", "hide"
+
+_Method = TypeVar("_Method", bound=Callable[..., None])
+
+
+def _guarded(method: _Method) -> _Method:
+    """The trace must never change how the script runs: a failure of its own stops the trace
+    (with one line saying so) instead of failing the backward pass."""
+    @functools.wraps(method)
+    def guarded(self: "BackwardTrace", *args: Any) -> None:
+        if self.broken is not None:
+            if method.__name__ == "end" and self._stack:
+                self._stack.pop()
+            return
+        try:
+            method(self, *args)
+        except Exception as error:  # noqa: BLE001 (any failure of the view, never the script's)
+            self.broken = error
+            self._stack.clear()
+            try:
+                self.output.write([[(f"--trace-backward stopped: the trace failed ({type(error).__name__}: "
+                                     f"{error}); the script runs on without it", "note")]])
+            except Exception:  # noqa: BLE001 (not even that could be written)
+                pass
+    return guarded  # type: ignore[return-value]
 
 
 @dataclass
@@ -91,6 +116,7 @@ class BackwardTrace:
         self.passes = 0
         self.sites: Counter = Counter()          # (file, line, column) -> passes begun there
         self.untraced: dict[tuple, tuple[str, int | None, int]] = {}   # site -> (call, line, count)
+        self.broken: Exception | None = None     # the trace's own failure, which stopped it
         self._stack: list[_Pass] = []
 
     @property
@@ -98,6 +124,7 @@ class BackwardTrace:
         return self._provenance()
 
     # -- a pass --------------------------------------------------------------------------------
+    @_guarded
     def begin(self, roots: Sequence[tuple], root_grads: Sequence[Any], inputs: Sequence[tuple] | None,
               accumulate: bool) -> None:
         from gradcli.lang.runtime import innermost_span
@@ -128,6 +155,7 @@ class BackwardTrace:
             lines.append(blocks.pass_inputs(self.provenance, inputs, accumulate))
         self.output.write(lines)
 
+    @_guarded
     def end(self) -> None:
         current = self._stack.pop() if self._stack else None
         if current is None or current.muted:
@@ -153,6 +181,7 @@ class BackwardTrace:
         return [blocks.untraced(call, line, count) for call, line, count in self.untraced.values()]
 
     # -- the nodes -----------------------------------------------------------------------------
+    @_guarded
     def hook_ran(self, node: Any, kind: str, hook: Any, result: Any) -> None:
         current = self._current()
         if current is None:
@@ -168,6 +197,7 @@ class BackwardTrace:
         self._reveal(current, step)
         self._emit(step, [blocks.hook(self.provenance, node, kind, hook, result)])
 
+    @_guarded
     def node_starts(self, node: Any, grads: Sequence[Any]) -> None:
         current = self._current()
         if current is None:
@@ -215,6 +245,7 @@ class BackwardTrace:
         else:
             self._emit(step, lines() + results)
 
+    @_guarded
     def node_done(self, node: Any, outputs: Sequence[Any]) -> None:
         current = self._current()
         if current is None or current.step is None or current.step.node is not node:
@@ -240,6 +271,7 @@ class BackwardTrace:
         if step.mode == SHOW:
             self._emit(step, self._flow(step))
 
+    @_guarded
     def reduced(self, node: Any, index: int, before: Any, after: Any) -> None:
         current = self._current()
         if current is None or current.step is None or current.step.node is not node:
@@ -250,6 +282,7 @@ class BackwardTrace:
         self._reveal(current, step)
         self._emit(step, self._edge_event(step, index, blocks.reduced(node, index, before, after)))
 
+    @_guarded
     def summed(self, child: Any, output_nr: int, earlier: Any, incoming: Any, total: Any) -> None:
         current = self._current()
         if current is None or current.step is None:
@@ -268,6 +301,7 @@ class BackwardTrace:
         self._emit(step, self._edge_event(step, index, line) if number == step.number and index is not None
                    else [line])
 
+    @_guarded
     def accumulated(self, variable: Any, before: Any, after: Any) -> None:
         current = self._current()
         if current is None or current.step is None:
