@@ -11,6 +11,7 @@ it is (``d/dself = grad * other``: the factor is ``other``) and the saved value 
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass, field
@@ -129,6 +130,7 @@ class _Summary:
         self.target = target
         self.provenance = provenance
         self.legend: dict[str, str] = {}
+        self._symbols: dict[tuple, str] = {}
 
     def lines(self) -> list[Line]:
         target = self.target
@@ -214,20 +216,26 @@ class _Summary:
         return describe.display_name(node) + (f" ({text}, line {line})" if text else "")
 
     def _why_not(self, step: ChainStep, edge: ChainEdge) -> str:
-        at = self._at_node(step.node)
         if step.kind is None:
-            return f"the path goes through {at}, which mixes elements (the summary follows element-by-element ops)"
-        if step.changed_out:
-            return f"a hook changed the gradient {at} gave"
-        if edge.reduced:
-            return (f"broadcasting is undone at {at}: one element there meets several elements below, "
-                    "summed (see the steps above)")
-        if step.kind in (elementwise.FULL_SUM, elementwise.FULL_MEAN):
-            if step.in_size != 1:
-                return f"{at} did not get a single gradient"
-        elif edge.size != step.in_size:
-            return f"the gradient changes size at {at}"
-        return ""
+            why = "the path goes through {at}, which mixes elements (the summary follows element-by-element ops)"
+        elif step.changed_out:
+            why = "a hook changed the gradient {at} gave"
+        elif edge.reduced:
+            why = ("broadcasting is undone at {at}: one element there meets several elements below, "
+                   "summed (see the steps above)")
+        elif step.kind in (elementwise.FULL_SUM, elementwise.FULL_MEAN):
+            why = "{at} did not get a single gradient" if step.in_size != 1 else ""
+        else:
+            why = "the gradient changes size at {at}" if edge.size != step.in_size else ""
+        return why.format(at=self._at_node(step.node)) if why else ""
+
+    def _symbol_of(self, node: Any, nr: int = 0) -> str:
+        """``describe.symbol``, once per node output (a loop's path asks for each twice)."""
+        key = (id(node), nr)
+        found = self._symbols.get(key)
+        if found is None:
+            found = self._symbols[key] = describe.symbol(self.provenance, node, nr)
+        return found
 
     # -- one element --------------------------------------------------------------------------
     def _element(self, paths: list[list[Hop]]) -> int:
@@ -290,7 +298,7 @@ class _Summary:
             origin = self.provenance.origin(node) if self.provenance is not None else None
             place = (describe.display_name(node), None if origin is None or origin.span is None
                      else (origin.span.line, origin.span.column, origin.span.end_column))
-            up, down = describe.symbol(self.provenance, node), describe.symbol(self.provenance, below, below_nr)
+            up, down = self._symbol_of(node), self._symbol_of(below, below_nr)
             partial = f"∂{up}/∂{down}"
             rows.append(_Row(node, self.provenance, partial, value, symbol, note, place))
         blocks = _runs(rows)
@@ -412,6 +420,7 @@ _NOTE = re.compile(r"\s*\([^()]*\)$")     # a closing remark in parentheses
 _FACTOR = re.compile(r"^(-?)\s*grad\s*(?:([*/])\s*(\w+)(?:\.conj\(\))?)?$|^(-?)\s*(\w+)\s*\*\s*grad$")
 
 
+@functools.lru_cache(maxsize=512)
 def _factor_name(rule: str) -> tuple[str, float, bool] | None:
     """What a rule multiplies the gradient by, as (the saved value's name, sign, whether it divides):
     ``grad * other`` -> (other, 1, False), ``grad / other`` -> (other, 1, True), ``-grad`` ->
