@@ -5,9 +5,14 @@ from __future__ import annotations
 
 import time
 
-from trace_helpers import run
+import pytest
+
+from trace_helpers import no_rules, run  # noqa: F401 (no_rules: the fixture)
 
 from gradcli.views.trace import recorder
+
+# (the rules' words are the op records' business: tests/views/test_trace_rules.py reads them)
+pytestmark = pytest.mark.usefixtures("no_rules")
 
 
 def test_a_20000_node_loop_is_folded_and_its_chain_is_a_power() -> None:

@@ -5,8 +5,15 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
+from trace_helpers import no_rules  # noqa: F401 (the fixture)
+
 from gradcli.engine.autograd import observe
 from gradcli.repl.core import Console
+
+# (the rules' words are the op records' business: tests/views/test_trace_rules.py reads them)
+pytestmark = pytest.mark.usefixtures("no_rules")
 
 
 def console() -> tuple[Console, io.StringIO, io.StringIO]:

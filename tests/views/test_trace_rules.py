@@ -1,30 +1,23 @@
 """The rules in words: the trace prints each node's rules, and names a chain factor by the rule
 that gives it (``d/dself = grad * other``: the factor is ``other``) when the saved value agrees.
 
-The rules here are set on the op records for the test, so that what is checked is how the trace
-reads them, whatever words the records carry."""
+Most tests here read a fixed table of rules (trace_helpers.RULES) so that they check how the
+trace uses a rule, whatever words the op records carry; the last ones check that the rules are
+read from the records and nodes."""
 
 from __future__ import annotations
 
 import pytest
 
-from trace_helpers import ROOT, run_file, run
+from trace_helpers import ROOT, run, run_file, table_rules  # noqa: F401 (table_rules: the fixture)
 
-from gradcli.engine.ops import arithmetic, reductions
-
-
-@pytest.fixture
-def rules(monkeypatch):
-    for deriv, rule in ((arithmetic.MUL.derivs["self"], "grad * other"),
-                        (arithmetic.MUL.derivs["other"], "grad * self"),
-                        (arithmetic.ADD.derivs["self"], "grad"),
-                        (arithmetic.ADD.derivs["other"], "grad * alpha"),
-                        (arithmetic.DIV.derivs["self"], "grad / other (0 with a rounding_mode)"),
-                        (reductions.MEAN.derivs["self"], "grad / numel(self), expanded to self's shape")):
-        monkeypatch.setattr(deriv, "rule", rule)
+from gradcli.engine import api
+from gradcli.engine.ops import arithmetic
+from gradcli.views.trace import describe
 
 
-def test_the_tutorial_chain_names_its_factors(rules) -> None:
+@pytest.mark.usefixtures("table_rules")
+def test_the_tutorial_chain_names_its_factors() -> None:
     err = run_file(ROOT / "samples" / "autograd_tutorial.ag")[1]
     first = err.split("── backward pass 2")[0]
     assert """\
@@ -43,20 +36,40 @@ def test_the_tutorial_chain_names_its_factors(rules) -> None:
 """ in first
 
 
-def test_a_factor_is_named_only_when_the_saved_value_agrees(rules) -> None:
+@pytest.mark.usefixtures("table_rules")
+def test_a_factor_is_named_only_when_the_saved_value_agrees() -> None:
     err = run("import torch\n"
               "x = torch.tensor([0.5, 1.5], requires_grad=True)\n"
               "c = torch.tensor(4.0)\n"
               "y = (x / 3 + x * c).exp()\n"
               "y.sum().backward()\n")[1]
-    # x * c: the factor is c (a named constant); x / 3: 1/3; exp has no rule here: a number
+    # x * c: the factor is c (a named constant); x / 3: 1/3; exp has no rule in the table: a number
     assert "      x * c (line 4)" in err and "∂(x * c)/∂x" in err and "= c = 4\n" in err
     assert "= 1/3 = 0.333333\n" in err
-    assert "where c = 4" in err
+    assert "= 8.72914\n" in err
+    assert "    x.grad[0] = 34.9166 + 2.90971 = 37.8263    where c = 4\n" in err
 
 
-def test_a_rule_that_is_not_a_product_leaves_the_number(rules, monkeypatch) -> None:
-    monkeypatch.setattr(arithmetic.MUL.derivs["self"], "rule", "grad * other, or something else")
+def test_a_rule_that_is_not_a_plain_product_leaves_the_number(monkeypatch) -> None:
+    monkeypatch.setattr(describe, "edge_rule", lambda node, index: "grad * other, or something else")
+    monkeypatch.setattr(describe, "rule_lines", lambda node: [])
     err = run("import torch\nx = torch.tensor([2.0], requires_grad=True)\n(x * 5).sum().backward()\n")[1]
-    assert "    rule      d/dself = grad * other, or something else\n" in err
-    assert "    x.grad[0] = 1 · 5 = 5\n" in err
+    assert "∂(x * 5)/∂x" in err and "    x.grad[0] = 1 · 5 = 5\n" in err
+
+
+def test_the_rules_come_from_the_op_records(monkeypatch) -> None:
+    monkeypatch.setattr(arithmetic.MUL.derivs["self"], "rule", "grad * other")
+    x = api.TORCH["ones"](2, requires_grad=True)
+    node = (x * 3).grad_fn
+    assert describe.edge_rule(node, 0) == "grad * other"
+    assert describe.edge_rule(node, 1) == ""          # 3 needs no gradient: no formula runs
+    assert "d/dself = grad * other" in describe.rule_lines(node)
+
+
+def test_a_nodes_own_rule_lines_are_used_when_it_has_them() -> None:
+    class Node:
+        next_functions = ()
+
+        def rule_lines(self) -> list[str]:
+            return ["adds grad into .grad of the leaf", ""]
+    assert describe.rule_lines(Node()) == ["adds grad into .grad of the leaf"]

@@ -3,7 +3,12 @@ autograd.grad, an error in the middle of a pass, and when the one-element chain 
 
 from __future__ import annotations
 
-from trace_helpers import run
+import pytest
+
+from trace_helpers import no_rules, run  # noqa: F401 (no_rules: the fixture)
+
+# (the rules' words are the op records' business: tests/views/test_trace_rules.py reads them)
+pytestmark = pytest.mark.usefixtures("no_rules")
 
 
 def trace(text: str, **options) -> str:

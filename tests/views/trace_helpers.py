@@ -6,6 +6,8 @@ import io
 import re
 from pathlib import Path
 
+import pytest
+
 from gradcli.engine import api
 from gradcli.lang import Session
 from gradcli.views.trace import TraceView
@@ -39,3 +41,42 @@ def run_file(path: Path, **options) -> tuple[str, str, int]:
 
 def masked(text: str) -> str:
     return ADDRESS.sub("0x?", text)
+
+
+# The rules in words come from the op records; the tests of how the trace reads and lays out a
+# pass use these fixed ones instead (none, or a small table), so that they check the trace and
+# not the records' wording (which tests/engine checks).
+RULES = {
+    ("MulBackward0", "self"): "grad * other",
+    ("MulBackward0", "other"): "grad * self",
+    ("AddBackward0", "self"): "grad",
+    ("AddBackward0", "other"): "grad * alpha",
+    ("DivBackward0", "self"): "grad / other (0 with a rounding_mode)",
+    ("MeanBackward0", "self"): "grad / numel(self), expanded to self's shape",
+}
+
+
+def _table_rule(node, index: int) -> str:
+    from gradcli.views.trace import describe
+    names = describe.edge_names(node)
+    return RULES.get((type(node).__name__, names[index] if index < len(names) else ""), "")
+
+
+def _table_lines(node) -> list[str]:
+    from gradcli.views.trace import describe
+    return [f"d/d{name} = {_table_rule(node, i)}" for i, name in enumerate(describe.edge_names(node))
+            if _table_rule(node, i)]
+
+
+@pytest.fixture
+def no_rules(monkeypatch):
+    from gradcli.views.trace import describe
+    monkeypatch.setattr(describe, "edge_rule", lambda node, index: "")
+    monkeypatch.setattr(describe, "rule_lines", lambda node: [])
+
+
+@pytest.fixture
+def table_rules(monkeypatch):
+    from gradcli.views.trace import describe
+    monkeypatch.setattr(describe, "edge_rule", _table_rule)
+    monkeypatch.setattr(describe, "rule_lines", _table_lines)
