@@ -48,7 +48,7 @@ def prefix(tensor: Any) -> np.ndarray | None:
     return np.asarray(array.flat[:KEPT], dtype=np.float64)
 
 
-@dataclass
+@dataclass(slots=True)
 class ChainEdge:
     child: Any
     nr: int
@@ -57,7 +57,7 @@ class ChainEdge:
     reduced: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class ChainStep:
     """What one node of a pass did, as far as one element's chain needs it."""
     node: Any
@@ -70,7 +70,7 @@ class ChainStep:
     changed_out: bool = False     # a post hook replaced its outgoing gradients
 
 
-@dataclass
+@dataclass(slots=True)
 class Target:
     """A gradient the pass delivers: a leaf's (AccumulateGrad) or an autograd.grad result."""
     node: Any
@@ -80,7 +80,7 @@ class Target:
     values: np.ndarray | None
 
 
-@dataclass
+@dataclass(slots=True)
 class Hop:
     step: ChainStep
     edges: list[int]        # the edges of step that reach the next node down (two for y * y)

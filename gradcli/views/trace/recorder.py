@@ -20,7 +20,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence, TypeVar
 
-from gradcli.views.provenance import Provenance
+from gradcli.lang.runtime import innermost_span
+from gradcli.views.provenance import Provenance, span_text
 from gradcli.views.trace import blocks, describe, elementwise
 from gradcli.views.trace.chain import ChainEdge, ChainRecord, ChainStep, Target, prefix
 from gradcli.views.trace.output import Line, TraceOutput
@@ -56,7 +57,7 @@ def _guarded(method: _Method) -> _Method:
     return guarded  # type: ignore[return-value]
 
 
-@dataclass
+@dataclass(slots=True)
 class _Step:
     number: int
     node: Any
@@ -75,7 +76,7 @@ class _Step:
     next_edge: int = 0
 
 
-@dataclass
+@dataclass(slots=True)
 class _Run:
     """Consecutive nodes from one place of the script (a loop)."""
     place: tuple | None = None
@@ -86,7 +87,7 @@ class _Run:
     node: Any = None
 
 
-@dataclass
+@dataclass(slots=True)
 class _Pass:
     number: int
     accumulate: bool
@@ -127,9 +128,6 @@ class BackwardTrace:
     @_guarded
     def begin(self, roots: Sequence[tuple], root_grads: Sequence[Any], inputs: Sequence[tuple] | None,
               accumulate: bool) -> None:
-        from gradcli.lang.runtime import innermost_span
-        from gradcli.views.provenance import span_text
-
         self.passes += 1
         span = innermost_span()
         call, line = span_text(span), None if span is None else span.line
