@@ -1,8 +1,9 @@
 """The whole trace of the seed tutorial, as a person reads it on a pipe (no colour).
 
 The expected text is in trace_golden/; tests/tools/make_trace_golden.py writes it anew after a
-deliberate change (read the diff).  The acceptance points are also checked one by one, so that
-a regenerated file cannot quietly lose them.
+deliberate change (read the diff) - the trace's wording, or the rules in words of the op records,
+which the golden trace shows as they are.  The acceptance points are also checked one by one, in
+words that hold with or without those rules, so that a regenerated file cannot quietly lose them.
 """
 
 from __future__ import annotations
