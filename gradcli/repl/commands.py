@@ -126,6 +126,11 @@ def _save(console: "Console", argument: str) -> bool:
     return True
 
 
+def _graph(console: "Console", argument: str) -> bool:
+    from gradcli.views.graph.repl import graph_command
+    return graph_command(console, argument)
+
+
 def _quit(console: "Console", argument: str) -> bool:
     console.finished = True
     return True
@@ -138,6 +143,8 @@ COMMANDS: dict[str, Command] = {command.name: command for command in (
     Command("load", "FILE", "run a script in this session (its variables stay)", _load),
     Command("save", "FILE", "write the inputs that ran without error as a script, below the imports "
                             "they use", _save),
+    Command("graph", "TENSOR", "draw the backward graph of a tensor with your names and lines "
+                               "(--full, --depth N)", _graph),
     Command("quit", "", "leave (Ctrl-D on an empty line does the same)", _quit),
 )}
 
