@@ -92,9 +92,9 @@ def operand_names(operand: Any, provenance: Any, param_names: dict) -> str:
         return provenance.label(source, operand.output_nr) or getattr(provenance.origin(source), "text", "")
     if operand.leaf is not None and source is not None:
         return tensor_names(source, provenance, param_names)
-    if operand.constant is not None:
+    if operand.constant is not None:   # outside the graph: its name, else its value when small
         c = operand.constant
-        return values_text(c) if c._data.size <= SMALL else ""
+        return tensor_names(c, provenance, param_names) or (values_text(c) if c._data.size <= SMALL else "")
     return ""
 
 
@@ -142,6 +142,7 @@ class Details:
     saved: list[SavedInfo] = field(default_factory=list)
     hooks: list[str] = field(default_factory=list)
     rules: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 def details(gnode: Any, provenance: Any, param_names: dict | None = None,
@@ -170,6 +171,9 @@ def details(gnode: Any, provenance: Any, param_names: dict | None = None,
         out.saved = saved_of(node, origin, gnode, provenance, param_names)
         out.hooks = hooks_of(node)
         out.rules = rules_of(node)
+        inner = getattr(node, "_fn", None) if type(node).__name__ == "CopySlices" else None
+        if inner is not None:   # PyTorch's CopySlices runs the in-place op's own node on the view's part
+            out.notes.append(f"an in-place {type(inner).__name__} on a view, written into its base")
     return out
 
 
@@ -209,7 +213,8 @@ def saved_of(node: Any, origin: Any, gnode: Any, provenance: Any, param_names: d
                 continue
             if key.startswith("result"):
                 nr = int(key[6:] or 0)
-                source = provenance.label(node, nr) if provenance is not None else ""
+                source = provenance.label(node, nr) or (origin.text if origin is not None else "") \
+                    if provenance is not None else ""
                 meta = gnode.outputs.get(nr)
             else:
                 source = operand_names(args.get(key), provenance, param_names)

@@ -213,6 +213,7 @@ class TreeDrawer:
             style = "warn" if saved.state == "modified" else "detail"
             lines.append([("saved ", "detail"), (saved.text(), style)])
         lines += [[(f"hook: {hook}", "detail")] for hook in facts.hooks]
+        lines += [[(note, "detail")] for note in facts.notes]
         return lines
 
     def _reference(self, gnode: Any) -> Line:
