@@ -146,10 +146,15 @@ def draw(roots: list, provenance: Any, format: str, *, headings: list[str] | Non
         from gradcli.views.graph.tree_text import TreeDrawer, render
         drawer = TreeDrawer(build(roots, provenance), fold=fold, depth=depth, param_names=param_names)
         return render(drawer.lines(headings), color)
-    from gradcli.views.graph import graph_dot, graph_svg
+    from gradcli.views.graph import graph_dot, graph_picture
     if format == "dot":
         return graph_dot(roots, provenance, fold=fold, depth=depth, param_names=param_names)
-    return graph_svg(roots, provenance, layout=layout, fold=fold, depth=depth, param_names=param_names)
+    from gradcli.views.graph.svg import LARGE, picture_svg
+    picture = graph_picture(roots, provenance, fold=fold, depth=depth, param_names=param_names)
+    if len(picture.boxes) > LARGE:
+        say(f"laying out {len(picture.boxes)} boxes: this can take minutes"
+            + (" (leave out --full to fold the loops, or give --depth N)" if not fold else " (try --depth N)"))
+    return picture_svg(picture, layout=layout)
 
 
 def write_stdout(drawing: Any) -> None:

@@ -54,8 +54,9 @@ def meta_text(meta: tuple | None) -> str:
     return f"{shape_text(meta[0])} {dtype_text(meta[1])}"
 
 
-def values_text(t: Tensor) -> str:
-    """A tensor's values when small (one number when all are equal), else its shape and a summary."""
+def values_text(t: Tensor, brief: bool = False) -> str:
+    """A tensor's values when small (one number when all are equal), else its shape and a summary
+    (``brief``: the mean alone, for a box in a picture)."""
     data = np.asarray(t._data)
     if data.size == 0:
         return f"empty {shape_text(data.shape)}"
@@ -68,6 +69,8 @@ def values_text(t: Tensor) -> str:
         return _nested(data.tolist())
     if data.dtype.kind in "fiu":
         as_float = flat.astype(np.float64)
+        if brief:
+            return f"mean {number(as_float.mean())}"
         return (f"{shape_text(data.shape)}, mean {number(as_float.mean())}, "
                 f"min {number(as_float.min())}, max {number(as_float.max())}")
     return shape_text(data.shape)
@@ -99,10 +102,15 @@ def operand_names(operand: Any, provenance: Any, param_names: dict) -> str:
 
 
 def tensor_names(t: Tensor, provenance: Any, param_names: dict) -> str:
-    names = [b.label() for b in provenance.names_of(t)] if provenance is not None else []
-    if not names and id(t) in param_names:
-        names = [param_names[id(t)]]
-    return ", ".join(names)
+    """The names of a tensor outside any node's output (a leaf, a constant): a module's parameter
+    by its path (``model.fc.weight``) and the script's own names; the loop variables that ran
+    over it (``for p in model.parameters()``) only when it has no other name."""
+    bindings = provenance.names_of(t) if provenance is not None else []
+    names = [param_names[id(t)]] if id(t) in param_names else []
+    names += [b.label() for b in bindings if not b.repeated]
+    if not names:
+        names = [b.label() for b in bindings]
+    return ", ".join(dict.fromkeys(names))
 
 
 # -- one node -------------------------------------------------------------------------------------
@@ -140,7 +148,7 @@ class Details:
     leaf: str | None = None        # for AccumulateGrad: the leaf's names ("" if it has none)
     grad: str | None = None        # for a leaf: its .grad
     saved: list[SavedInfo] = field(default_factory=list)
-    hooks: list[str] = field(default_factory=list)
+    hooks: list[HookInfo] = field(default_factory=list)
     rules: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -187,7 +195,8 @@ def _leaf_details(gnode: Any, provenance: Any, param_names: dict) -> Details:
     leaf = gnode.leaf
     bindings = provenance.names_of(leaf) if provenance is not None else []
     names = tensor_names(leaf, provenance, param_names)
-    line = bindings[0].line if bindings else None
+    # where the script made it: its first name's line (a module's parameter was made by the module)
+    line = bindings[0].line if bindings and id(leaf) not in param_names else None
     grad = leaf._grad
     if not leaf._requires_grad:
         grad_text = "no longer requires grad"
@@ -269,20 +278,30 @@ def _hook_name(hook: Any) -> str:
     return "a lambda" if name == "<lambda>" else name
 
 
-def hooks_of(node: Any) -> list[str]:
-    """The hooks registered on a node, in words."""
+@dataclass(frozen=True)
+class HookInfo:
+    short: str     # "tensor hook double", "retain_grad()": what a box in a picture has room for
+    how: str       # how it was registered, or what it does
+
+    def text(self) -> str:
+        return f"{self.short} ({self.how})" if not self.how.startswith(":") else self.short + self.how
+
+
+def hooks_of(node: Any) -> list[HookInfo]:
+    """The hooks registered on a node."""
     hooks = []
+    several = getattr(node, "num_outputs", 1) > 1
     for nr, registered in sorted((getattr(node, "_tensor_pre_hooks", None) or {}).items()):
         for hook in registered.values():
-            on = f" on output {nr}" if getattr(node, "num_outputs", 1) > 1 else ""
-            hooks.append(f"tensor hook {_hook_name(hook)}{on} (register_hook)")
+            on = f" on output {nr}" if several else ""
+            hooks.append(HookInfo(f"tensor hook {_hook_name(hook)}{on}", "register_hook"))
     for hook in (getattr(node, "_pre_hooks", None) or {}).values():
-        hooks.append(f"pre-hook {_hook_name(hook)} (grad_fn.register_prehook)")
+        hooks.append(HookInfo(f"pre-hook {_hook_name(hook)}", "grad_fn.register_prehook"))
     for hook in (getattr(node, "_hooks", None) or {}).values():
-        hooks.append(f"hook {_hook_name(hook)} (grad_fn.register_hook)")
+        hooks.append(HookInfo(f"hook {_hook_name(hook)}", "grad_fn.register_hook"))
     for nr in sorted(getattr(node, "_retain_hooks", None) or {}):
-        on = f" (output {nr})" if getattr(node, "num_outputs", 1) > 1 else ""
-        hooks.append(f"retain_grad(){on}: .grad kept for this non-leaf")
+        on = f" (output {nr})" if several else ""
+        hooks.append(HookInfo(f"retain_grad(){on}", ": .grad kept for this non-leaf"))
     return hooks
 
 

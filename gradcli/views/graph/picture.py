@@ -129,11 +129,16 @@ class PictureBuilder:
         title = gnode.name
         if gnode.leaf is not None:
             lines = [gnode.name]
+            lines += [hook.short for hook in facts.hooks]
             self.picture.boxes.append(Box(ident, lines, kind, "backward accumulate", cluster=cluster, title=title))
             leaf_id = self._new("t")
             label = facts.leaf or "(leaf)"
             shape = describe.shape_text(gnode.outputs[0][0]) if 0 in gnode.outputs else ""
-            self.picture.boxes.append(Box(leaf_id, [label, shape, f"grad {facts.grad}"], "leaf", "tensor leaf",
+            grad = facts.grad
+            if gnode.leaf._grad is not None and len(grad) > 32:
+                grad = describe.values_text(gnode.leaf._grad, brief=True)
+            grad = f"grad {grad}"
+            self.picture.boxes.append(Box(leaf_id, [label, shape, grad], "leaf", "tensor leaf",
                                           title=f"{label}: a leaf; its .grad is {facts.grad}"))
             self.picture.arrows.append(Arrow(leaf_id, ident))
             return
@@ -148,7 +153,7 @@ class PictureBuilder:
             lines.append(where)
         if facts.output:
             lines.append(facts.output)
-        lines += [f"hook: {hook}" for hook in facts.hooks]
+        lines += [hook.short for hook in facts.hooks]
         self.picture.boxes.append(Box(ident, lines, kind, "backward" + (" folded" if count else ""),
                                       cluster=cluster, title=title + (f": {said}" if said else "")))
         if self.show_saved:

@@ -55,31 +55,34 @@ class LastBackward:
         if self.previous is not None:
             self.previous.begin(roots, root_grads, inputs, accumulate)
 
-    # the other events only pass on
+    # the other events only pass on (each is called once per node of a pass: kept cheap)
     def node_starts(self, node, grads) -> None:
-        self._pass("node_starts", node, grads)
+        if self.previous is not None:
+            self.previous.node_starts(node, grads)
 
     def hook_ran(self, node, kind, hook, result) -> None:
-        self._pass("hook_ran", node, kind, hook, result)
+        if self.previous is not None:
+            self.previous.hook_ran(node, kind, hook, result)
 
     def node_done(self, node, outputs) -> None:
-        self._pass("node_done", node, outputs)
+        if self.previous is not None:
+            self.previous.node_done(node, outputs)
 
     def reduced(self, node, index, before, after) -> None:
-        self._pass("reduced", node, index, before, after)
+        if self.previous is not None:
+            self.previous.reduced(node, index, before, after)
 
     def summed(self, child, output_nr, earlier, incoming, total) -> None:
-        self._pass("summed", child, output_nr, earlier, incoming, total)
+        if self.previous is not None:
+            self.previous.summed(child, output_nr, earlier, incoming, total)
 
     def accumulated(self, variable, before, after) -> None:
-        self._pass("accumulated", variable, before, after)
+        if self.previous is not None:
+            self.previous.accumulated(variable, before, after)
 
     def end(self) -> None:
-        self._pass("end")
-
-    def _pass(self, event: str, *args: Any) -> None:
         if self.previous is not None:
-            getattr(self.previous, event)(*args)
+            self.previous.end()
 
 
 def backward_roots(call: BackwardCall, provenance: Any) -> list[Root]:

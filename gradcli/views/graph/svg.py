@@ -10,11 +10,16 @@ import subprocess
 from gradcli.views.graph.picture import Picture
 
 LAYOUTS = ("auto", "dot", "python")
-DOT_TIMEOUT = 60.0   # seconds; a graph dot cannot lay out in a minute is drawn by the Python layout
+DOT_TIMEOUT = 60.0   # seconds
+LARGE = 400          # boxes: a picture this big takes dot (and grandalf) a long time to lay out
 
 
 class LayoutError(Exception):
-    """``layout="dot"`` was asked for and the dot program is missing or failed."""
+    """The picture could not be laid out: dot missing (``layout="dot"``), failed or too slow."""
+
+
+class DotCrashed(LayoutError):
+    """dot ran and failed (``layout="auto"`` then draws with the Python layout)."""
 
 
 def dot_program() -> str | None:
@@ -32,7 +37,7 @@ def picture_svg(picture: Picture, layout: str = "auto") -> str:
         if program is not None:
             try:
                 return render_with_dot(picture, program)
-            except LayoutError:
+            except DotCrashed:
                 if layout == "dot":
                     raise
         elif layout == "dot":
@@ -48,11 +53,14 @@ def render_with_dot(picture: Picture, program: str) -> str:
     try:
         done = subprocess.run([program, "-Tsvg"], input=to_dot(picture).encode("utf-8"), capture_output=True,
                               timeout=DOT_TIMEOUT)
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise LayoutError(f"dot failed: {error}") from None
+    except subprocess.TimeoutExpired:
+        raise LayoutError(f"dot took more than {DOT_TIMEOUT:g} s to lay out {len(picture.boxes)} boxes: "
+                          "fold the loops (leave out --full) or draw less (--depth N)") from None
+    except OSError as error:
+        raise DotCrashed(f"dot failed: {error}") from None
     if done.returncode != 0:
         message = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise LayoutError("dot failed" + (f": {message[-1]}" if message else ""))
+        raise DotCrashed("dot failed" + (f": {message[-1]}" if message else ""))
     text = done.stdout.decode("utf-8")
     start = text.find("<svg")
     return text[start:] if start >= 0 else text   # (no XML prolog: the SVG may be put inside HTML)

@@ -50,7 +50,6 @@ def layout(picture: Picture) -> tuple[dict, dict, float, float]:
     """(box id -> (x, y, w, h) of its top left corner and size, arrow index -> points, width, height)."""
     from grandalf.graphs import Edge, Graph, Vertex
     from grandalf.layouts import SugiyamaLayout
-    from grandalf.routing import route_with_lines
 
     vertices = {}
     for box in picture.boxes:
@@ -71,9 +70,9 @@ def layout(picture: Picture) -> tuple[dict, dict, float, float]:
     for part in graph.C:
         sugiyama = SugiyamaLayout(part)
         sugiyama.xspace, sugiyama.yspace = 24, 34
-        sugiyama.route_edge = route_with_lines
         sugiyama.init_all()
-        sugiyama.draw()
+        sugiyama.draw()   # (sets each edge's path: its ends' centres and a point per rank it crosses)
+        bands = _bands(sugiyama)
         boxes = [v for v in part.sV]
         x0 = min(v.view.xy[0] - v.view.w / 2 for v in boxes)
         y0 = min(v.view.xy[1] - v.view.h / 2 for v in boxes)
@@ -85,7 +84,7 @@ def layout(picture: Picture) -> tuple[dict, dict, float, float]:
             places[v.data] = (cx - w / 2 + dx, cy - h / 2 + dy, w, h)
         for index, edge in edges.items():
             if edge.v[0] in part.sV:
-                paths[index] = [(x + dx, y + dy) for x, y in edge.view._pts]
+                paths[index] = [(x + dx, y + dy) for x, y in _route(edge, bands)]
         left += (x1 - x0) + GAP
         height = max(height, y1 - y0)
     lanes: dict[str, int] = {}
@@ -107,6 +106,31 @@ def _spread_parallel(picture: Picture, paths: dict) -> None:
             shift = (rank - (len(indices) - 1) / 2) * 8
             if shift:
                 paths[index] = [(x + shift, y) for x, y in paths[index]]
+
+
+def _bands(sugiyama: Any) -> dict[float, tuple[float, float]]:
+    """For each rank (by the y of its centre line): the top and bottom of its tallest box."""
+    bands = {}
+    for layer in sugiyama.layers:
+        real = [v for v in layer if hasattr(v, "data")] or list(layer)
+        y = real[0].view.xy[1]
+        bands[y] = (min(v.view.xy[1] - v.view.h / 2 for v in real), max(v.view.xy[1] + v.view.h / 2 for v in real))
+    return bands
+
+
+def _route(edge: Any, bands: dict) -> list:
+    """The edge's path: straight down out of its tail, across the gaps between ranks (never through
+    a rank's band, where the boxes are) and straight down into its head."""
+    points = edge.view._pts
+    tail, head = edge.v[0].view, edge.v[1].view
+    if len(points) < 2 or tail.xy[1] >= head.xy[1]:
+        return list(points)
+    route = [(tail.xy[0], tail.xy[1] + tail.h / 2), (tail.xy[0], bands[tail.xy[1]][1] + 4)]
+    for x, y in points[1:-1]:   # the ranks it crosses: through each band vertically
+        top, bottom = bands.get(y, (y, y))
+        route += [(x, top - 4), (x, bottom + 4)]
+    route += [(head.xy[0], bands[head.xy[1]][0] - 4), (head.xy[0], head.xy[1] - head.h / 2)]
+    return route
 
 
 def _around(tail: tuple, head: tuple, places: dict, lane: int = 0) -> list:

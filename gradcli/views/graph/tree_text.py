@@ -124,7 +124,7 @@ class TreeDrawer:
                      "ref")], [], []
         gnode = item.gnode
         if id(gnode) in self.ids:
-            return self._reference(gnode), [], []
+            return ([(item.lead, "note")] if item.lead else []) + self._reference(gnode), [], []
         run = self.folder.run_at(gnode) if item.run is None else None
         if run is not None:
             return self._expand_run(run, item)
@@ -212,7 +212,7 @@ class TreeDrawer:
         for saved in facts.saved:
             style = "warn" if saved.state == "modified" else "detail"
             lines.append([("saved ", "detail"), (saved.text(), style)])
-        lines += [[(f"hook: {hook}", "detail")] for hook in facts.hooks]
+        lines += [[(f"hook: {hook.text()}", "detail")] for hook in facts.hooks]
         lines += [[(note, "detail")] for note in facts.notes]
         return lines
 
