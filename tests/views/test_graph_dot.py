@@ -80,3 +80,22 @@ def test_svg_by_dot_has_one_group_per_backward_node(monkeypatch):
     backward = groups(svg, "backward")
     assert len(backward) == len(model_of(view_run, "d").nodes) == 12
     assert len({g.get("id") for g in backward}) == 12
+
+
+@needs_dot
+def test_nested_loops_are_nested_clusters_that_dot_renders():
+    view_run = run("""
+        x = torch.tensor(1.0, requires_grad=True)
+        y = x * 1.0
+        for i in range(5):
+            for j in range(20):
+                y = (y * 1.01).sin() + y
+            y = y + 1
+    """)
+    dot = graph_dot([("y", view_run.session.globals["y"])], view_run.provenance)
+    assert dot.count("subgraph cluster_") == 2
+    assert "    subgraph cluster_1 {\n" in dot and "        subgraph cluster_2 {\n" in dot   # the inner, inside
+    done = subprocess.run(["dot", "-Tsvg"], input=dot, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stderr == ""
+    assert len(groups(done.stdout, "loop")) == 2
+    assert len(groups(done.stdout, "backward")) == 1 + 3 + 1 + 1   # y + 1, the inner body, y = x * 1.0, x

@@ -52,7 +52,7 @@ def test_a_loop_body_with_a_fan_out_folds_as_one_block():
     # one iteration shown, its two reads of the iteration before marked, then what the first one reads
     assert node_names(tree) == ["AddBackward0", "SinBackward0", "AddBackward0", "MulBackward0", "MulBackward0",
                                 "MulBackward0", "AccumulateGrad"]
-    assert tree.count("↻ the iteration before (the same nodes, iterations 199…1)") == 2
+    assert tree.count("↻ the iteration before (the loop at line 5 again, iterations 199…1)") == 2
     assert "    └── before the loop: [6] MulBackward0  y = x * 1.0  line 3" in tree
     assert len(lines) < 25
 
@@ -91,3 +91,23 @@ def test_folding_a_long_loop_stays_small():
     tree = draw(view_run, "y")
     assert "MulBackward0 ×3000  y = y * 1.0001  line 5, iterations 3000…1" in tree
     assert len(tree.splitlines()) == 4
+
+
+def test_a_loop_in_a_loop_folds_twice():
+    view_run = run("""
+        x = torch.tensor(1.0, requires_grad=True)
+        y = x
+        for i in range(10):
+            for j in range(50):
+                y = y * 1.01
+            y = y + 1
+    """)
+    assert draw(view_run, "y") == """\
+y  () float32  ·  511 backward nodes, 1 leaf
+└── ×10  a loop at line 7: 51 nodes per iteration, iterations 10…1 (510 nodes)
+    ├── [1] AddBackward0  y = y + 1  line 7, iteration 10  () float32
+    │   └── [2] MulBackward0 ×50  y = y * 1.01  line 6, iterations 500…451  () float32
+    │       │   saved _saved_other = 1.01, version 0, unchanged
+    │       └── ↻ the iteration before (the loop at line 7 again, iterations 9…1)
+    └── before the loop: [3] AccumulateGrad  x, y  leaf, line 2  () float32  grad None
+"""

@@ -24,19 +24,24 @@ def label(lines: list[str]) -> str:
 
 def to_dot(picture: Picture) -> str:
     out = [HEADER]
-    clustered: dict[int, list] = {}
+    inside: dict[int | None, list[str]] = {}   # cluster (None: none) -> its boxes' lines
     for box in picture.boxes:
-        line = _box_line(box)
-        if box.cluster is not None and box.cluster in picture.clusters:
-            clustered.setdefault(box.cluster, []).append(line)
-        else:
-            out.append("    " + line + "\n")
-    for number, (cluster, lines) in enumerate(clustered.items()):
-        out.append(f"    subgraph cluster_{number} {{\n")
-        out.append(f"        label={quote(picture.clusters[cluster])}; style=dashed; color=goldenrod;\n")
-        out.append(f'        id="loop{number + 1}"; class="loop";\n')
-        out.extend("        " + line + "\n" for line in lines)
-        out.append("    }\n")
+        cluster = box.cluster if box.cluster in picture.clusters else None
+        inside.setdefault(cluster, []).append(_box_line(box))
+    children: dict[int | None, list[int]] = {}
+    for cluster in picture.clusters:
+        children.setdefault(picture.parents.get(cluster), []).append(cluster)
+    numbers = {cluster: n + 1 for n, cluster in enumerate(picture.clusters)}
+
+    def write(cluster: int | None, indent: str) -> None:   # (nesting is as deep as the loops)
+        out.extend(f"{indent}{line}\n" for line in inside.get(cluster, ()))
+        for inner in children.get(cluster, ()):
+            out.append(f"{indent}subgraph cluster_{numbers[inner]} {{\n")
+            out.append(f"{indent}    label={quote(picture.clusters[inner])}; style=dashed; color=goldenrod;\n")
+            out.append(f'{indent}    id="loop{numbers[inner]}"; class="loop";\n')
+            write(inner, indent + "    ")
+            out.append(f"{indent}}}\n")
+    write(None, "    ")
     for arrow in picture.arrows:
         attrs = []
         if arrow.style != "solid":

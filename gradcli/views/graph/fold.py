@@ -22,7 +22,7 @@ MIN_RUN = 3           # fewer iterations than this are drawn as they are
 SEGMENT_LIMIT = 400   # a loop body larger than this many nodes is not folded
 
 
-@dataclass
+@dataclass(eq=False)
 class Run:
     """``count`` consecutive copies of one segment, the first (outermost) one shown."""
     entry: Any                        # the first copy's entry node (a GNode)
@@ -31,7 +31,8 @@ class Run:
     count: int
     last_entry: Any                   # the entry of the last copy (the first iteration the loop ran)
     continuation: Any                 # the node the last copy reads where the template reads the next copy
-    nexts: set = field(default_factory=set)   # (template node, edge index) where the next copy is read
+    following: Any = None             # the second copy's entry: what the template reads of the next copy
+    template_set: set = field(default_factory=set)
 
     @property
     def folded_nodes(self) -> int:
@@ -46,23 +47,28 @@ class Folder:
         self.enabled = enabled
         self.runs: dict[int, Run | None] = {}   # id(entry GNode) -> its run, or None when none
 
-    def run_at(self, gnode: Any) -> Run | None:
+    def run_at(self, gnode: Any, within: Run | None = None) -> Run | None:
+        """The run starting at ``gnode``; inside the template of the run ``within`` (a loop in a
+        loop), only a run of that template's own nodes."""
         if not self.enabled or gnode.node is None:
             return None
         key = id(gnode)
         if key not in self.runs:
             self.runs[key] = self._find(gnode) if self.model.key_count.get(gnode.key, 0) >= MIN_RUN else None
-        return self.runs[key]
+        run = self.runs[key]
+        if run is not None and within is not None and not run.members <= within.template_set:
+            return None
+        return run
 
     def _find(self, start: Any) -> Run | None:
         first = _segment(start)
         if first is None:
             return None
         members_list, following, signature = first
+        second = following
         members: set = set(members_list)
         count = 1
         entry = start
-        nexts = {(n, i) for n in members_list for i, (c, _) in enumerate(n.edges) if c is following}
         while True:
             found = _segment(following)
             if found is not None and found[2] == signature:
@@ -80,7 +86,7 @@ class Folder:
             break
         if count < MIN_RUN:
             return None
-        return Run(start, members_list, members, count, entry, following, nexts)
+        return Run(start, members_list, members, count, entry, following, second, set(members_list))
 
 
 def _segment(start: Any) -> tuple[list, Any, tuple] | None:

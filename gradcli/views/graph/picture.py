@@ -49,6 +49,7 @@ class Picture:
     boxes: list[Box] = field(default_factory=list)
     arrows: list[Arrow] = field(default_factory=list)
     clusters: dict[int, str] = field(default_factory=dict)   # number -> label
+    parents: dict[int, int] = field(default_factory=dict)    # cluster -> the cluster it is inside
 
     @property
     def backward_boxes(self) -> list[Box]:
@@ -67,6 +68,7 @@ class PictureBuilder:
         self.ids: dict[int, str] = {}
         self.repeated = {key for key, count in model.key_count.items() if count > 1 and key[1] is not None}
         self._counter = 0
+        self._readers: dict[int, list[str]] = {}   # id(run) -> boxes that read its next copy
 
     def build(self) -> Picture:
         for root, entry in zip(self.model.roots, self.model.entries):
@@ -89,15 +91,34 @@ class PictureBuilder:
 
     def _visit(self, first: Any) -> str:
         """Add ``first`` and everything below it (iteratively); its box's id."""
-        # work: (gnode, the run whose template it belongs to, level, the box it feeds, arrow style)
-        stack: list[tuple[Any, Any, int, str, str]] = []
-        first_id = self._add(first, None, 1, stack)
-        while stack:
-            child, inside, level, parent_id, style = stack.pop()
-            self.picture.arrows.append(Arrow(self._add(child, inside, level, stack), parent_id, style=style))
+        # work: (gnode, the folded loops whose template it is drawn in, level, the box it feeds, style)
+        stack: list[tuple[Any, tuple, int, str, str]] = []
+        first_id = self._add(first, (), 1, stack)
+        self._drain(stack)
         return first_id
 
-    def _add(self, gnode: Any, run: Any, level: int, stack: list) -> str:
+    def _drain(self, stack: list, scope: Any = None, later: list | None = None) -> None:
+        """Add what ``stack`` holds; with a ``scope`` (a run), only its template's nodes, the rest
+        put on ``later``."""
+        while stack:
+            item = stack.pop()
+            child, runs, level, parent_id, style = item
+            if scope is not None and not any(run is scope for run in runs):
+                later.append(item)
+                continue
+            self.picture.arrows.append(Arrow(self._add(child, runs, level, stack), parent_id, style=style))
+
+    def _push(self, child: Any, runs: tuple, level: int, reader: str, stack: list) -> None:
+        """``child`` feeds the box ``reader``: add it later, unless it is the next copy of a folded
+        loop's template (then the loop draws an arrow back, see _add_run)."""
+        for run in reversed(runs):
+            if child is run.following:
+                self._readers.setdefault(id(run), []).append(reader)
+                return
+        inside = tuple(run for run in runs if child in run.template_set)
+        stack.append((child, inside, level, reader, "solid"))
+
+    def _add(self, gnode: Any, runs: tuple, level: int, stack: list) -> str:
         """The box of ``gnode`` (made on first sight; its inputs pushed on ``stack``)."""
         known = self.ids.get(id(gnode))
         if known is not None:
@@ -107,20 +128,14 @@ class PictureBuilder:
             self.picture.boxes.append(Box(ident, ["…", f"(--depth {self.depth})"], "backward", "more",
                                           title="more nodes below: raise --depth"))
             return ident
-        found = self.folder.run_at(gnode) if run is None else None
+        found = self.folder.run_at(gnode, within=runs[-1] if runs else None)
         if found is not None:
-            return self._add_run(found, level, stack)
+            return self._add_run(found, runs, level, stack)
         ident = self.ids[id(gnode)] = self._new("gf")
         facts = describe.details(gnode, self.model.provenance, self.param_names, self.repeated)
-        cluster = id(run) if run is not None else None
-        self._node_box(ident, gnode, facts, cluster)
-        for index, (child, _) in enumerate(gnode.edges):
-            if child is None:
-                continue
-            if run is not None and (gnode, index) in run.nexts:
-                continue   # drawn by _add_run: the previous iteration and what the first one reads
-            inside = run if run is not None and child in run.members else None
-            stack.append((child, inside, level + 1, ident, "solid"))
+        self._node_box(ident, gnode, facts, id(runs[-1]) if runs else None)
+        for child in gnode.children:
+            self._push(child, runs, level + 1, ident, stack)
         return ident
 
     def _node_box(self, ident: str, gnode: Any, facts: describe.Details, cluster: int | None,
@@ -170,42 +185,38 @@ class PictureBuilder:
                                               title=saved.text()))
                 self.picture.arrows.append(Arrow(ident, saved_id, arrow=False))
 
-    def _add_run(self, run: Any, level: int, stack: list) -> str:
+    def _add_run(self, run: Any, runs: tuple, level: int, stack: list) -> str:
         entry = run.entry
         facts = describe.details(entry, self.model.provenance, self.param_names, set())
         iterations = _iterations(run)
         if len(run.template) == 1:
             ident = self.ids[id(entry)] = self._new("gf")
-            self._node_box(ident, entry, facts, None, count=run.count, iterations=iterations)
-            for index, (child, _) in enumerate(entry.edges):
-                if child is None:
-                    continue
-                target = run.continuation if (entry, index) in run.nexts else child
-                if target is not None:
-                    stack.append((target, None, level + 1, ident, "solid"))
+            self._node_box(ident, entry, facts, id(runs[-1]) if runs else None, count=run.count,
+                           iterations=iterations)
+            reads = []
+            for child in entry.children:
+                target = run.continuation if child is run.following else child
+                if target is not None and all(target is not r for r in reads):
+                    reads.append(target)
+                    self._push(target, runs, level + 1, ident, stack)
             return ident
         # a longer body: one iteration in a dashed cluster; its entry's output feeds the copy
         # before it (a dashed arrow back), and the first iteration reads the continuation
         where = f" at line {entry.origin.line}" if entry.origin is not None and entry.origin.line else ""
         self.picture.clusters[id(run)] = (f"a loop{where}: ×{run.count}, {iterations} "
                                           f"({len(run.template)} nodes each, {run.folded_nodes} in all)")
-        local: list[tuple[Any, Any, int, str, str]] = []
-        ident = self._add(entry, run, level, local)
-        while local:   # the template's own nodes now (the arrows back need them), the rest later
-            item = local.pop()
-            child, inside, child_level, parent_id, style = item
-            if inside is not run:
-                stack.append(item)
-                continue
-            self.picture.arrows.append(Arrow(self._add(child, inside, child_level, local), parent_id, style=style))
-        for node, index in sorted(run.nexts, key=lambda pair: (run.template.index(pair[0]), pair[1])):
-            reader = self.ids.get(id(node))
-            if reader is None:
-                continue
+        if runs:
+            self.picture.parents[id(run)] = id(runs[-1])
+        local: list = []
+        ident = self._add(entry, runs + (run,), level, local)
+        later: list = []
+        self._drain(local, run, later)   # the template's own nodes now: the arrows back need them
+        stack.extend(later)
+        for reader in self._readers.pop(id(run), []):
             self.picture.arrows.append(Arrow(ident, reader, style="dashed", label="previous iteration",
-                                                     constraint=False))
+                                             constraint=False))
             if run.continuation is not None:
-                stack.append((run.continuation, None, level + 1, reader, "solid"))
+                self._push(run.continuation, runs, level + 1, reader, stack)
         return ident
 
 

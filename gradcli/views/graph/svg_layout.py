@@ -137,7 +137,7 @@ def _around(tail: tuple, head: tuple, places: dict, lane: int = 0) -> list:
     """An arrow that does not rank (a loop's arrow back, up the picture): out of the right side of
     ``tail``, up right of every box in between, and into the top of ``head``."""
     tx, ty = tail[0] + tail[2], tail[1] + tail[3] / 2
-    above = head[1] - 12
+    above = head[1] - 16
     low, high = min(above, ty), max(above, ty)
     right = max([tx, head[0] + head[2]] + [x + w for x, y, w, h in places.values() if y < high and y + h > low])
     bulge = right + 18 + 12 * lane   # (each arrow back from one box in its own lane)
@@ -153,7 +153,7 @@ def to_svg(picture: Picture) -> str:
                 + [max(p[0] for p in pts) + MARGIN for pts in paths.values() if pts]
                 + [_label_place(paths[i])[0] + 4 + len(a.label) * 6.2 + MARGIN
                    for i, a in enumerate(picture.arrows) if a.label and paths.get(i)])
-    bottom = max([height] + [y + h + LINE_HEIGHT + MARGIN for _, y, _, h in frames.values()])
+    bottom = max([height] + [y + h + MARGIN for _, y, _, h in frames.values()])
     top_extra = max([0.0] + [MARGIN - y for _, y, _, _ in frames.values()])
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{right:.0f}" height="{bottom + top_extra:.0f}" '
            f'viewBox="0 {-top_extra:.0f} {right:.0f} {bottom + top_extra:.0f}" '
@@ -166,7 +166,7 @@ def to_svg(picture: Picture) -> str:
         out.append(f'<g class="cluster loop" id="loop{number + 1}">'
                    f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" fill="none" '
                    f'stroke="#b8860b" stroke-dasharray="6,4" rx="4"/>'
-                   f'<text x="{x + 6:.1f}" y="{y + h + 14:.1f}" fill="#6b5200">'
+                   f'<text x="{x + 6:.1f}" y="{y + h - 6:.1f}" fill="#6b5200">'
                    f'{escape(picture.clusters[cluster])}</text>'
                    '</g>\n')
     labelled: set = set()
@@ -210,14 +210,24 @@ def _label_place(pts: list) -> tuple[float, float]:
 
 
 def _cluster_frames(picture: Picture, places: dict) -> dict[Any, tuple]:
-    frames = {}
-    for cluster in picture.clusters:
+    """Each loop's frame: around its boxes and the frames of the loops inside it."""
+    frames: dict[Any, tuple] = {}
+    depth = {c: _nesting(picture, c) for c in picture.clusters}
+    for cluster in sorted(picture.clusters, key=lambda c: -depth[c]):   # the innermost first
         inside = [places[b.ident] for b in picture.boxes if b.cluster == cluster and b.ident in places]
+        inside += [frame for inner, frame in frames.items() if picture.parents.get(inner) == cluster]
         if not inside:
             continue
         x0 = min(x for x, _, _, _ in inside) - 10
         y0 = min(y for _, y, _, _ in inside) - 10
         x1 = max(x + w for x, _, w, _ in inside) + 10
-        y1 = max(y + h for _, y, _, h in inside) + 10
+        y1 = max(y + h for _, y, _, h in inside) + 10 + LINE_HEIGHT   # (room for the label, at the bottom)
         frames[cluster] = (x0, y0, x1 - x0, y1 - y0)
-    return frames
+    return {c: frames[c] for c in picture.clusters if c in frames}
+
+
+def _nesting(picture: Picture, cluster: Any) -> int:
+    level = 0
+    while cluster in picture.parents:
+        cluster, level = picture.parents[cluster], level + 1
+    return level

@@ -28,9 +28,9 @@ Line = list  # [(text, style name), ...]
 
 @dataclass
 class Item:
-    kind: str                 # "node", "ref", "next", "cut"
+    kind: str                 # "node", "next" (the loop's iteration before), "cut" (--depth)
     gnode: Any = None
-    run: Any = None           # for "node": the run whose template this node belongs to; "next": the run
+    runs: tuple = ()          # the folded loops whose template the node is drawn in, innermost last
     lead: str = ""            # words before the node's own label
 
 
@@ -119,28 +119,31 @@ class TreeDrawer:
         if item.kind == "cut":
             return [(f"… more below (--depth {self.depth})", "note")], [], []
         if item.kind == "next":
-            run = item.run
-            return [(f"↻ the iteration before (the same nodes, {self._iterations(run, after_first=True)})",
-                     "ref")], [], []
+            run = item.runs[-1]
+            where = self._where(run.entry)
+            lead = [(item.lead, "note")] if item.lead else []
+            return lead + [(f"↻ the iteration before (the loop{' at ' + where if where else ''} again, "
+                            f"{self._iterations(run, after_first=True)})", "ref")], [], []
         gnode = item.gnode
         if id(gnode) in self.ids:
             return ([(item.lead, "note")] if item.lead else []) + self._reference(gnode), [], []
-        run = self.folder.run_at(gnode) if item.run is None else None
+        run = self.folder.run_at(gnode, within=item.runs[-1] if item.runs else None)
         if run is not None:
             return self._expand_run(run, item)
         self.ids[id(gnode)] = len(self.ids) + 1
         facts = describe.details(gnode, self.model.provenance, self.param_names, self.repeated)
         label = ([(item.lead, "note")] if item.lead else []) + self._label(gnode, facts)
-        children = []
-        for index, (child, _) in enumerate(gnode.edges):
-            if child is None:
-                continue
-            if item.run is not None and (gnode, index) in item.run.nexts:
-                children.append(Item("next", run=item.run))
-            else:
-                inside = item.run if item.run is not None and child in item.run.members else None
-                children.append(Item("node", child, run=inside))
+        children = [self._child(child, item.runs) for child in gnode.children]
         return label, self._detail_lines(facts), children
+
+    @staticmethod
+    def _child(child: Any, runs: tuple, lead: str = "") -> Item:
+        """The item for ``child`` seen from inside the templates ``runs``: the iteration before
+        where a template reads its next copy; a node of the templates it is in."""
+        for run in reversed(runs):
+            if child is run.following:
+                return Item("next", runs=(run,), lead=lead)
+        return Item("node", child, runs=tuple(r for r in runs if child in r.template_set), lead=lead)
 
     def _expand_run(self, run: Run, item: Item) -> tuple[Line, list[Line], list[Item]]:
         entry = run.entry
@@ -149,23 +152,21 @@ class TreeDrawer:
             self.ids[id(entry)] = len(self.ids) + 1
             facts = describe.details(entry, self.model.provenance, self.param_names, set())
             label = lead + self._label(entry, facts, run=run)
-            children = []
-            for index, (child, _) in enumerate(entry.edges):
-                if child is None:
-                    continue
-                if (entry, index) in run.nexts:
-                    if run.continuation is not None and not any(c.gnode is run.continuation for c in children):
-                        children.append(Item("node", run.continuation))
+            children: list[Item] = []
+            for child in entry.children:
+                if child is run.following:   # the copies' chain: what the last copy reads, once
+                    if run.continuation is not None and all(c.gnode is not run.continuation for c in children):
+                        children.append(self._child(run.continuation, item.runs))
                 else:
-                    children.append(Item("node", child))
+                    children.append(self._child(child, item.runs))
             return label, self._detail_lines(facts), children
         where = self._where(entry)
         label = lead + [(f"×{run.count}", "fold"),
                         (f"  a loop{' at ' + where if where else ''}: {len(run.template)} nodes per iteration, "
                          f"{self._iterations(run)} ({run.folded_nodes} nodes)", "note")]
-        children = [Item("node", entry, run=run)]
+        children = [Item("node", entry, runs=item.runs + (run,))]
         if run.continuation is not None:
-            children.append(Item("node", run.continuation, lead="before the loop: "))
+            children.append(self._child(run.continuation, item.runs, lead="before the loop: "))
         return label, [], children
 
     # -- pieces ----------------------------------------------------------------------------------
