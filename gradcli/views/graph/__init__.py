@@ -16,18 +16,21 @@ from typing import Any
 
 def graph_model(roots: Any, provenance: Any) -> Any:
     """The walked graph (``model.GraphModel``): its nodes, edges and roots."""
-    from gradcli.views.graph.model import build, roots_from
-    return build(roots_from(roots, provenance), provenance)
+    from gradcli.views.graph.model import build, collector_paused, roots_from
+    with collector_paused():
+        return build(roots_from(roots, provenance), provenance)
 
 
 def graph_text(roots: Any, provenance: Any, color: bool = False, *, fold: bool = True, depth: int | None = None,
                param_names: dict | None = None, headings: list[str] | None = None,
                show_rules: bool = True) -> str:
     """The tree as text: plain, or with ANSI colours when ``color``."""
+    from gradcli.views.graph.model import collector_paused
     from gradcli.views.graph.tree_text import TreeDrawer, render
-    drawer = TreeDrawer(graph_model(roots, provenance), fold=fold, depth=depth, param_names=param_names,
-                        show_rules=show_rules)
-    lines = drawer.lines(headings)
+    with collector_paused():
+        drawer = TreeDrawer(graph_model(roots, provenance), fold=fold, depth=depth, param_names=param_names,
+                            show_rules=show_rules)
+        lines = drawer.lines(headings)
     if not color:
         return render(lines, False)
     import io
@@ -42,9 +45,11 @@ def graph_text(roots: Any, provenance: Any, color: bool = False, *, fold: bool =
 def graph_picture(roots: Any, provenance: Any, *, fold: bool = True, depth: int | None = None,
                   param_names: dict | None = None, show_saved: bool = True) -> Any:
     """The boxes and arrows (``picture.Picture``) the DOT and SVG writers draw."""
+    from gradcli.views.graph.model import collector_paused
     from gradcli.views.graph.picture import PictureBuilder
-    return PictureBuilder(graph_model(roots, provenance), fold=fold, depth=depth, param_names=param_names,
-                          show_saved=show_saved).build()
+    with collector_paused():
+        return PictureBuilder(graph_model(roots, provenance), fold=fold, depth=depth, param_names=param_names,
+                              show_saved=show_saved).build()
 
 
 def graph_dot(roots: Any, provenance: Any, **options: Any) -> str:

@@ -142,10 +142,11 @@ def draw(roots: list, provenance: Any, format: str, *, headings: list[str] | Non
          fold: bool, layout: str, param_names: dict, color: bool) -> Any:
     """The drawing: a str, or a Rich Text for the coloured tree."""
     if format == "tree":
-        from gradcli.views.graph.model import build
+        from gradcli.views.graph.model import build, collector_paused
         from gradcli.views.graph.tree_text import TreeDrawer, render
-        drawer = TreeDrawer(build(roots, provenance), fold=fold, depth=depth, param_names=param_names)
-        return render(drawer.lines(headings), color)
+        with collector_paused():
+            drawer = TreeDrawer(build(roots, provenance), fold=fold, depth=depth, param_names=param_names)
+            return render(drawer.lines(headings), color)
     from gradcli.views.graph import graph_dot, graph_picture
     if format == "dot":
         return graph_dot(roots, provenance, fold=fold, depth=depth, param_names=param_names)

@@ -8,8 +8,10 @@ Building it reads only what every node has (its type, ``next_functions``, its or
 
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from gradcli.engine.autograd.accumulate import AccumulateGrad
 from gradcli.engine.tensor import Tensor
@@ -70,6 +72,19 @@ def origin_key(origin: Any) -> tuple | None:
     if span is None:
         return None
     return (span.source.filename, span.line, span.column, span.end_line, span.end_column)
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Drawing a big graph makes objects and frees none: with the cyclic collector on, its passes
+    over the graph's many objects would cost more than the drawing itself."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def build(roots: Sequence[Root], provenance: Any) -> GraphModel:
