@@ -12,7 +12,6 @@ GRAPH_HELP = ("Run a script and draw the backward graph of NAME (default: the te
               "names, lines, saved tensors and hooks.")
 FORMATS = ("tree", "dot", "svg")
 EXTENSIONS = {".svg": "svg", ".dot": "dot", ".gv": "dot"}
-USAGE_ERROR = 2
 
 
 def register(app: Any, kit: Any) -> None:
@@ -55,17 +54,22 @@ def register(app: Any, kit: Any) -> None:
         if isinstance(script, int):
             kit.exit_with(script)
             return
-        kit.exit_with(run_graph(*script, names=list(names or ()), depth=depth, full=full, format=format,
-                                layout=layout, output=output, show_output=show_output, **kit.with_outer(
-                                    ctx, no_color=no_color, debug=debug, no_hints=no_hints, timeout=timeout,
-                                    max_elements=max_elements, plot_dir=plot_dir, seed=seed)))
+        options = kit.with_outer(ctx, no_color=no_color, debug=debug, no_hints=no_hints, timeout=timeout,
+                                 max_elements=max_elements, plot_dir=plot_dir, seed=seed)
+        try:
+            status = run_graph(*script, names=list(names or ()), depth=depth, full=full, format=format,
+                               layout=layout, output=output, show_output=show_output, **options)
+        except Exception as error:   # a bug in gradcli: one line (a traceback with --debug)
+            status = internal_error(error, options["debug"])
+        kit.exit_with(status)
 
 
 def run_graph(text: str, filename: str, *, names: list[str], depth: int | None = None, full: bool = False,
               format: str | None = None, layout: str = "auto", output: str | None = None,
               show_output: bool = False, no_color: bool = False, **run_options: Any) -> int:
     """Run the script and draw; the exit status (the script's, when it failed)."""
-    from gradcli.views.graph.roots import LastBackward
+    from gradcli.views.graph.roots import CannotDraw, LastBackward, param_names, pick_roots
+    from gradcli.views.graph.svg import LayoutError
     from gradcli.views.script_run import run_for_view
 
     recorder = LastBackward().install()
@@ -75,24 +79,19 @@ def run_graph(text: str, filename: str, *, names: list[str], depth: int | None =
         recorder.remove()
     failed = view_run.outcome.exit_code
     try:
-        chosen = choose_roots(view_run, names, recorder)
-    except CannotDrawError as error:
+        roots, headings = pick_roots(view_run, names, recorder)
+    except CannotDraw as error:
         say(str(error) + (" (the script stopped at its error before)" if failed else ""))
         return failed or error.status
-    roots, headings = chosen
     if failed:
         say("the graph as far as the script got:")
     if format is None:
         format = EXTENSIONS.get(_extension(output), "tree")
-    from gradcli.views.graph.roots import param_names
     params = param_names(view_run.session.globals)
     try:
         drawing = draw(roots, view_run.provenance, format, headings=headings, depth=depth, fold=not full,
                        layout=layout, param_names=params, color=output is None and _wants_color(no_color))
-    except Exception as error:   # the dot program failing, mostly; never a traceback
-        from gradcli.views.graph.svg import LayoutError
-        if not isinstance(error, LayoutError):
-            raise
+    except LayoutError as error:   # dot missing (--layout dot), failing or too slow
         say(str(error))
         return failed or 1
     if output is None:
@@ -105,37 +104,6 @@ def run_graph(text: str, filename: str, *, names: list[str], depth: int | None =
             say(f"cannot write '{output}': {error.strerror or error}")
             return failed or 1
     return failed
-
-
-class CannotDrawError(Exception):
-    def __init__(self, message: str, status: int = USAGE_ERROR) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-def choose_roots(view_run: Any, names: list[str], recorder: Any) -> tuple[list, list[str] | None]:
-    """The roots to draw and a note for each heading (which call they came from)."""
-    from gradcli.views.graph.roots import CannotDraw, backward_roots, last_bound, resolve
-
-    session_globals, provenance = view_run.session.globals, view_run.provenance
-    if names:
-        roots = []
-        for name in names:
-            try:
-                roots.append(resolve(name, session_globals))
-            except CannotDraw as error:
-                raise CannotDrawError(str(error)) from None
-        return roots, None
-    call = recorder.last
-    if call is not None:
-        roots = backward_roots(call, provenance)
-        where = f" at line {call.line}" if call.line is not None else ""
-        return roots, [f"the last {call.kind}{where}"] * len(roots)
-    root = last_bound(session_globals, provenance)
-    if root is None:
-        raise CannotDrawError("nothing to draw: the script made no tensor that requires grad "
-                              "(name one: gradcli graph FILE NAME)", status=1)
-    return [root], ["the last tensor the script bound; it called no backward()"]
 
 
 def draw(roots: list, provenance: Any, format: str, *, headings: list[str] | None, depth: int | None,
@@ -166,6 +134,16 @@ def write_stdout(drawing: Any) -> None:
         return
     from rich.console import Console
     Console(file=sys.stdout, force_terminal=True, highlight=False).print(drawing, end="", soft_wrap=True)
+
+
+def internal_error(error: Exception, debug: bool) -> int:
+    import sys
+    import traceback
+
+    from gradcli.lang.diagnostics import Reporter
+    from gradcli.lang.errors import EXIT_INTERNAL_ERROR
+    Reporter(sys.stderr).internal_error(error, "".join(traceback.format_exception(error)) if debug else None)
+    return EXIT_INTERNAL_ERROR
 
 
 def say(message: str) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from gradcli.engine.autograd import observe
 from gradcli.engine.tensor import Tensor
@@ -15,8 +15,16 @@ from gradcli.views.graph.model import Root, root_of
 _PATH = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 
 
+USAGE_ERROR = 2
+
+
 class CannotDraw(Exception):
-    """A NAME the view cannot draw, with the reason in words."""
+    """A NAME the view cannot draw, or nothing to draw, with the reason in words (and the exit
+    status it means: 2 for a NAME given wrong, 1 for a script with no graph)."""
+
+    def __init__(self, message: str, status: int = USAGE_ERROR) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 @dataclass
@@ -83,6 +91,26 @@ class LastBackward:
     def end(self) -> None:
         if self.previous is not None:
             self.previous.end()
+
+
+def pick_roots(view_run: Any, names: Sequence[str], recorder: LastBackward | None = None
+               ) -> tuple[list[Root], list[str] | None]:
+    """The roots to draw for a finished run (``script_run.ViewRun``) and a note for each heading:
+    the NAMEs, else the tensors of the last backward()/autograd.grad() call (``recorder``, installed
+    during the run), else the last tensor the script bound.  CannotDraw says why there are none."""
+    session_globals, provenance = view_run.session.globals, view_run.provenance
+    if names:
+        return [resolve(name, session_globals) for name in names], None
+    call = recorder.last if recorder is not None else None
+    if call is not None:
+        where = f" at line {call.line}" if call.line is not None else ""
+        roots = backward_roots(call, provenance)
+        return roots, [f"the last {call.kind}{where}"] * len(roots)
+    root = last_bound(session_globals, provenance)
+    if root is None:
+        raise CannotDraw("nothing to draw: the script made no tensor that requires grad "
+                         "(name one: gradcli graph FILE NAME)", status=1)
+    return [root], ["the last tensor the script bound; it called no backward()"]
 
 
 def backward_roots(call: BackwardCall, provenance: Any) -> list[Root]:
