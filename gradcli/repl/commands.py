@@ -143,8 +143,7 @@ COMMANDS: dict[str, Command] = {command.name: command for command in (
     Command("load", "FILE", "run a script in this session (its variables stay)", _load),
     Command("save", "FILE", "write the inputs that ran without error as a script, below the imports "
                             "they use", _save),
-    Command("graph", "TENSOR", "draw the backward graph of a tensor with your names and lines "
-                               "(--full, --depth N)", _graph),
+    Command("graph", "TENSOR", "the backward graph of a tensor, with your names and lines", _graph),
     Command("quit", "", "leave (Ctrl-D on an empty line does the same)", _quit),
 )}
 
