@@ -119,7 +119,7 @@ class SavedInfo:
     attr: str            # what the script reads: _saved_self, saved_tensors[0]
     source: str          # its names (y) or a constant's value
     meta: tuple | None   # (shape, dtype)
-    state: str           # "unchanged", "modified", "freed"
+    state: str           # "unchanged", "modified", "freed", or "number" (a Scalar argument, kept as it is)
     version: int | None = None    # now
     saved_at: int | None = None   # when saved
 
@@ -127,9 +127,11 @@ class SavedInfo:
         what = self.attr + (f" = {self.source}" if self.source else "")
         if self.meta is not None:
             what += f"  {meta_text(self.meta)}"
-        return f"{what}, {self.state_text()}"
+        return f"{what}, {self.state_text()}" if self.state != "number" else what
 
     def state_text(self) -> str:
+        if self.state == "number":
+            return "a number"
         if self.state == "freed":
             return "freed by backward"
         if self.state == "modified":
@@ -257,8 +259,8 @@ def _saved_infos(attr: str, value: Any, source: str, meta: tuple | None, provena
         meta = None if constant and source and t._data.ndim == 0 else (tuple(value.shape), t._dtype)
         return [SavedInfo(attr, source, meta, "unchanged" if now == value.version else "modified",
                           now, value.version)]
-    if isinstance(value, Tensor):   # a Scalar overload's number, kept as it is
-        return [SavedInfo(attr, values_text(value), None, "unchanged", value._vc.value, value._vc.value)]
+    if isinstance(value, Tensor):   # a Scalar overload's number, kept as it is (never freed)
+        return [SavedInfo(attr, values_text(value), None, "number")]
     if isinstance(value, (list, tuple)) and any(isinstance(v, SavedTensor) or v is _FREED for v in value):
         out = []
         for i, v in enumerate(value):

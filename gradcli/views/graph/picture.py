@@ -175,7 +175,8 @@ class PictureBuilder:
             for saved in facts.saved:
                 saved_id = self._new("s")
                 state = {"freed": "freed by backward", "unchanged": f"version {saved.version}",
-                         "modified": f"version {saved.version} ≠ {saved.saved_at}: modified"}[saved.state]
+                         "modified": f"version {saved.version} ≠ {saved.saved_at}: modified",
+                         "number": ""}[saved.state]
                 text = saved.attr[len("_saved_"):] if saved.attr.startswith("_saved_") else saved.attr
                 if saved.source:
                     text += f" = {_shorten(saved.source, 24)}"

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from gradcli.engine.autograd import observe
+from gradcli.engine.autograd.accumulate import AccumulateGrad
 from gradcli.engine.tensor import Tensor
 from gradcli.views.graph.model import Root, root_of
 
@@ -117,9 +118,11 @@ def backward_roots(call: BackwardCall, provenance: Any) -> list[Root]:
     roots = []
     for (node, nr), meta in zip(call.edges, call.metas):
         label = provenance.label(node, nr) if provenance is not None else ""
+        if not label:   # a tensor the script never named: the expression that made it
+            label = getattr(provenance.origin(node) if provenance is not None else None, "text", "")
         shape, dtype = meta if meta is not None else ((), None)
-        variable = getattr(node, "variable", None)
-        roots.append(Root(label or "(the tensor backward() started from)", variable, (node, nr), shape, dtype))
+        variable = node.variable if isinstance(node, AccumulateGrad) else None
+        roots.append(Root(label or f"the tensor {call.kind} started from", variable, (node, nr), shape, dtype))
     return roots
 
 
