@@ -45,6 +45,7 @@ class Operand:
     output_nr: int = 0
     leaf: Any = None             # weakref to the leaf, when it was one that requires grad
     constant: Tensor | None = None   # a tensor that does not require grad: kept as is
+    version: int = 0             # its version counter then (a later in-place write shows as a change)
 
     def source(self) -> Any:
         """The grad_fn node, the leaf tensor or the constant tensor (None once freed)."""
@@ -58,12 +59,13 @@ class Operand:
 def operand(value: Any) -> Any:
     """A bound argument as an Origin keeps it: tensors (also inside lists) as Operands."""
     if isinstance(value, Tensor):
-        shape, dtype = tuple(value._data.shape), value._dtype
+        shape, dtype, version = tuple(value._data.shape), value._dtype, value._vc.value
         if value._grad_fn is not None:
-            return Operand(shape, dtype, node=weakref.ref(value._grad_fn), output_nr=value._output_nr)
+            return Operand(shape, dtype, node=weakref.ref(value._grad_fn), output_nr=value._output_nr,
+                           version=version)
         if value._requires_grad:
-            return Operand(shape, dtype, leaf=weakref.ref(value))
-        return Operand(shape, dtype, constant=value)
+            return Operand(shape, dtype, leaf=weakref.ref(value), version=version)
+        return Operand(shape, dtype, constant=value, version=version)
     if isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in value):
         return type(value)(operand(v) for v in value)
     return value
