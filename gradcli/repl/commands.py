@@ -126,6 +126,11 @@ def _save(console: "Console", argument: str) -> bool:
     return True
 
 
+def _explain(console: "Console", argument: str) -> bool:
+    from gradcli.views.explain.command import explain_in_repl
+    return explain_in_repl(console, argument)
+
+
 def _quit(console: "Console", argument: str) -> bool:
     console.finished = True
     return True
@@ -138,6 +143,8 @@ COMMANDS: dict[str, Command] = {command.name: command for command in (
     Command("load", "FILE", "run a script in this session (its variables stay)", _load),
     Command("save", "FILE", "write the inputs that ran without error as a script, below the imports "
                             "they use", _save),
+    Command("explain", "TENSOR", "how a tensor was computed, and its derivative by SymPy beside autograd's "
+                                 "(--wrt LEAF to choose)", _explain),
     Command("quit", "", "leave (Ctrl-D on an empty line does the same)", _quit),
 )}
 

@@ -23,6 +23,7 @@ import numpy as np
 import sympy as sp
 
 from .graph import Graph, Value
+from .numeric import Numbers
 from .replay import symbol, symbolic_sources
 from .simplify import simplest
 
@@ -50,54 +51,41 @@ class LeafDerivative:
 
 
 class Evaluator:
-    """Numbers for expressions at the values the graph ran with (exact inputs, 30 digits)."""
+    """Numbers for expressions at the values the graph ran with, each input exactly (its binary value),
+    computed with mpmath at 30 digits by ``numeric.Numbers``, which meets each shared subexpression once
+    (a derivative repeats its parts many times)."""
 
     def __init__(self, graph: Graph, arrays: dict) -> None:
-        self.subs: dict = {}
+        inputs: dict = {}
         self.by_name: dict[str, Any] = {}
         for value in symbolic_sources(graph):
             data = value.tensor._data
             symbols = arrays[value.key]
             for index in np.ndindex(*value.shape):
-                self.subs[symbols[index]] = _exact(data[index])
+                inputs[symbols[index]] = float(data[index])
                 self.by_name[value.element_name(index)] = data[index]
             self.by_name[value.name] = data
+        self.numbers = Numbers(inputs)
 
     def add_intermediates(self, names: "Intermediates") -> None:
         """Know the named intermediates' values too (for the formulas written with them)."""
         for value, exprs in names.values:
-            data = np.zeros(value.shape)
+            data = np.array(self.many(list(exprs.reshape(-1))), dtype=float).reshape(value.shape)
             for index in np.ndindex(*value.shape):
-                data[index] = self(exprs[index])
                 self.by_name[value.element_name(index)] = data[index]
             self.by_name[value.name] = data
 
     def __call__(self, expr: Any) -> float:
-        try:
-            result = sp.N(sp.sympify(expr).xreplace(self.subs), 30)
-        except (TypeError, ValueError, ZeroDivisionError):
-            return float("nan")
-        if result.is_Number and result.is_real is not False:
-            return float(result)
-        if result in (sp.oo, -sp.oo):
-            return float(result)
-        return float("nan")
+        return self.numbers.value(expr)
+
+    def many(self, exprs: list) -> list[float]:
+        """The values of ``exprs`` (nan where one is not a real number)."""
+        return [self.numbers.value(e) for e in exprs]
 
     def values_of(self, expr: Any) -> list:
         """(name, values) of the symbols ``expr`` reads, by name."""
         names = sorted({s.name for s in sp.sympify(expr).free_symbols if s.name in self.by_name})
         return [(name, self.by_name[name]) for name in names]
-
-
-def _exact(value: Any) -> Any:
-    value = value.item() if hasattr(value, "item") else value
-    if isinstance(value, bool):
-        return sp.Integer(int(value))
-    if isinstance(value, int):
-        return sp.Integer(value)
-    if value != value or value in (float("inf"), float("-inf")):
-        return sp.nan if value != value else (sp.oo if value > 0 else -sp.oo)
-    return sp.Rational(value)
 
 
 class Intermediates:
@@ -128,6 +116,22 @@ def _symbols(value: Value) -> np.ndarray:
     out = np.empty(value.shape, dtype=object)
     for index in np.ndindex(*value.shape):
         out[index] = symbol(value.element_name(index))
+    return out
+
+
+def exact_gradients(graph: Graph, arrays: dict, leaves: list[Value]) -> dict:
+    """SymPy's ∂root/∂leaf (a Jacobian for a root with dims) evaluated at the graph's values, by leaf
+    key, without simplifying or writing formulas: what the tests compare with autograd."""
+    evaluate = Evaluator(graph, arrays)
+    root = arrays[graph.root.key]
+    out = {}
+    for leaf in leaves:
+        symbols = arrays[leaf.key]
+        raw = np.empty(root.shape + leaf.shape, dtype=object)
+        for o in np.ndindex(*root.shape):
+            for i in np.ndindex(*leaf.shape):
+                raw[o + i] = sp.diff(root[o], symbols[i])
+        out[leaf.key] = _evaluate_all(raw, evaluate)
     return out
 
 
@@ -190,10 +194,7 @@ class _Writer:
         return Formula(label, expr, self.evaluate.values_of(expr), index)
 
     def evaluate_all(self, raw: np.ndarray) -> np.ndarray:
-        values = np.zeros(raw.shape, dtype=float)
-        for index in np.ndindex(*raw.shape):
-            values[index] = 0.0 if raw[index] == 0 else self.evaluate(raw[index])
-        return values
+        return _evaluate_all(raw, self.evaluate)
 
     def written(self, raw: Any) -> Any:
         """One element's derivative, simplified, in the leaves or (when that is long) in the names."""
@@ -224,6 +225,14 @@ class _Writer:
             return in_names
         in_leaves = simplest(generic)
         return in_names if _size(in_names) < _size(in_leaves) else in_leaves
+
+
+def _evaluate_all(raw: np.ndarray, evaluate: Evaluator) -> np.ndarray:
+    values = np.zeros(raw.shape, dtype=float)
+    places = [index for index in np.ndindex(*raw.shape) if raw[index] != 0]
+    for index, value in zip(places, evaluate.many([raw[index] for index in places])):
+        values[index] = value
+    return values
 
 
 def _size(expr: Any) -> int:

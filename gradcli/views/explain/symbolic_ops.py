@@ -6,9 +6,10 @@ index, stays a plain NumPy array), any other argument is the value the op got.  
 one array, or a tuple for an op of several outputs (``split``, ``max(dim=...)``).
 
 The forms give PyTorch's derivative at the points where an op is not smooth, where that is a
-choice: ``relu``'s gradient at 0 is 0 (``x > 0``), ``maximum``'s at a tie is 1/2 for each side,
+choice: ``relu``'s gradient at 0 is 0 (``x·[x > 0]``), ``maximum``'s at a tie is 1/2 for each side,
 ``clamp``'s at a bound is 1, ``hardtanh``'s at a bound 0; the steps (``floor``, ``sign``, ...)
-have gradient 0.
+have gradient 0.  Conditionals are Iverson brackets (``symbolic_functions.greater``), whose
+derivative is 0, not SymPy's Piecewise.
 
 ``pointwise`` marks forms that act element by element on every tensor argument: the equations
 write those over one generic element (``z = 3·y²``); the others are written as calls
@@ -105,8 +106,11 @@ def _scalar(b: Args, name: str, default: Any = None) -> Any:
 
 # -- pointwise: one tensor -------------------------------------------------------------------------
 
+gt, ge = fn.greater, fn.at_least   # [a > b], [a ≥ b]
+
+
 def _relu(x: Any) -> Any:
-    return sp.Piecewise((x, x > 0), (0, True))
+    return x * gt(x, 0)
 
 
 def _logit(b: Args) -> np.ndarray:
@@ -118,7 +122,7 @@ def _logit(b: Args) -> np.ndarray:
 
 
 def _clip(x: Any, low: Any, high: Any) -> Any:
-    return sp.Piecewise((low, x < low), (high, x > high), (x, True))
+    return low * gt(low, x) + high * gt(x, high) + x * ge(x, low) * ge(high, x)
 
 
 def _round(b: Args) -> np.ndarray:
@@ -132,7 +136,7 @@ UNARY: dict[str, Callable[[Any], Any]] = {
     "log1p": lambda x: sp.log(1 + x), "sqrt": sp.sqrt, "rsqrt": lambda x: 1 / sp.sqrt(x),
     "sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "asin": sp.asin, "acos": sp.acos, "atan": sp.atan,
     "sinh": sp.sinh, "cosh": sp.cosh, "tanh": sp.tanh, "sigmoid": fn.sigmoid, "erf": sp.erf,
-    "reciprocal": lambda x: 1 / x, "neg": lambda x: -x, "abs": sp.Abs, "sign": fn.sign, "sgn": fn.sign,
+    "reciprocal": lambda x: 1 / x, "neg": lambda x: -x, "abs": fn.absolute, "sign": fn.sign, "sgn": fn.sign,
     "floor": fn.floor, "ceil": fn.ceil, "trunc": fn.trunc, "frac": lambda x: x - fn.trunc(x),
     "relu": _relu, "square": lambda x: x ** 2,
 }
@@ -155,11 +159,11 @@ def _div(b: Args) -> np.ndarray:
 
 def _maximum(x: Any, y: Any) -> Any:
     # PyTorch splits the gradient at a tie: half to each side
-    return sp.Piecewise((x, x > y), (y, x < y), ((x + y) / 2, True))
+    return x * gt(x, y) + y * gt(y, x) + (x + y) / 2 * ge(x, y) * ge(y, x)
 
 
 def _minimum(x: Any, y: Any) -> Any:
-    return sp.Piecewise((x, x < y), (y, x > y), ((x + y) / 2, True))
+    return x * gt(y, x) + y * gt(x, y) + (x + y) / 2 * ge(x, y) * ge(y, x)
 
 
 def _clamp(b: Args) -> np.ndarray:
@@ -167,12 +171,20 @@ def _clamp(b: Args) -> np.ndarray:
     if low is None and high is None:
         raise NoSymbolicForm("clamp without min or max")
     if low is None:
-        return each(lambda x, h: sp.Piecewise((h, x > h), (x, True)), b["self"], high)
+        return each(_clamp_max, b["self"], high)
     if high is None:
-        return each(lambda x, lo: sp.Piecewise((lo, x < lo), (x, True)), b["self"], low)
+        return each(_clamp_min, b["self"], low)
     # min > max gives max; otherwise the input, held in [min, max] (its gradient 1 on the bounds)
-    return each(lambda x, lo, h: sp.Piecewise((h, lo > h), (lo, x < lo), (h, x > h), (x, True)),
+    return each(lambda x, lo, h: h * gt(lo, h) + ge(h, lo) * (lo * gt(lo, x) + h * gt(x, h) + x * ge(x, lo) * ge(h, x)),
                 b["self"], low, high)
+
+
+def _clamp_min(x: Any, low: Any) -> Any:
+    return low * gt(low, x) + x * ge(x, low)
+
+
+def _clamp_max(x: Any, high: Any) -> Any:
+    return high * gt(x, high) + x * ge(high, x)
 
 
 def _scalar_op(function: Callable) -> SymbolicOp:
@@ -190,50 +202,48 @@ def _gelu(b: Args) -> np.ndarray:
 
 
 def _elu(b: Args, alpha: Any, scale: Any, input_scale: Any) -> np.ndarray:
-    return each(lambda x: sp.Piecewise((scale * x, x > 0), (scale * alpha * (sp.exp(input_scale * x) - 1), True)),
-                b["self"])
+    return each(lambda x: scale * x * gt(x, 0) + scale * alpha * (sp.exp(input_scale * x) - 1) * ge(0, x), b["self"])
 
 
 def _softplus(b: Args) -> np.ndarray:
     beta, threshold = number(b.get("beta", 1)), number(b.get("threshold", 20))
-    return each(lambda x: sp.Piecewise((x, beta * x > threshold), (sp.log(1 + sp.exp(beta * x)) / beta, True)),
+    return each(lambda x: x * gt(beta * x, threshold) + sp.log(1 + sp.exp(beta * x)) / beta * ge(threshold, beta * x),
                 b["self"])
 
 
 def _hardtanh(b: Args) -> np.ndarray:
     low, high = number(b.get("min_val", -1)), number(b.get("max_val", 1))
     # PyTorch's gradient is 0 on the bounds
-    return each(lambda x: sp.Piecewise((low, x <= low), (high, x >= high), (x, True)), b["self"])
+    return each(lambda x: low * ge(low, x) + high * ge(x, high) + x * gt(x, low) * gt(high, x), b["self"])
 
 
 def _leaky_relu(b: Args) -> np.ndarray:
     slope = number(b.get("negative_slope", 0.01))
-    return each(lambda x: sp.Piecewise((x, x > 0), (slope * x, True)), b["self"])
+    return each(lambda x: x * gt(x, 0) + slope * x * ge(0, x), b["self"])
 
 
 def _threshold(b: Args) -> np.ndarray:
     threshold, value = number(b["threshold"]), number(b["value"])
-    return each(lambda x: sp.Piecewise((x, x > threshold), (value, True)), b["self"])
+    return each(lambda x: x * gt(x, threshold) + value * ge(threshold, x), b["self"])
 
 
 def _hardshrink(b: Args) -> np.ndarray:
     lambd = number(b.get("lambd", 0.5))
-    return each(lambda x: sp.Piecewise((0, (x >= -lambd) & (x <= lambd)), (x, True)), b["self"])
+    return each(lambda x: x * (1 - ge(x, -lambd) * ge(lambd, x)), b["self"])
 
 
 def _softshrink(b: Args) -> np.ndarray:
     lambd = number(b.get("lambd", 0.5))
-    return each(lambda x: sp.Piecewise((0, (x >= -lambd) & (x <= lambd)), (x - lambd, x > lambd), (x + lambd, True)),
-                b["self"])
+    return each(lambda x: (x - lambd) * gt(x, lambd) + (x + lambd) * gt(-lambd, x), b["self"])
 
 
 def _hardsigmoid(x: Any) -> Any:
-    return sp.Piecewise((0, x <= -3), (1, x >= 3), (x / 6 + sp.Rational(1, 2), True))
+    return gt(x, -3) * gt(3, x) * (x / 6 + sp.Rational(1, 2)) + ge(x, 3)
 
 
 def _hardswish(x: Any) -> Any:
     # PyTorch's gradient: 0 below -3, x/3 + 1/2 up to 3 (both ends included), 1 above
-    return sp.Piecewise((0, x < -3), (x * (x + 3) / 6, x <= 3), (x, True))
+    return ge(x, -3) * ge(3, x) * x * (x + 3) / 6 + x * gt(x, 3)
 
 
 def _activations() -> dict[str, SymbolicOp]:
@@ -355,12 +365,12 @@ def _norm(b: Args) -> np.ndarray:
     if p in ("fro", 2, 2.0):
         return each(sp.sqrt, _reduce(add, each(lambda x: x ** 2, a), dim, keep))
     if p in (1, 1.0):
-        return _reduce(add, each(sp.Abs, a), dim, keep)
+        return _reduce(add, each(fn.absolute, a), dim, keep)
     if p in (math.inf, -math.inf):
-        return _reduce(sp.Max if p > 0 else sp.Min, each(sp.Abs, a), dim, keep)
+        return _reduce(sp.Max if p > 0 else sp.Min, each(fn.absolute, a), dim, keep)
     if isinstance(p, (int, float)) and p > 0:
         q = number(p)
-        return each(lambda s: s ** (1 / q), _reduce(add, each(lambda x: sp.Abs(x) ** q, a), dim, keep))
+        return each(lambda s: s ** (1 / q), _reduce(add, each(lambda x: fn.absolute(x) ** q, a), dim, keep))
     raise NoSymbolicForm(f"norm with p={p!r}")
 
 
@@ -561,13 +571,13 @@ def _mse(b: Args) -> np.ndarray:
 def _smooth_l1(b: Args, key: str, huber: bool) -> np.ndarray:
     beta = number(b.get(key, 1.0))
     if beta == 0:
-        return _reduced(b, each(lambda x, t: sp.Abs(x - t), b["self"], b["target"]))
+        return _reduced(b, each(lambda x, t: fn.absolute(x - t), b["self"], b["target"]))
     if huber:
-        loss = lambda x, t: sp.Piecewise(((x - t) ** 2 / 2, sp.Abs(x - t) < beta),  # noqa: E731
-                                         (beta * (sp.Abs(x - t) - beta / 2), True))
+        loss = lambda x, t: (gt(beta, fn.absolute(x - t)) * (x - t) ** 2 / 2  # noqa: E731
+                             + ge(fn.absolute(x - t), beta) * beta * (fn.absolute(x - t) - beta / 2))
     else:
-        loss = lambda x, t: sp.Piecewise(((x - t) ** 2 / (2 * beta), sp.Abs(x - t) < beta),  # noqa: E731
-                                         (sp.Abs(x - t) - beta / 2, True))
+        loss = lambda x, t: (gt(beta, fn.absolute(x - t)) * (x - t) ** 2 / (2 * beta)  # noqa: E731
+                             + ge(fn.absolute(x - t), beta) * (fn.absolute(x - t) - beta / 2))
     return _reduced(b, each(loss, b["self"], b["target"]))
 
 
@@ -716,7 +726,7 @@ def _table() -> dict[str, SymbolicOp]:
         "maximum": _pw(_maximum, "self", "other"), "minimum": _pw(_minimum, "self", "other"),
         "lerp": _pw(lambda s, e, w: s + w * (e - s), "self", "end", "weight"),
         "clamp": SymbolicOp(_clamp, True), "clip": SymbolicOp(_clamp, True),
-        "clamp_min": _pw(lambda x, lo: sp.Piecewise((lo, x < lo), (x, True)), "self", "min"),
+        "clamp_min": _pw(_clamp_min, "self", "min"),
         "xlogy": _pw(lambda x, y: x * sp.log(y), "self", "other"),
         "addcmul": SymbolicOp(lambda b: each(lambda s, p, q: s + number(b.get("value", 1)) * p * q,
                                              b["self"], b["tensor1"], b["tensor2"]), True),
@@ -724,7 +734,7 @@ def _table() -> dict[str, SymbolicOp]:
                                              b["self"], b["tensor1"], b["tensor2"]), True),
         # the gradient ops a create_graph=True backward records
         "threshold_backward": SymbolicOp(lambda b: each(
-            lambda g, x: sp.Piecewise((0, x <= number(b["threshold"])), (g, True)), b["grad_output"], b["self"]), True),
+            lambda g, x: g * gt(x, number(b["threshold"])), b["grad_output"], b["self"]), True),
         "sigmoid_backward": _pw(lambda g, y: g * (1 - y) * y, "grad_output", "self"),
         "tanh_backward": _pw(lambda g, y: g * (1 - y ** 2), "grad_output", "self"),
         # copies: the same values
