@@ -9,7 +9,8 @@ import sys
 from typing import Any, List, Optional
 
 EXPLAIN_HELP = ("Run a script, then show how NAME was computed as equations with the script's names, and "
-                "its derivative by each leaf from SymPy beside autograd's value.")
+                "its derivative by each leaf from SymPy beside autograd's value (for graphs of up to 64 tensor "
+                "elements; larger ones get the chain rule node by node).")
 WRT_HELP = "A leaf to differentiate by (repeat for several); default: every leaf NAME depends on."
 USAGE_ERROR = 2
 
@@ -58,6 +59,8 @@ def explain_script(text: str, filename: str, name: str, wrt: List[str], *, no_co
     if name not in run.session.globals:
         if run.ok:
             _error(_unknown_name(name, run.session.globals, filename))
+        else:
+            _error(f"explain: the script stopped before it bound {name}")
         return status or USAGE_ERROR
     code = _show(run.provenance, run.session.globals[name], name, wrt, log, sys.stdout,
                  wants_color(sys.stdout, no_color), run_options.get("debug", False))

@@ -841,8 +841,9 @@ TABLE: dict[str, SymbolicOp] = _table()
 
 def pointwise_op_names(families: Sequence[str] = POINTWISE_FAMILIES) -> list[str]:
     """The names of the ops with a node in the pointwise families, in the order they are published."""
-    from gradcli.engine import install
+    from gradcli.engine import api, install   # (api publishes the ops)
     from gradcli.engine.dispatch.op import Op
+    assert api.TORCH
     names = []
     for family in install.FAMILIES:
         if family.__name__.rsplit(".", 1)[-1] in families:
