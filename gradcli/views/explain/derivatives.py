@@ -24,11 +24,13 @@ import sympy as sp
 
 from .graph import Graph, Value
 from .numeric import Numbers
+from .printer import formula
 from .replay import symbol, symbolic_sources
 from .simplify import simplest
 
 JACOBIAN_LINES = 12
-SHORT = 14           # operations: a formula in the leaves up to this long is kept as it is
+SHORT = 14           # operations, and
+SHORT_TEXT = 40      # characters: a formula in the leaves this short is kept as it is
 
 
 @dataclass
@@ -103,8 +105,12 @@ class Intermediates:
         for value, exprs in self.values:
             for index in np.ndindex(*value.shape):
                 element = exprs[index]
-                if not element.is_Atom:   # (a view of a leaf is still the leaf)
-                    expr = expr.subs(element, symbol(value.element_name(index)))
+                if element.is_Atom:   # (a view of a leaf is still the leaf)
+                    continue
+                name = symbol(value.element_name(index))
+                expr = expr.subs(element, name)
+                if element.is_Add:   # (a sum times a number is spread out: 2·h₀ is 2·b₀ + 2·w₀₀·x₀ + ...)
+                    expr = expr.subs(2 * element, 2 * name).subs(-element, -name)
         return expr
 
     def sources(self) -> list:
@@ -198,13 +204,15 @@ class _Writer:
 
     def written(self, raw: Any) -> Any:
         """One element's derivative, simplified, in the leaves or (when that is long) in the names."""
-        if _size(raw) <= SHORT or not self.names.values:
-            return simplest(raw)
-        in_names = simplest(self.names.substitute(raw))
-        if _size(in_names) <= SHORT:
-            return in_names
         in_leaves = simplest(raw)
-        return in_names if _size(in_names) < _size(in_leaves) else in_leaves
+        if _short(in_leaves) or not self.names.values:
+            return in_leaves
+        # Named before simplifying (which may split exp(h₀) into a product of exponentials), and after
+        # (differentiation spreads factors into sums, 2·(a + b) as 2a + 2b): the shortest wins.
+        candidates = [simplest(self.names.substitute(raw))]
+        if not _short(candidates[0]):
+            candidates.append(simplest(self.names.substitute(in_leaves)))
+        return min([*candidates, in_leaves], key=_size)
 
     def shared(self, raw: np.ndarray, shape: tuple) -> Any:
         """The one formula all elements' derivatives are, simplified (None if there is none): in the
@@ -212,18 +220,16 @@ class _Writer:
         generic = _shared(raw, shape, self.leaf_sources)
         if generic is None:
             return None
-        if _size(generic) <= SHORT or not self.names.values:
-            return simplest(generic)
+        in_leaves = simplest(generic)
+        if _short(in_leaves) or not self.names.values:
+            return in_leaves
         named = np.empty(raw.shape, dtype=object)
         for index in np.ndindex(*raw.shape):
-            named[index] = self.names.substitute(raw[index])
+            named[index] = self.names.substitute(simplest(raw[index]))
         generic_named = _shared(named, shape, self.all_sources)
         if generic_named is None:
-            return simplest(generic)
+            return in_leaves
         in_names = simplest(generic_named)
-        if _size(in_names) <= SHORT:
-            return in_names
-        in_leaves = simplest(generic)
         return in_names if _size(in_names) < _size(in_leaves) else in_leaves
 
 
@@ -237,6 +243,10 @@ def _evaluate_all(raw: np.ndarray, evaluate: Evaluator) -> np.ndarray:
 
 def _size(expr: Any) -> int:
     return sp.count_ops(expr)
+
+
+def _short(expr: Any) -> bool:
+    return _size(expr) <= SHORT and len(formula(expr)) <= SHORT_TEXT
 
 
 def _generic_map(sources: list, shape: tuple, index: tuple) -> dict:

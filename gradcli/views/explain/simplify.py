@@ -14,9 +14,9 @@ from typing import Any
 
 import sympy as sp
 
-SIMPLIFY_LIMIT = 40    # operations (sympy.count_ops)
+SIMPLIFY_LIMIT = 16    # operations (sympy.count_ops)
 FACTOR_LIMIT = 120
-BUDGET = 1.0           # seconds for all the formulas of one explanation
+BUDGET = 1.5           # seconds for all the formulas of one explanation
 
 _spent = [0.0]
 
