@@ -21,7 +21,8 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
     (["samples/loop_graph.ag", "step"], "gradcli: explain: step is an int, not a tensor\n"),
     (["samples/autograd_tutorial.ag", "out", "--wrt", "y"],
      "gradcli: explain: y is not a leaf of out: it is computed in the graph; --wrt takes out's leaves: x\n"),
-    (["samples/autograd_tutorial.ag", "out", "--wrt", "q"], "gradcli: explain: q is not a leaf of out (its leaves: x)\n"),
+    (["samples/autograd_tutorial.ag", "out", "--wrt", "q"],
+     "gradcli: explain: q is not a leaf of out (its leaves: x)\n"),
     (["samples/explain_sin.ag", "loss", "--wrt", "x"],
      "gradcli: explain: x is not a leaf of loss: it is a constant (it does not require grad); --wrt takes "
      "loss's leaves: w\n"),
@@ -54,8 +55,8 @@ def test_a_failing_script_is_reported_and_what_it_bound_is_still_explained(tmp_p
 
 
 def test_stdin_and_the_outer_options():
-    result = gradcli("--no-color", "explain", "-", "y", input="import torch\nx = torch.tensor(2.0, requires_grad=True)\n"
-                                                              "y = x ** 3\n", FORCE_COLOR="1")
+    script = "import torch\nx = torch.tensor(2.0, requires_grad=True)\ny = x ** 3\n"
+    result = gradcli("--no-color", "explain", "-", "y", input=script, FORCE_COLOR="1")
     assert result.returncode == 0
     assert "\x1b[" not in result.stdout
     assert result.stdout.splitlines()[-1] == "  ∂y/∂x = 3·x² = 12 at x = 2  ✓"

@@ -108,7 +108,8 @@ r_huber = F.huber_loss(x, t, delta=0.7)
 r_bce = F.binary_cross_entropy(torch.sigmoid(x), t)
 r_bce_logits = F.binary_cross_entropy_with_logits(x, t)
 r_cross_entropy = F.cross_entropy(m, torch.tensor([2, 0]))
-r_nll_weight = F.nll_loss(F.log_softmax(m, 1), torch.tensor([1, 2]), weight=torch.tensor([1.0, 2.0, 0.5], dtype=torch.float64))
+w3 = torch.tensor([1.0, 2.0, 0.5], dtype=torch.float64)
+r_nll_weight = F.nll_loss(F.log_softmax(m, 1), torch.tensor([1, 2]), weight=w3)
 r_inplace = (m * 1).add_(1).relu_()
 """
 

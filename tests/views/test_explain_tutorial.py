@@ -43,6 +43,20 @@ SymPy's derivative, checked against autograd (torch.autograd.grad on the same op
   ∂pred/∂w = x·cos(w·x) = [1.0806, -2.96998] at w = [0.5, -1], x = [2, 3]  ✓
 """
 
+NEURON = """\
+How loss was computed (the script's names; unnamed steps folded in):
+  loss = (r - target)²                               line 13: (r - target) ** 2
+  r = h·[h > 0]                                      line 12: F.relu(h)
+  h = b + w @ x                                      line 11: w @ x + b
+  x: [1, -2, 0.5] (a constant, shape [3], float32)   line 7
+  target: 2 (a constant, scalar, float32)            line 10
+  w: a leaf (shape [3], float32, requires_grad)      line 8
+  b: a leaf (scalar, float32, requires_grad)         line 9
+SymPy's derivative, checked against autograd (w.grad, b.grad, left by the script's loss.backward() at line 14):
+  ∂loss/∂w = 2·x·(r - target)·[h > 0] = [-1, 2, -0.5] at h = 1.5, r = 1.5, target = 2, x = [1, -2, 0.5]  ✓
+  ∂loss/∂b = 2·(r - target)·[h > 0] = -1 at h = 1.5, r = 1.5, target = 2  ✓
+"""
+
 
 def test_the_tutorial_out_by_x():
     result = gradcli("explain", str(TUTORIAL), "out", "--wrt", "x")
@@ -56,36 +70,45 @@ def test_without_wrt_every_leaf_of_out_is_taken():
     assert gradcli("explain", str(TUTORIAL), "out").stdout == TUTORIAL_OUT
 
 
-@pytest.mark.parametrize(("name", "expected"), [("loss", SIN_LOSS), ("pred", SIN_PRED)])
-def test_the_explain_sample(name, expected):
-    result = gradcli("explain", "samples/explain_sin.ag", name)
+@pytest.mark.parametrize(("sample", "name", "expected"), [("explain_sin", "loss", SIN_LOSS),
+                                                           ("explain_sin", "pred", SIN_PRED),
+                                                           ("explain_neuron", "loss", NEURON)])
+def test_the_explain_samples(sample, name, expected):
+    result = gradcli("explain", f"samples/{sample}.ag", name)
     assert (result.returncode, result.stderr, result.stdout) == (0, "", expected)
 
 
-def _torch_leaf_grad(script: str, name: str):
-    """Run ``script`` with real PyTorch; the .grad of the leaf behind ``name`` (the first leaf found
-    walking its graph: the script rebinds x later, the graph still holds the x ``name`` read)."""
-    torch = pytest.importorskip("torch")
+def _torch_leaf_grads(script: str, name: str) -> list:
+    """Run ``script`` with real PyTorch; the .grad of each leaf behind ``name``, found by walking its
+    graph (the tutorial rebinds x later: the graph still holds the x ``name`` read)."""
+    pytest.importorskip("torch")
     namespace: dict = {}
     with redirect_stdout(io.StringIO()):
         exec(compile(script, "script", "exec"), namespace)
-    node = namespace[name].grad_fn
-    seen = [node]
-    while seen:
-        node = seen.pop()
+    grads, seen, todo = [], set(), [namespace[name].grad_fn]
+    while todo:
+        node = todo.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
         if hasattr(node, "variable"):
-            return node.variable.grad.numpy().astype(float)
-        seen.extend(child for child, _ in node.next_functions if child is not None)
-    assert torch is not None
-    raise AssertionError("no leaf")
+            grads.append(node.variable.grad.numpy().astype(float))
+        todo.extend(child for child, _ in node.next_functions)
+    return grads
+
+
+def _shown(line: str) -> np.ndarray:
+    """The numbers after the formula's '=' on an explain line: '= [-1, 2, -0.5] at' or '= -1 at'."""
+    text = re.search(r" = (\[[^=]*?\]|-?[0-9.]+)(?: at |  ✓)", line).group(1)
+    return np.array([float(v) for v in text.strip("[]").split(", ")])
 
 
 def test_the_numbers_are_pytorchs():
-    want = _torch_leaf_grad(TUTORIAL.read_text(), "out")
-    assert np.all(want == 4.5)
-    line = TUTORIAL_OUT.splitlines()[-1]
-    assert re.search(r"= 4\.5 at x = 1  ✓$", line)
-    sin = (ROOT / "samples" / "explain_sin.ag").read_text()
-    want = _torch_leaf_grad(sin, "loss")
-    shown = re.search(r"= \[(.*?)\] at", SIN_LOSS.splitlines()[-1]).group(1)
-    np.testing.assert_allclose([float(v) for v in shown.split(", ")], want, rtol=1e-5)
+    want, = _torch_leaf_grads(TUTORIAL.read_text(), "out")
+    assert np.all(want == 4.5) and _shown(TUTORIAL_OUT.splitlines()[-1]).tolist() == [4.5]
+    want, = _torch_leaf_grads((ROOT / "samples" / "explain_sin.ag").read_text(), "loss")
+    np.testing.assert_allclose(_shown(SIN_LOSS.splitlines()[-1]), want, rtol=1e-5)
+    grads = _torch_leaf_grads((ROOT / "samples" / "explain_neuron.ag").read_text(), "loss")
+    by_shape = {g.shape: g for g in grads}
+    np.testing.assert_allclose(_shown(NEURON.splitlines()[-2]), by_shape[(3,)], rtol=1e-6)
+    np.testing.assert_allclose(_shown(NEURON.splitlines()[-1]), by_shape[()].reshape(1), rtol=1e-6)

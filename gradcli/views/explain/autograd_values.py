@@ -122,8 +122,8 @@ def autograd_gradients(graph: Graph, tensor: Tensor, leaves: list[Value], log: B
                 out_shape = tuple(tensor._data.shape)
                 grads = [leaf.tensor._grad._data.astype(float).reshape(out_shape + leaf.shape) for leaf in leaves]
                 names = ", ".join(f"{leaf.name}.grad" for leaf in leaves)
-                return AutogradAnswer(_by_leaf(leaves, grads), f"{names}, left by the script's {', '.join(sorted(where))}",
-                                      notes=notes)
+                source = f"{names}, left by the script's {', '.join(sorted(where))}"
+                return AutogradAnswer(_by_leaf(leaves, grads), source, notes=notes)
     try:
         copy = rerecord(graph)
     except ReplayFailed as failed:

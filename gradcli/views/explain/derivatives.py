@@ -216,20 +216,24 @@ class _Writer:
 
     def shared(self, raw: np.ndarray, shape: tuple) -> Any:
         """The one formula all elements' derivatives are, simplified (None if there is none): in the
-        leaves, or in the names when that is one formula too and shorter."""
+        leaves, or in the names when that is one formula too and shorter (or the only one)."""
         generic = _shared(raw, shape, self.leaf_sources)
-        if generic is None:
+        in_leaves = None if generic is None else simplest(generic)
+        if in_leaves is not None and (_short(in_leaves) or not self.names.values):
+            return in_leaves
+        if not self.names.values:
             return None
-        in_leaves = simplest(generic)
-        if _short(in_leaves) or not self.names.values:
-            return in_leaves
-        named = np.empty(raw.shape, dtype=object)
-        for index in np.ndindex(*raw.shape):
-            named[index] = self.names.substitute(simplest(raw[index]))
-        generic_named = _shared(named, shape, self.all_sources)
-        if generic_named is None:
-            return in_leaves
-        in_names = simplest(generic_named)
+        in_names = None
+        for written in (lambda e: e, simplest):   # (as differentiated, then simplified: see written())
+            named = np.empty(raw.shape, dtype=object)
+            for index in np.ndindex(*raw.shape):
+                named[index] = self.names.substitute(written(raw[index]))
+            generic_named = _shared(named, shape, self.all_sources)
+            if generic_named is not None:
+                in_names = simplest(generic_named)
+                break
+        if in_names is None or in_leaves is None:
+            return in_names if in_names is not None else in_leaves
         return in_names if _size(in_names) < _size(in_leaves) else in_leaves
 
 
