@@ -1,5 +1,6 @@
 """SymPy expressions and numbers on one line, as a person writes them: ``3·(x + 2)/2``, ``3·y²``,
-``(x if x > 0 else 0)``; and arrays of numbers as short nested lists."""
+``h·[h > 0]`` (an Iverson bracket prints itself), ``(a if c else b)`` for a SymPy Piecewise; and
+arrays of numbers as short nested lists."""
 
 from __future__ import annotations
 

@@ -1,12 +1,14 @@
 """An Explanation as text: plain on a pipe, coloured by Rich on a terminal.
 
     How out was computed (the script's names; unnamed steps folded in):
-      out = mean(z)      line 16: z.mean()
-      z = 3·y²           line 15: y * y * 3
-      y = x + 2          line 10: x + 2
-      x: a leaf (2×2, float32, requires_grad)   line 8
-    SymPy's derivative, checked against autograd (x.grad from the script's out.backward() (line 29)):
+      out = mean(z)                                      line 16: z.mean()
+      z = 3·y²                                           line 15: y * y * 3
+      y = x + 2                                          line 10: x + 2
+      x: a leaf (shape [2, 2], float32, requires_grad)   line 8
+    SymPy's derivative, checked against autograd (x.grad, left by the script's out.backward() at line 28):
       ∂out/∂x = 3·(x + 2)/2 = 4.5 at x = 1  ✓
+
+or, for a graph SymPy does not take, the chain rule node by node (a loop's repeated nodes folded).
 """
 
 from __future__ import annotations
