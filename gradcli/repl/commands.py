@@ -143,8 +143,8 @@ COMMANDS: dict[str, Command] = {command.name: command for command in (
     Command("load", "FILE", "run a script in this session (its variables stay)", _load),
     Command("save", "FILE", "write the inputs that ran without error as a script, below the imports "
                             "they use", _save),
-    Command("explain", "TENSOR", "how a tensor was computed, and its derivative by SymPy beside autograd's "
-                                 "(--wrt LEAF to choose)", _explain),
+    Command("explain", "TENSOR", "how it was computed; SymPy's derivative beside autograd's (--wrt LEAF)",
+            _explain),
     Command("quit", "", "leave (Ctrl-D on an empty line does the same)", _quit),
 )}
 
