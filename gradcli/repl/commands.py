@@ -141,6 +141,11 @@ def _graph(console: "Console", argument: str) -> bool:
     return graph_command(console, argument)
 
 
+def _explain(console: "Console", argument: str) -> bool:
+    from gradcli.views.explain.command import explain_in_repl
+    return explain_in_repl(console, argument)
+
+
 def _quit(console: "Console", argument: str) -> bool:
     console.finished = True
     return True
@@ -156,6 +161,8 @@ COMMANDS: dict[str, Command] = {command.name: command for command in (
     Command("trace", "on|off", "show the chain rule step by step at each backward() and autograd.grad(), "
                                "on stderr", _trace),
     Command("graph", "TENSOR", "the backward graph of a tensor, with your names and lines", _graph),
+    Command("explain", "TENSOR", "how it was computed; SymPy's derivative beside autograd's (--wrt LEAF)",
+            _explain),
     Command("quit", "", "leave (Ctrl-D on an empty line does the same)", _quit),
 )}
 

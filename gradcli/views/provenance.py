@@ -40,16 +40,17 @@ class Operand:
     and output number, or the leaf itself), or, for a tensor outside the graph, the tensor.
     (A plain slotted class: one is made per tensor argument of every op recorded.)"""
 
-    __slots__ = ("shape", "dtype", "node", "output_nr", "leaf", "constant")
+    __slots__ = ("shape", "dtype", "node", "output_nr", "leaf", "constant", "version")
 
     def __init__(self, shape: tuple, dtype: Any, node: Any = None, output_nr: int = 0, leaf: Any = None,
-                 constant: Tensor | None = None) -> None:
+                 constant: Tensor | None = None, version: int = 0) -> None:
         self.shape = shape
         self.dtype = dtype
         self.node = node               # weakref to its grad_fn then (None for a leaf or a constant)
         self.output_nr = output_nr
         self.leaf = leaf               # weakref to the leaf, when it was one that requires grad
         self.constant = constant       # a tensor that does not require grad: kept as is
+        self.version = version         # its version counter then (a later in-place write shows as a change)
 
     def __repr__(self) -> str:
         kind = "node" if self.node is not None else "leaf" if self.leaf is not None else "constant"
@@ -67,12 +68,13 @@ class Operand:
 def operand(value: Any) -> Any:
     """A bound argument as an Origin keeps it: tensors (also inside lists) as Operands."""
     if isinstance(value, Tensor):
-        shape, dtype = tuple(value._data.shape), value._dtype
+        shape, dtype, version = tuple(value._data.shape), value._dtype, value._vc.value
         if value._grad_fn is not None:
-            return Operand(shape, dtype, node=weakref.ref(value._grad_fn), output_nr=value._output_nr)
+            return Operand(shape, dtype, node=weakref.ref(value._grad_fn), output_nr=value._output_nr,
+                           version=version)
         if value._requires_grad:
-            return Operand(shape, dtype, leaf=weakref.ref(value))
-        return Operand(shape, dtype, constant=value)
+            return Operand(shape, dtype, leaf=weakref.ref(value), version=version)
+        return Operand(shape, dtype, constant=value, version=version)
     if isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in value):
         return type(value)(operand(v) for v in value)
     return value
