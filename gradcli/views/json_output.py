@@ -1,0 +1,120 @@
+"""``gradcli run --json`` / ``eval --json``: one JSON document on stdout instead of the output.
+
+The document holds what the script printed (as lines, in order), the warnings and the error
+as data, how the run ended and its exit status, and the final variables.  Its JSON Schema is
+``json_schema.json`` beside this module.  The diagnostics are still written on stderr as text,
+as in a plain run: a tool reads stdout, a person watching sees stderr.  The exit status is the
+plain run's.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+import gradcli
+from gradcli.lang.diagnostics import Report
+
+FORMAT = "gradcli-run"
+FORMAT_VERSION = 1
+SCHEMA_PATH = Path(__file__).with_name("json_schema.json")
+
+
+class CapturedOutput(io.TextIOBase):
+    """The script's stdout, kept; writes after ``close_run`` are dropped (a ``__repr__`` of the
+    script that prints while its variables are described)."""
+
+    def __init__(self) -> None:
+        self.kept = io.StringIO()
+        self.open = True
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if self.open:
+            self.kept.write(text)
+        return len(text)
+
+    def isatty(self) -> bool:
+        return False
+
+    def lines_so_far(self) -> int:
+        """How many whole lines were printed up to now."""
+        return self.kept.getvalue().count("\n")
+
+    def close_run(self) -> str:
+        self.open = False
+        return self.kept.getvalue()
+
+
+def report_data(report: Report) -> dict[str, Any]:
+    """A diagnostic's fields as the document gives them (``file`` for its filename)."""
+    return {"kind": report.kind, "type": report.type, "message": report.message, "file": report.filename,
+            "line": report.line, "column": report.column, "end_line": report.end_line,
+            "end_column": report.end_column, "hint": report.hint}
+
+
+def output_lines(text: str) -> tuple[list[str], bool]:
+    """Printed text as lines (split at ``\\n`` only) and whether it ended with a newline."""
+    if not text:
+        return [], True
+    lines = text.split("\n")
+    ends = lines[-1] == ""
+    if ends:
+        lines.pop()
+    return lines, ends
+
+
+class JsonView:
+    """Keeps stdout for the document; hears the diagnostics; writes the document at the end."""
+
+    def __init__(self, filename: str | None = None) -> None:
+        self.filename = filename
+        self.captured = CapturedOutput()
+        self.stdout: TextIO = sys.stdout
+        self.warnings: list[dict] = []
+        self.error: dict | None = None
+
+    def configure(self, session_options: dict) -> None:
+        self.stdout = session_options.get("stdout") or sys.stdout
+        session_options["stdout"] = self.captured
+        session_options["color"] = False
+
+    def before(self, session: Any) -> None:
+        session.reporter.listener = self.heard
+
+    def heard(self, report: Report) -> None:
+        if report.kind == "warning":
+            self.warnings.append({**report_data(report), "after_line": self.captured.lines_so_far()})
+        else:
+            self.error = report_data(report)
+
+    def after(self, session: Any, outcome: Any, code: int) -> int:
+        session.reporter.listener = None
+        document = self.document(session, outcome, code)
+        self.stdout.write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
+        self.stdout.flush()
+        return code
+
+    def document(self, session: Any, outcome: Any, code: int) -> dict[str, Any]:
+        from gradcli.views.values import describe_variables
+
+        lines, ends = output_lines(self.captured.close_run())
+        return {
+            "format": FORMAT,
+            "version": FORMAT_VERSION,
+            "gradcli": gradcli.__version__,
+            "torch": gradcli.TORCH_VERSION,
+            "file": self.filename,
+            "status": outcome.status,
+            "exit_code": code,
+            "output": lines,
+            "output_ends_with_newline": ends,
+            "warnings": self.warnings,
+            "error": self.error,
+            "variables": describe_variables(session.globals),
+        }
