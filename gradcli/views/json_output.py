@@ -13,7 +13,7 @@ import io
 import json
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Callable, TextIO
 
 import gradcli
 from gradcli.lang.diagnostics import Report
@@ -69,6 +69,28 @@ def output_lines(text: str) -> tuple[list[str], bool]:
     return lines, ends
 
 
+class Diagnostics:
+    """What a Reporter's listener heard: the warnings (each with how many output lines came
+    before it) and the error that ended the run."""
+
+    def __init__(self, lines_so_far: Callable[[], int]) -> None:
+        self.lines_so_far = lines_so_far
+        self.warnings: list[Report] = []
+        self.warning_data: list[dict] = []
+        self.error: Report | None = None
+
+    def heard(self, report: Report) -> None:
+        if report.kind == "warning":
+            self.warnings.append(report)
+            self.warning_data.append({**report_data(report), "after_line": self.lines_so_far()})
+        else:
+            self.error = report
+
+    @property
+    def error_data(self) -> dict | None:
+        return None if self.error is None else report_data(self.error)
+
+
 class JsonView:
     """Keeps stdout for the document; hears the diagnostics; writes the document at the end."""
 
@@ -76,8 +98,7 @@ class JsonView:
         self.filename = filename
         self.captured = CapturedOutput()
         self.stdout: TextIO = sys.stdout
-        self.warnings: list[dict] = []
-        self.error: dict | None = None
+        self.diagnostics = Diagnostics(self.captured.lines_so_far)
 
     def configure(self, session_options: dict) -> None:
         self.stdout = session_options.get("stdout") or sys.stdout
@@ -85,13 +106,7 @@ class JsonView:
         session_options["color"] = False
 
     def before(self, session: Any) -> None:
-        session.reporter.listener = self.heard
-
-    def heard(self, report: Report) -> None:
-        if report.kind == "warning":
-            self.warnings.append({**report_data(report), "after_line": self.captured.lines_so_far()})
-        else:
-            self.error = report_data(report)
+        session.reporter.listener = self.diagnostics.heard
 
     def after(self, session: Any, outcome: Any, code: int) -> int:
         session.reporter.listener = None
@@ -101,20 +116,27 @@ class JsonView:
         return code
 
     def document(self, session: Any, outcome: Any, code: int) -> dict[str, Any]:
-        from gradcli.views.values import describe_variables
+        return run_document(self.filename, outcome.status, code, self.captured.close_run(),
+                            self.diagnostics.warning_data, self.diagnostics.error_data, session.globals)
 
-        lines, ends = output_lines(self.captured.close_run())
-        return {
-            "format": FORMAT,
-            "version": FORMAT_VERSION,
-            "gradcli": gradcli.__version__,
-            "torch": gradcli.TORCH_VERSION,
-            "file": self.filename,
-            "status": outcome.status,
-            "exit_code": code,
-            "output": lines,
-            "output_ends_with_newline": ends,
-            "warnings": self.warnings,
-            "error": self.error,
-            "variables": describe_variables(session.globals),
-        }
+
+def run_document(filename: str | None, status: str, exit_code: int, printed: str, warnings: list[dict],
+                 error: dict | None, namespace: dict[str, Any]) -> dict[str, Any]:
+    """The document (as the schema describes it) of a finished run."""
+    from gradcli.views.values import describe_variables
+
+    lines, ends = output_lines(printed)
+    return {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "gradcli": gradcli.__version__,
+        "torch": gradcli.TORCH_VERSION,
+        "file": filename,
+        "status": status,
+        "exit_code": exit_code,
+        "output": lines,
+        "output_ends_with_newline": ends,
+        "warnings": warnings,
+        "error": error,
+        "variables": describe_variables(namespace),
+    }

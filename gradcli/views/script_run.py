@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 import sys
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import Any, Callable, TextIO
 
 from gradcli.views.provenance import Provenance
 
@@ -53,10 +53,11 @@ class ViewRun:
 def run_for_view(text: str, filename: str, *, show_output: bool = False, no_color: bool = False,
                  debug: bool = False, no_hints: bool = False, timeout: float | None = None,
                  max_elements: int | None = None, seed: int | None = None, plot_dir: str | None = None,
-                 stderr: TextIO | None = None) -> ViewRun:
+                 stderr: TextIO | None = None, prepare: Callable[[Any], None] | None = None) -> ViewRun:
     """Run ``text`` with provenance on.  Its stdout is kept (and shown with ``show_output``);
     an error is reported on ``stderr`` and the run still returns, so that a view can show the
-    graph as far as the script got."""
+    graph as far as the script got.  ``prepare(session)``, when given, runs just before the
+    script (a view installing a tracer or a diagnostics listener)."""
     from gradcli.lang.output import wants_color
     from gradcli.lang.runtime import Session
 
@@ -71,6 +72,8 @@ def run_for_view(text: str, filename: str, *, show_output: bool = False, no_colo
         session.engine.TORCH["manual_seed"](seed)
     provenance = Provenance().start(session.context)
     try:
+        if prepare is not None:
+            prepare(session)
         outcome = session.run_source(text, filename)
     finally:
         provenance.stop()
