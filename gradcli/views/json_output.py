@@ -21,6 +21,7 @@ from gradcli.lang.diagnostics import Report
 FORMAT = "gradcli-run"
 FORMAT_VERSION = 1
 SCHEMA_PATH = Path(__file__).with_name("json_schema.json")
+NON_FINITE = ("nan", "inf", "-inf")     # how the document writes floats JSON has no number for
 
 
 class CapturedOutput(io.TextIOBase):
@@ -49,6 +50,22 @@ class CapturedOutput(io.TextIOBase):
     def close_run(self) -> str:
         self.open = False
         return self.kept.getvalue()
+
+
+def dumps(value: Any, indent: str = "") -> str:
+    """JSON indented by two spaces, with a list of numbers (a shape, a tensor's values) on one line
+    and other lists (the output's lines) one item a line.  ``allow_nan=False``: the document never holds NaN or Infinity (they are strings)."""
+    inner = indent + "  "
+    if isinstance(value, dict) and value:
+        items = [f"{inner}{json.dumps(key, ensure_ascii=False)}: {dumps(item, inner)}" for key, item in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + indent + "}"
+    if isinstance(value, list) and not all(_number_like(item) for item in value):
+        return "[\n" + ",\n".join(inner + dumps(item, inner) for item in value) + "\n" + indent + "]"
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+
+def _number_like(item: Any) -> bool:
+    return item is None or isinstance(item, (bool, int, float)) or item in NON_FINITE
 
 
 def report_data(report: Report) -> dict[str, Any]:
@@ -111,7 +128,7 @@ class JsonView:
     def after(self, session: Any, outcome: Any, code: int) -> int:
         session.reporter.listener = None
         document = self.document(session, outcome, code)
-        self.stdout.write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
+        self.stdout.write(dumps(document) + "\n")
         self.stdout.flush()
         return code
 

@@ -234,3 +234,14 @@ def test_every_sample_gives_a_valid_document(capsys, sample):
     document = strict_json(capsys.readouterr().out)
     VALIDATOR.validate(document)
     assert code == document["exit_code"]
+
+
+def test_the_layout_reads_back_as_the_same_value():
+    from gradcli.views.json_output import dumps
+
+    value = {"a": [], "b": {}, "c": [1, "nan", None, True], "d": [{"e": ["x", "y"]}, [1.5, [2]]], "f": "é"}
+    text = dumps(value)
+    assert json.loads(text) == value
+    assert '"c": [1, "nan", null, true]' in text and '"e": [\n' in text and "é" in text
+    with pytest.raises(ValueError):
+        dumps({"x": float("nan")})      # never a bare NaN in the document
