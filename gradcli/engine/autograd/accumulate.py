@@ -15,6 +15,7 @@ class AccumulateGrad(Node):
 
     __slots__ = ("variable",)
     __script_attrs__ = NODE_ATTRS | {"variable"}
+    rule = "adds grad into .grad of the leaf (.grad = grad when it is None)"
 
     def __init__(self, variable: Tensor) -> None:
         super().__init__(())

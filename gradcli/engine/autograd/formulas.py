@@ -10,7 +10,7 @@ records a graph of its own (higher-order derivatives come for free).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
@@ -22,19 +22,32 @@ if TYPE_CHECKING:
 
 Formula = Callable[[Any, Any], Any]
 
+# The rule of an input PyTorch gives no derivative for (its node is <NotImplemented>).
+NOT_IMPLEMENTED = "not implemented: backward raises an error"
+# The rule of a random draw's inputs (bernoulli's p, normal's mean and std): PyTorch's zeros.
+SAMPLED = "0 (a random draw passes no gradient)"
+
 
 @dataclass
 class Deriv:
     """The gradient formula for one input: the saved values it reads, the formula, and the
-    formula in words for people (``grad * other``; the trace and graph views show it)."""
+    formula in words for people (``grad * other``; the trace and graph views show it), in terms
+    of ``grad`` (the incoming gradient) and the op's parameter names.  An op whose overloads
+    differentiate differently (max of everything, along a dim, of two tensors) words each
+    overload's node in ``node_rules`` (node name -> rule)."""
     needs: tuple[str, ...]
     fn: Formula
     rule: str = ""
+    node_rules: dict[str, str] = field(default_factory=dict)
+
+    def rule_for(self, node_name: str) -> str:
+        """The rule in words as the node called ``node_name`` applies it."""
+        return self.node_rules.get(node_name, self.rule)
 
 
-def d(*needs: str, rule: str = "") -> Callable[[Formula], Deriv]:
+def d(*needs: str, rule: str = "", node_rules: dict[str, str] | None = None) -> Callable[[Formula], Deriv]:
     """``d("other", rule="grad * other")(lambda g, s: g * s.other)`` reads like a derivatives.yaml line."""
-    return lambda fn: Deriv(tuple(needs), fn, rule)
+    return lambda fn: Deriv(tuple(needs), fn, rule, dict(node_rules or {}))
 
 
 def together(inputs: tuple[str, ...], needs: tuple[str, ...],

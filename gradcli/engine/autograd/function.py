@@ -113,6 +113,9 @@ class BackwardFunction(Node, FunctionCtx):
             self._released = True
             self._saved = None
 
+    def rule_lines(self) -> list[str]:
+        return [f"{self._forward_cls.__name__}.backward(ctx, grad): the Function's own backward()"]
+
     def _tensor_input_grads(self, result: Any) -> list:
         """backward's result as gradients for the tensor inputs, checked as PyNode::apply does."""
         name = type(self).__name__

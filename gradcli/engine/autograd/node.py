@@ -21,6 +21,7 @@ from ..errors import TorchRuntimeError
 from ..shape_rules import type_string
 from ..tensor import Tensor
 from . import observe
+from .formulas import Formulas
 
 
 _sequence = itertools.count()
@@ -140,6 +141,16 @@ class Node:
         """(shape, dtype) of the input behind next_functions[index], for shaping its grad."""
         return None
 
+    # -- what the views show ----------------------------------------------------------------
+    # The node's rule in words, for the nodes that are not made from the op table (the op
+    # nodes read theirs from their op's record).
+    rule = ""
+
+    def rule_lines(self) -> list[str]:
+        """What the node does to the incoming gradient ``grad``, in words: one line per input
+        of an op node (``d/dself = grad * other``), the node's own text for the others."""
+        return [self.rule]
+
 
 class SavedTensor:
     """A tensor saved for backward, with its version at the time it was saved."""
@@ -245,6 +256,26 @@ class OpNode(Node):
 
     def apply(self, grads: list, create_graph: bool) -> list:
         return list(self._backward(self._unpack(), grads))
+
+    def rule_lines(self) -> list[str]:
+        """``d/d<input> = <rule>`` for each input that requires grad, from the op's record; a
+        list input (cat's tensors) as one ``d/dtensors[i]`` line."""
+        backward = self._backward
+        if not isinstance(backward, Formulas):
+            return ["d/dself = grad (passed through unchanged)"]  # record_identity's node
+        node_name = type(self).__name__
+        lines: list[str] = []
+        listed: set[str] = set()
+        for (name, index), deriv in zip(backward.keys, backward.derivs):
+            if deriv is None:
+                continue  # an input that does not require grad
+            if index is not None:
+                if name in listed:
+                    continue
+                listed.add(name)
+                name += "[i]"
+            lines.append(f"d/d{name} = {deriv.rule_for(node_name)}")
+        return lines
 
     def release(self) -> None:
         saved = self._saved

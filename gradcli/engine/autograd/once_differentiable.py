@@ -24,6 +24,7 @@ class _ErrorNode(Node):
     """PyTorch's ``Error`` node: running it raises its message."""
 
     __slots__ = ("_message", "_meta")
+    rule = "none: a @once_differentiable backward may not be differentiated (raises)"
 
     def __init__(self, next_functions: tuple, message: str, meta: list) -> None:
         super().__init__(next_functions)

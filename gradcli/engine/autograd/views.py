@@ -153,9 +153,15 @@ class CopySlicesNode(Node):
         self._released = True
         self._fn.release()
 
+    def rule_lines(self) -> list[str]:
+        """The base's line, then the in-place op's node's own rules (its self is the view)."""
+        return [f"grad to the base, the view's part replaced by {type(self._fn).__name__}'s d/dself:"] + \
+            ["  " + line for line in self._fn.rule_lines()]
+
 
 class AsStridedNode(Node):
     __slots__ = ("_view_fn", "_meta")
+    rule = "zeros of the base's shape, grad added where the view sits"
 
     def __init__(self, base_edge: tuple, view_fn: Replay, base_meta: tuple) -> None:
         super().__init__((base_edge,))

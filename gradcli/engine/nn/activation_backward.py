@@ -15,7 +15,8 @@ import numpy as np
 from ..autograd.formulas import Deriv, d
 from ..dispatch.publish import Catalog
 from ..errors import TorchRuntimeError
-from ..ops.backward_ops import call, grad_op, where, zeros
+from ..autograd.formulas import NOT_IMPLEMENTED
+from ..ops.backward_ops import FLAT, call, grad_op, where, zeros
 from ..tensor import Tensor
 
 CATALOG = Catalog()
@@ -24,11 +25,14 @@ CATALOG = Catalog()
 # -- piecewise-linear activations: the second derivative is 0 ---------------------------------------
 
 HARDTANH = grad_op(CATALOG, "hardtanh_backward", "HardtanhBackwardBackward0",
-                   lambda b: where((b.self <= b.min_val) | (b.self >= b.max_val), 0.0, b.grad_output), d()(zeros))
+                   lambda b: where((b.self <= b.min_val) | (b.self >= b.max_val), 0.0, b.grad_output),
+                   d(rule=FLAT)(zeros), linear_rule="where(self <= min_val or self >= max_val, 0, grad)")
 LEAKY_RELU = grad_op(CATALOG, "leaky_relu_backward", "LeakyReluBackwardBackward0",
-                     lambda b: where(b.self > 0, b.grad_output, b.grad_output * b.negative_slope), d()(zeros))
+                     lambda b: where(b.self > 0, b.grad_output, b.grad_output * b.negative_slope),
+                     d(rule=FLAT)(zeros), linear_rule="where(self > 0, grad, grad * negative_slope)")
 SHRINK = {kind: grad_op(CATALOG, f"{kind}_backward", f"{kind.capitalize()}BackwardBackward0",
-                        lambda b: where((b.self >= -b.lambd) & (b.self <= b.lambd), 0.0, b.grad_output), d()(zeros))
+                        lambda b: where((b.self >= -b.lambd) & (b.self <= b.lambd), 0.0, b.grad_output),
+                        d(rule=FLAT)(zeros), linear_rule="where(-lambd <= self <= lambd, 0, grad)")
           for kind in ("hardshrink", "softshrink")}
 
 
@@ -52,7 +56,9 @@ def _elu_double(gg: Tensor, s: Any) -> Tensor:
 
 
 ELU = grad_op(CATALOG, "elu_backward", "EluBackwardBackward0", _elu_value,
-              d("grad_output", "self")(_elu_double))
+              d("grad_output", "self", rule="where(self < 0, grad * grad_output * d(elu's slope)/dself, 0)")(
+                  _elu_double),
+              linear_rule="grad * elu's slope at self (the rule of EluBackward0)")
 
 
 # -- smooth activations --------------------------------------------------------------------------------
@@ -90,7 +96,8 @@ def _gelu_double(gg: Tensor, s: Any) -> Tensor:
 
 
 GELU = grad_op(CATALOG, "gelu_backward", "GeluBackwardBackward0", _gelu_value,
-               d("grad_output", "self")(_gelu_double))
+               d("grad_output", "self", rule="grad * grad_output * pdf(self) * (2 - self^2)")(_gelu_double),
+               linear_rule="grad * (cdf(self) + self * pdf(self)), N(0, 1)'s cdf and pdf")
 
 
 def _softplus_value(b: Any) -> Tensor:
@@ -106,23 +113,29 @@ def _softplus_double(gg: Tensor, s: Any) -> Tensor:
 
 
 SOFTPLUS = grad_op(CATALOG, "softplus_backward", "SoftplusBackwardBackward0", _softplus_value,
-                   d("grad_output", "self")(_softplus_double))
+                   d("grad_output", "self", rule="grad * grad_output * beta * z * (1 - z), z = sigmoid(beta * self);"
+                                                 " 0 where beta * self >= threshold")(_softplus_double),
+                   linear_rule="where(beta * self > threshold, grad, grad * sigmoid(beta * self))")
 
 HARDSWISH = grad_op(
     CATALOG, "hardswish_backward", "HardswishBackwardBackward0",
     lambda b: where(b.self <= -3, 0.0, where(b.self < 3, b.grad_output * (b.self / 3 + 0.5), b.grad_output)),
-    d("grad_output", "self")(lambda gg, s: where((s.self > -3.0) & (s.self < 3.0), gg * s.grad_output / 3.0, 0.0)))
+    d("grad_output", "self", rule="where(-3 < self < 3, grad * grad_output / 3, 0)")(
+        lambda gg, s: where((s.self > -3.0) & (s.self < 3.0), gg * s.grad_output / 3.0, 0.0)),
+    linear_rule="where(self <= -3, 0, where(self < 3, grad * (self / 3 + 0.5), grad))")
 
 # sigmoid(-x): PyTorch's kernel computes it stably from exp(-|x|)
 LOG_SIGMOID = grad_op(
     CATALOG, "log_sigmoid_backward", "LogSigmoidBackwardBackward0", lambda b: b.grad_output * (-b.self).sigmoid(),
-    d("grad_output", "self")(lambda gg, s: gg * s.grad_output * (s.self.sigmoid() - 1) * s.self.sigmoid()))
+    d("grad_output", "self", rule="grad * grad_output * (sigmoid(self) - 1) * sigmoid(self)")(
+        lambda gg, s: gg * s.grad_output * (s.self.sigmoid() - 1) * s.self.sigmoid()),
+    linear_rule="grad * sigmoid(-self)")
 
 
 def _not_implemented(name: str) -> Deriv:
     def formula(g: Tensor, s: Any) -> Tensor:
         raise TorchRuntimeError(f"derivative for aten::{name} is not implemented")
-    return d()(formula)
+    return d(rule=NOT_IMPLEMENTED)(formula)
 
 
 # PyTorch has no double backward for hardsigmoid: the gradient's node is <NotImplemented>.

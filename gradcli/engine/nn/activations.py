@@ -110,7 +110,9 @@ def _hardtanh_grad(g: Tensor, s: Any) -> Tensor:
 
 
 hardtanh, hardtanh_ = pair("hardtanh", "Tensor input, Scalar min_val=-1, Scalar max_val=1", _hardtanh_forward,
-                           "HardtanhBackward0", d("self")(_hardtanh_grad), "HardtanhBackward0",
+                           "HardtanhBackward0",
+                           d("self", rule="where(self <= min_val or self >= max_val, 0, grad)")(_hardtanh_grad),
+                           "HardtanhBackward0",
                            exposes=("min_val", "max_val"))
 
 
@@ -136,8 +138,11 @@ def _leaky_relu_result_grad(g: Tensor, s: Any) -> Tensor:
 
 
 leaky_relu, leaky_relu_ = pair("leaky_relu", "Tensor input, Scalar negative_slope=0.01", _leaky_relu_forward,
-                               "LeakyReluBackward0", d("self")(_leaky_relu_grad), "LeakyReluBackward1",
-                               d("result")(_leaky_relu_result_grad), exposes=("negative_slope",))
+                               "LeakyReluBackward0",
+                               d("self", rule="where(self > 0, grad, grad * negative_slope)")(_leaky_relu_grad),
+                               "LeakyReluBackward1",
+                               d("result", rule="where(result > 0, grad, grad * negative_slope)")(
+                                   _leaky_relu_result_grad), exposes=("negative_slope",))
 
 
 # -- elu / selu / celu -------------------------------------------------------------------------
@@ -167,9 +172,11 @@ def _elu_result_grad(alpha: float, scale: float, input_scale: float, g: Tensor, 
 
 _ELU_SIG = "Tensor input, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1"
 elu, elu_ = pair("elu", _ELU_SIG, _elu_forward, "EluBackward0",
-                 d("self")(lambda g, s: _elu_grad(s.alpha, s.scale, s.input_scale, g, s.self)),
+                 d("self", rule="grad * where(self <= 0, input_scale * alpha * scale * exp(input_scale * self),"
+                                " scale)")(lambda g, s: _elu_grad(s.alpha, s.scale, s.input_scale, g, s.self)),
                  "EluBackward1",
-                 d("result")(lambda g, s: _elu_result_grad(s.alpha, s.scale, s.input_scale, g, s.result)),
+                 d("result", rule="grad * where(result <= 0, input_scale * (result + alpha * scale), scale)")(
+                     lambda g, s: _elu_result_grad(s.alpha, s.scale, s.input_scale, g, s.result)),
                  exposes=("alpha", "scale", "input_scale"))
 
 
@@ -199,8 +206,10 @@ def _celu_forward(b: dict) -> Any:
 
 
 celu, celu_ = pair("celu", "Tensor input, Scalar alpha=1.0", _celu_forward, "CeluBackward0",
-                   d("self")(lambda g, s: _elu_grad(s.alpha, 1.0, 1.0 / s.alpha, g, s.self)), "CeluBackward1",
-                   d("result")(lambda g, s: _elu_result_grad(s.alpha, 1.0, 1.0 / s.alpha, g, s.result)),
+                   d("self", rule="grad * where(self <= 0, exp(self / alpha), 1)")(
+                       lambda g, s: _elu_grad(s.alpha, 1.0, 1.0 / s.alpha, g, s.self)), "CeluBackward1",
+                   d("result", rule="grad * where(result <= 0, result / alpha + 1, 1)")(
+                       lambda g, s: _elu_result_grad(s.alpha, 1.0, 1.0 / s.alpha, g, s.result)),
                    public=True, exposes=("alpha",))
 
 
@@ -218,12 +227,16 @@ def _gelu_forward(b: dict) -> Any:
     return K.gelu(a, contiguous=a.flags.c_contiguous)
 
 
+# (approximate='tanh' takes the slope of its tanh formula instead)
+GELU_RULE = "grad * (cdf(self) + self * pdf(self)), N(0, 1)'s cdf and pdf"
+
+
 def _gelu_grad(g: Tensor, s: Any) -> Tensor:
     return call(G.GELU, g, self=s.self, approximate=s.approximate)
 
 
 gelu, _ = pair("gelu", "Tensor input, *, str approximate='none'", _gelu_forward, "GeluBackward0",
-               d("self")(_gelu_grad), exposes=("approximate",))
+               d("self", rule=GELU_RULE)(_gelu_grad), exposes=("approximate",))
 
 
 # -- silu / mish / softplus / logsigmoid ---------------------------------------------------------
@@ -246,7 +259,9 @@ def _silu_grad(g: Tensor, s: Any) -> Tensor:
     return g * sig * add_scalar(s.self * _one_minus(sig), 1.0)
 
 
-silu, silu_ = pair("silu", "Tensor input", _silu_forward, "SiluBackward0", d("self")(_silu_grad), "SiluBackward0")
+silu, silu_ = pair("silu", "Tensor input", _silu_forward, "SiluBackward0",
+                   d("self", rule="grad * sigmoid(self) * (1 + self * (1 - sigmoid(self)))")(_silu_grad),
+                   "SiluBackward0")
 
 
 def _mish_forward(b: dict) -> Any:
@@ -260,7 +275,9 @@ def _mish_grad(g: Tensor, s: Any) -> Tensor:
     return g * (t + x * x.sigmoid() * _one_minus(t * t))
 
 
-mish, mish_ = pair("mish", "Tensor input", _mish_forward, "MishBackward0", d("self")(_mish_grad), "MishBackward0")
+mish, mish_ = pair("mish", "Tensor input", _mish_forward, "MishBackward0",
+                   d("self", rule="grad * (t + self * sigmoid(self) * (1 - t^2)), t = tanh(softplus(self))")(
+                       _mish_grad), "MishBackward0")
 
 
 def _softplus_forward(b: dict) -> Any:
@@ -274,7 +291,9 @@ def _softplus_grad(g: Tensor, s: Any) -> Tensor:
 
 
 softplus, _ = pair("softplus", "Tensor input, Scalar beta=1, Scalar threshold=20", _softplus_forward,
-                   "SoftplusBackward0", d("self")(_softplus_grad), exposes=("beta", "threshold"))
+                   "SoftplusBackward0",
+                   d("self", rule="where(beta * self > threshold, grad, grad * sigmoid(beta * self))")(_softplus_grad),
+                   exposes=("beta", "threshold"))
 
 
 def _log_sigmoid_forward(b: dict) -> Any:
@@ -286,7 +305,7 @@ def _log_sigmoid_grad(g: Tensor, s: Any) -> Tensor:
 
 
 log_sigmoid, _ = pair("log_sigmoid", "Tensor input", _log_sigmoid_forward, "LogSigmoidBackward0",
-                      d("self")(_log_sigmoid_grad))
+                      d("self", rule="grad * sigmoid(-self)")(_log_sigmoid_grad))
 
 
 # -- hardsigmoid / hardswish ---------------------------------------------------------------------
@@ -302,7 +321,8 @@ def _hardsigmoid_grad(g: Tensor, s: Any) -> Tensor:
 
 
 hardsigmoid, hardsigmoid_ = pair("hardsigmoid", "Tensor input", _hardsigmoid_forward, "HardsigmoidBackward0",
-                                 d("self")(_hardsigmoid_grad), "HardsigmoidBackward0")
+                                 d("self", rule="where(-3 < self < 3, grad / 6, 0)")(_hardsigmoid_grad),
+                                 "HardsigmoidBackward0")
 
 
 def _hardswish_forward(b: dict) -> Any:
@@ -316,7 +336,8 @@ def _hardswish_grad(g: Tensor, s: Any) -> Tensor:
 
 
 hardswish, hardswish_ = pair("hardswish", "Tensor input", _hardswish_forward, "HardswishBackward0",
-                             d("self")(_hardswish_grad), "HardswishBackward0")
+                             d("self", rule="where(self <= -3, 0, where(self < 3, grad * (self / 3 + 0.5), grad))")(
+                                 _hardswish_grad), "HardswishBackward0")
 
 
 # -- threshold ----------------------------------------------------------------------------------
@@ -333,7 +354,8 @@ def _threshold_grad(g: Tensor, s: Any) -> Tensor:
 
 
 threshold, threshold_ = pair("threshold", "Tensor input, Scalar threshold, Scalar value", _threshold_forward,
-                             "ThresholdBackward0", d("self")(_threshold_grad), "ThresholdBackward1",
+                             "ThresholdBackward0", d("self", rule="where(self <= threshold, 0, grad)")(_threshold_grad),
+                             "ThresholdBackward1",
                              public=True, exposes=("threshold",))
 
 
@@ -362,9 +384,11 @@ def _shrink_grad(kind: str) -> Callable:
 
 
 hardshrink, _ = pair("hardshrink", "Tensor input, Scalar lambd=0.5", _hardshrink_forward, "HardshrinkBackward0",
-                     d("self")(_shrink_grad("hardshrink")), public=True, method=True, exposes=("lambd",))
+                     d("self", rule="where(-lambd <= self <= lambd, 0, grad)")(_shrink_grad("hardshrink")),
+                     public=True, method=True, exposes=("lambd",))
 softshrink, _ = pair("softshrink", "Tensor input, Scalar lambd=0.5", _softshrink_forward, "SoftshrinkBackward0",
-                     d("self")(_shrink_grad("softshrink")), exposes=("lambd",))
+                     d("self", rule="where(-lambd <= self <= lambd, 0, grad)")(_shrink_grad("softshrink")),
+                     exposes=("lambd",))
 
 
 def relu_(input: Tensor) -> Tensor:  # noqa: A002 - PyTorch's name

@@ -173,7 +173,10 @@ NATIVE_BATCH_NORM = defop(
     "native_batch_norm", "native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
     "Tensor? running_var, bool training, float momentum, float eps)", _forward, node="NativeBatchNormBackward0",
     inputs=("self", "weight", "bias"), function=False, method=False, exposes=("training", "eps"),
-    derivs=together(("self", "weight", "bias"), _SAVED, _grads))
+    derivs=together(("self", "weight", "bias"), _SAVED, _grads, rules=(
+        "invstd * (gw - mean(gw) - xhat * mean(gw * xhat)), gw = grad * weight; eval: gw * invstd",
+        "sum(grad * xhat) per channel, xhat = (self - mean) * invstd",
+        "sum(grad) per channel")))
 
 def native_batch_norm(*args: Any, **kwargs: Any) -> tuple:
     """``torch.native_batch_norm``: (output, save_mean, save_invstd); only the output is differentiable."""

@@ -114,13 +114,14 @@ def _nll_op(name: str, node: str) -> tuple[Any, Any]:
     args = ("target", "weight", "reduction", "ignore_index")
     loss: Any = None
     grad = grad_op(CATALOG, f"{name}_backward", node.replace("Backward0", "BackwardBackward0"),
-                   lambda b: _nll_grad(b.grad_output, b), d()(zeros),
-                   extra={"grad_output": d("target", "weight")(
+                   lambda b: _nll_grad(b.grad_output, b), d(rule="0 (the gradient does not depend on self)")(zeros),
+                   extra={"grad_output": d("target", "weight", rule=f"{name}(grad, target, weight, reduction)")(
                        lambda gg, s: run(loss, {"self": gg, **{k: getattr(s, k) for k in args}}))})
     loss = defop(name, f"{name}(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, "
                        "int ignore_index=-100)", _nll_forward, node=node, inputs=("self",), function=False,
                  method=False, exposes=("ignore_index", "reduction", "weight"),
-                 derivs={"self": d("self", "target", "weight")(
+                 derivs={"self": d("self", "target", "weight",
+                                   rule="-grad * weight[target] at each target's class, else 0 (mean: / total weight)")(
                      lambda g, s: call(grad, g, self=s.self, **{k: getattr(s, k) for k in args}))})
     return loss, grad
 

@@ -81,7 +81,7 @@ EMBEDDING_DENSE_BACKWARD = defop(
     "embedding_dense_backward(Tensor grad_output, Tensor indices, int num_weights, int padding_idx, "
     "bool scale_grad_by_freq)", _dense_backward_forward, node="EmbeddingDenseBackwardBackward0",
     inputs=("grad_output",), method=False, exposes=("padding_idx",),
-    derivs={"grad_output": d("indices")(_double_backward)})
+    derivs={"grad_output": d("indices", rule="the rows of grad at indices (0 at padding_idx)")(_double_backward)})
 
 
 def _embedding_backward(g: Tensor, s: Any) -> Tensor:
@@ -93,7 +93,7 @@ EMBEDDING = defop(
     "embedding", "embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, "
     "bool sparse=False)", _embedding_forward, node="EmbeddingBackward0", inputs=("weight",), method=False,
     exposes=("padding_idx", "scale_grad_by_freq", "sparse"),
-    derivs={"weight": d("indices")(_embedding_backward)})
+    derivs={"weight": d("indices", rule="zeros of weight's shape, grad's rows added at indices")(_embedding_backward)})
 
 
 def _renorm(weight: Tensor, indices: Tensor, max_norm: float, norm_type: float) -> None:

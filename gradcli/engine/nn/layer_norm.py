@@ -104,7 +104,10 @@ NATIVE_LAYER_NORM = defop(
     "native_layer_norm", "native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, "
     "float eps)", _forward, node="NativeLayerNormBackward0", inputs=("self", "weight", "bias"), function=False,
     method=False, exposes=("normalized_shape",),
-    derivs=together(("self", "weight", "bias"), _SAVED, _grads))
+    derivs=together(("self", "weight", "bias"), _SAVED, _grads, rules=(
+        "rstd * (gw - mean(gw) - xhat * mean(gw * xhat)), gw = grad * weight",
+        "sum(grad * xhat) over the batch, xhat = (self - mean) * rstd",
+        "sum(grad) over the batch")))
 
 def native_layer_norm(*args: Any, **kwargs: Any) -> tuple:
     """``torch.native_layer_norm``: (output, mean, rstd); only the output is differentiable."""

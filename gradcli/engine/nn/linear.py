@@ -91,8 +91,12 @@ def _trilinear_grad(k: int) -> Any:
 TRILINEAR = defop(
     "_trilinear", "_trilinear(Tensor input, Tensor i2, Tensor i3, str spec)", _trilinear_forward,
     node="TrilinearBackward0", inputs=("self", "i2", "i3"), function=False, method=False,
-    derivs={"self": d("i2", "i3")(_trilinear_grad(0)), "i2": d("self", "i3")(_trilinear_grad(1)),
-            "i3": d("self", "i2")(_trilinear_grad(2))})
+    derivs={"self": d("i2", "i3", rule="einsum(spec) of grad, i2, i3, grad in the output's place")(
+                _trilinear_grad(0)),
+            "i2": d("self", "i3", rule="einsum(spec) of self, grad, i3, grad in the output's place")(
+                _trilinear_grad(1)),
+            "i3": d("self", "i2", rule="einsum(spec) of self, i2, grad, grad in the output's place")(
+                _trilinear_grad(2))})
 
 
 def trilinear(a: Tensor, b: Tensor, c: Tensor, spec: str) -> Tensor:

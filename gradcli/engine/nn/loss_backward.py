@@ -19,11 +19,18 @@ CATALOG = Catalog()
 
 # -- pointwise losses (gradients for input and target) ------------------------------------------------
 
-def _loss_grad_op(name: str, node: str, value: Callable, double: Callable) -> Op:
-    """``<loss>_backward(grad_output, self, target, ...)``; the target's derivative is minus the input's."""
-    return grad_op(CATALOG, name, node, value, d("grad_output", "self", "target")(double),
+# What a mean reduction adds to the rule of a loss and of its gradient.
+MEAN_NOTE = " (mean: / numel)"
+
+
+def _loss_grad_op(name: str, node: str, value: Callable, double: Callable, rule: str, linear_rule: str) -> Op:
+    """``<loss>_backward(grad_output, self, target, ...)``; the target's derivative is minus the input's.
+    ``rule`` is the derivative for self in words and ``linear_rule`` the op itself (both start with grad)."""
+    return grad_op(CATALOG, name, node, value, d("grad_output", "self", "target", rule=rule + MEAN_NOTE)(double),
                    inputs=("grad_output", "self", "target"),
-                   extra={"target": d("grad_output", "self", "target")(lambda gg, s: -double(gg, s))})
+                   extra={"target": d("grad_output", "self", "target", rule="-" + rule + MEAN_NOTE)(
+                       lambda gg, s: -double(gg, s))},
+                   linear_rule=linear_rule + MEAN_NOTE)
 
 
 def norm(s: Any) -> float:
@@ -38,15 +45,18 @@ def norm(s: Any) -> float:
 
 MSE = _loss_grad_op("mse_loss_backward", "MseLossBackwardBackward0",
                     lambda b: (b.self - b.target) * (2.0 * norm(b)) * b.grad_output,
-                    lambda gg, s: gg * s.grad_output * (2.0 * norm(s)))
+                    lambda gg, s: gg * s.grad_output * (2.0 * norm(s)),
+                    "grad * grad_output * 2", "grad * 2 * (self - target)")
 SMOOTH_L1 = _loss_grad_op(
     "smooth_l1_loss_backward", "SmoothL1LossBackwardBackward0",
     lambda b: _smooth_l1_value(b.self - b.target, b.grad_output * norm(b), b.beta),
-    lambda gg, s: gg * s.grad_output * ((s.self - s.target).abs() < s.beta).to(gg.dtype) / s.beta * norm(s))
+    lambda gg, s: gg * s.grad_output * ((s.self - s.target).abs() < s.beta).to(gg.dtype) / s.beta * norm(s),
+    "grad * grad_output * (abs(self - target) < beta) / beta", "grad * clamp((self - target) / beta, -1, 1)")
 HUBER = _loss_grad_op(
     "huber_loss_backward", "HuberLossBackwardBackward0",
     lambda b: _huber_value(b.self - b.target, b.grad_output, norm(b), b.delta),
-    lambda gg, s: gg * s.grad_output * ((s.self - s.target).abs() < s.delta).to(gg.dtype) * norm(s))
+    lambda gg, s: gg * s.grad_output * ((s.self - s.target).abs() < s.delta).to(gg.dtype) * norm(s),
+    "grad * grad_output * (abs(self - target) < delta)", "grad * clamp(self - target, -delta, delta)")
 
 
 def _smooth_l1_value(x: Tensor, scaled: Tensor, beta: float) -> Tensor:

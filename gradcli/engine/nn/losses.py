@@ -32,6 +32,7 @@ from ..tensor import Tensor
 from ..warnings import warn
 from . import activation_kernels
 from . import loss_backward as G
+from .loss_backward import MEAN_NOTE
 from .activations import log_sigmoid
 from .reduction import (MEAN, NONE, SUM, attribute, broadcast_pair, get_enum, grad_norm, invalid_reduction,
                         no_grad_argument, reduce_array, reduction_of, size_of, warn_size_mismatch)
@@ -51,9 +52,10 @@ def _pair_arrays(b: dict, kernel: str) -> tuple[np.ndarray, np.ndarray]:
     return arr(x, rt), arr(t, rt)
 
 
-def _loss_op(name: str, node: str, forward: Any, grad: Any, option: str = "") -> Any:
+def _loss_op(name: str, node: str, forward: Any, grad: Any, rule: str, option: str = "") -> Any:
     """A fused pointwise loss whose gradient is PyTorch's ``<name>_backward`` op ``grad``; the
-    target's gradient is the same op with input and target swapped, as in PyTorch."""
+    target's gradient is the same op with input and target swapped, as in PyTorch.  ``rule`` is
+    self's gradient in words (it starts with grad; target's is its negative)."""
     sig = f"{name}(Tensor input, Tensor target, int reduction=1{', float ' + option + '=1.0' if option else ''})"
 
     def gradient(g: Tensor, s: Any, swap: bool) -> Tensor:
@@ -62,8 +64,9 @@ def _loss_op(name: str, node: str, forward: Any, grad: Any, option: str = "") ->
         return call(grad, g, self=x, target=t, reduction=s.reduction, **extra)
     return defop(name, sig, forward, node=node, inputs=("self", "target"), function=False, method=False,
                  exposes=(option, "reduction") if option else ("reduction",),
-                 derivs={"self": d("self", "target")(lambda g, s: gradient(g, s, False)),
-                         "target": d("self", "target")(lambda g, s: gradient(g, s, True))})
+                 derivs={"self": d("self", "target", rule=rule + MEAN_NOTE)(lambda g, s: gradient(g, s, False)),
+                         "target": d("self", "target", rule="-" + rule + MEAN_NOTE)(
+                             lambda g, s: gradient(g, s, True))})
 
 
 # -- mse / smooth_l1 / huber ----------------------------------------------------------------------
@@ -74,7 +77,7 @@ def _mse_forward(b: dict) -> Any:
     return reduce_array(diff * diff, b["reduction"])
 
 
-MSE = _loss_op("mse_loss", "MseLossBackward0", _mse_forward, G.MSE)
+MSE = _loss_op("mse_loss", "MseLossBackward0", _mse_forward, G.MSE, "grad * 2 * (self - target)")
 
 
 def _smooth_l1_forward(b: dict) -> Any:
@@ -85,7 +88,8 @@ def _smooth_l1_forward(b: dict) -> Any:
     return reduce_array(np.where(z < beta, half * z * z / beta, z - half * beta), b["reduction"])
 
 
-SMOOTH_L1 = _loss_op("smooth_l1_loss", "SmoothL1LossBackward0", _smooth_l1_forward, G.SMOOTH_L1, "beta")
+SMOOTH_L1 = _loss_op("smooth_l1_loss", "SmoothL1LossBackward0", _smooth_l1_forward, G.SMOOTH_L1,
+                     "grad * clamp((self - target) / beta, -1, 1)", "beta")
 
 
 def _huber_forward(b: dict) -> Any:
@@ -96,7 +100,8 @@ def _huber_forward(b: dict) -> Any:
     return reduce_array(np.where(z < delta, half * z * z, delta * (z - half * delta)), b["reduction"])
 
 
-HUBER = _loss_op("huber_loss", "HuberLossBackward0", _huber_forward, G.HUBER, "delta")
+HUBER = _loss_op("huber_loss", "HuberLossBackward0", _huber_forward, G.HUBER,
+                 "grad * clamp(self - target, -delta, delta)", "delta")
 
 
 def _run_pair(op: Any, x: Tensor, t: Tensor, reduction: int, **extra: Any) -> Tensor:
@@ -229,6 +234,10 @@ def _bce_backward_forward(b: dict) -> Any:
     return np.asarray(out, dtype=x.dtype)
 
 
+# binary_cross_entropy's gradient for self (weight 1 when none is given)
+BCE_RULE = "grad * weight * (self - target) / (self * (1 - self))" + MEAN_NOTE
+
+
 def _mean_scaled(v: Tensor, s: Any) -> Tensor:
     if s.weight is not None:
         v = v * s.weight
@@ -241,12 +250,15 @@ BCE_BACKWARD = defop(
     "int reduction=1)", _bce_backward_forward, node="BinaryCrossEntropyBackwardBackward0",
     inputs=("grad_output", "self", "target"), function=False, method=False,
     derivs={
-        "grad_output": d("self", "target", "weight")(
+        "grad_output": d("self", "target", "weight", rule=BCE_RULE)(
             lambda g, s: _mean_scaled(g * (s.self - s.target) / ((s.self + _EPS) * (1 - s.self + _EPS)), s)),
-        "self": d("grad_output", "self", "target", "weight")(
+        "self": d("grad_output", "self", "target", "weight",
+                  rule="grad * grad_output * weight * (self^2 - 2 * self * target + target) / (self * (1 - self))^2"
+                  + MEAN_NOTE)(
             lambda g, s: _mean_scaled(g * s.grad_output * (s.self * s.self - 2 * s.self * s.target + s.target)
                                       / ((s.self + _EPS).pow(2) * (1 - s.self + _EPS).pow(2)), s)),
-        "target": d("grad_output", "self", "weight")(
+        "target": d("grad_output", "self", "weight", rule="-grad * grad_output * weight / (self * (1 - self))"
+                    + MEAN_NOTE)(
             lambda g, s: _mean_scaled(-g * s.grad_output / ((1 - s.self) * s.self).clamp_min(_EPS), s)),
     })
 
@@ -263,8 +275,8 @@ BCE = defop("binary_cross_entropy",
             "binary_cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int reduction=1)",
             _bce_forward, node="BinaryCrossEntropyBackward0", inputs=("self", "target"), function=False,
             method=False, exposes=("reduction", "weight"),
-            derivs={"self": d("self", "target", "weight")(_bce_input_grad),
-                                  "target": d("self", "weight")(_bce_target_grad)})
+            derivs={"self": d("self", "target", "weight", rule=BCE_RULE)(_bce_input_grad),
+                    "target": d("self", "weight", rule="-grad * weight * logit(self)" + MEAN_NOTE)(_bce_target_grad)})
 
 
 def binary_cross_entropy(input: Any, target: Any, weight: Any = None, size_average: Any = None,  # noqa: A002
@@ -350,8 +362,13 @@ BCE_LOGITS = defop(
     "Tensor? pos_weight=None, int reduction=1)",
     _bce_logits_forward, node="BinaryCrossEntropyWithLogitsBackward0", inputs=("self", "target"),
     function=False, method=False, exposes=("pos_weight", "reduction", "weight"),
-    derivs={"self": d("self", "target", "weight", "pos_weight")(_bce_logits_input_grad),
-            "target": d("self", "weight", "pos_weight")(_bce_logits_target_grad)})
+    # (weight and pos_weight are 1 when not given)
+    derivs={"self": d("self", "target", "weight", "pos_weight",
+                      rule="grad * weight * ((1 + (pos_weight - 1) * target) * sigmoid(self) - pos_weight * target)"
+                      + MEAN_NOTE)(_bce_logits_input_grad),
+            "target": d("self", "weight", "pos_weight",
+                        rule="grad * weight * (log_sigmoid(-self) - pos_weight * log_sigmoid(self))" + MEAN_NOTE)(
+                _bce_logits_target_grad)})
 
 
 def _bce_logits_checks(b: dict) -> None:

@@ -69,7 +69,7 @@ def _constant_pad_forward(b: dict) -> Any:
 CONSTANT_PAD_ND = defop(
     "constant_pad_nd", "constant_pad_nd(Tensor input, int[] pad, Scalar value=0)", _constant_pad_forward,
     node="ConstantPadNdBackward0", method=False, exposes=("pad",),
-    derivs={"self": d()(lambda g, s: constant_pad_nd(g, [-p for p in s.pad], 0))})
+    derivs={"self": d(rule="grad with the padding cut off")(lambda g, s: constant_pad_nd(g, [-p for p in s.pad], 0))})
 
 
 def constant_pad_nd(x: Tensor, pad: list[int], value: Any = 0) -> Tensor:

@@ -16,7 +16,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import dtypes
-from ..autograd.formulas import d
+from ..autograd.formulas import NOT_IMPLEMENTED, d
 from ..dispatch.forms import operand
 from ..dispatch.op import BINARY, INPLACE, REFLECTED
 from ..dispatch.promotion import arr, binary_arrays, promote
@@ -85,22 +85,24 @@ _BINARY = "{}(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)"
 ADD = defop("add", _BINARY.format("add"), _arith(np.add, "add"), node="AddBackward0",
             inputs=("self", "other"), numbers_as_tensors=True, inplace=True, exposes=("alpha",),
             operators={"__add__": BINARY, "__radd__": BINARY, "__iadd__": INPLACE},
-            derivs={"self": d()(lambda g, s: g), "other": d()(_times_alpha)})
+            derivs={"self": d(rule="grad")(lambda g, s: g), "other": d(rule="grad * alpha")(_times_alpha)})
 SUB = defop("sub", _BINARY.format("sub"), _arith(np.subtract, "sub"), node="SubBackward0",
             inputs=("self", "other"), numbers_as_tensors=True, inplace=True, exposes=("alpha",),
             operators={"__sub__": BINARY, "__isub__": INPLACE},
-            derivs={"self": d()(lambda g, s: g), "other": d()(lambda g, s: -_times_alpha(g, s))})
+            derivs={"self": d(rule="grad")(lambda g, s: g),
+                    "other": d(rule="-grad * alpha")(lambda g, s: -_times_alpha(g, s))})
 RSUB = defop("rsub", _BINARY.format("rsub"), lambda b: _arith(np.subtract, "sub")(
                  {"self": b["other"], "other": b["self"], "alpha": b.get("alpha", 1)}),
              node=lambda b: "RsubBackward1" if b["other"]._wrapped else "RsubBackward0",
              inputs=("self", "other"), scalar_inputs=("other",), numbers_as_tensors=True, method=False,
              exposes=("alpha",),
-             derivs={"self": d()(lambda g, s: -_times_alpha(g, s)), "other": d()(lambda g, s: g)})
+             derivs={"self": d(rule="-grad * alpha")(lambda g, s: -_times_alpha(g, s)),
+                     "other": d(rule="grad")(lambda g, s: g)})
 MUL = defop("mul", "mul(Tensor input, Tensor other, *, Tensor? out=None)", _arith(np.multiply, "mul"),
             node="MulBackward0", inputs=("self", "other"), numbers_as_tensors=True, inplace=True,
             operators={"__mul__": BINARY, "__rmul__": BINARY, "__imul__": INPLACE},
-            derivs={"self": d("other")(lambda g, s: g * s.other),
-                    "other": d("self")(lambda g, s: g * s.self)})
+            derivs={"self": d("other", rule="grad * other")(lambda g, s: g * s.other),
+                    "other": d("self", rule="grad * self")(lambda g, s: g * s.self)})
 
 
 def _div_forward(b: dict) -> Any:
@@ -132,8 +134,9 @@ DIV = defop("div", ["div(Tensor input, Tensor other, *, Tensor? out=None)",
       node=lambda b: "DivBackward2" if "rounding_mode" in b else "DivBackward0",
       inputs=("self", "other"), numbers_as_tensors=True, inplace=True,
       operators={"__truediv__": BINARY, "__itruediv__": INPLACE},
-      derivs={"self": d("other")(lambda g, s: zeros_like(g) if s.__dict__.get("rounding_mode") else g / s.other),
-              "other": d("self", "other")(
+      derivs={"self": d("other", rule="grad / other (0 with a rounding_mode)")(
+                  lambda g, s: zeros_like(g) if s.__dict__.get("rounding_mode") else g / s.other),
+              "other": d("self", "other", rule="-grad * self / other^2 (0 with a rounding_mode)")(
                   lambda g, s: zeros_like(g) if s.__dict__.get("rounding_mode")
                   else -g * ((s.self / s.other) / s.other))})
 
@@ -168,8 +171,8 @@ FLOOR_DIVIDE = defop("floor_divide", "floor_divide(Tensor input, Tensor other, *
       _floor_divide_forward, node="NotImplemented", inputs=("self", "other"), numbers_as_tensors=True,
       scalar_inputs=("other",), required_edges_only=True,
       operators={"__floordiv__": BINARY, "__rfloordiv__": REFLECTED, "__ifloordiv__": INPLACE},
-      inplace=True, derivs={"self": d()(_not_implemented("floor_divide")),
-                            "other": d()(_not_implemented("floor_divide"))})
+      inplace=True, derivs={"self": d(rule=NOT_IMPLEMENTED)(_not_implemented("floor_divide")),
+                            "other": d(rule=NOT_IMPLEMENTED)(_not_implemented("floor_divide"))})
 
 
 def _remainder_forward(b: dict) -> Any:
@@ -191,9 +194,11 @@ REMAINDER = defop("remainder", "remainder(Tensor input, Tensor other, *, Tensor?
       inputs=("self", "other"), scalar_inputs=("self", "other"), numbers_as_tensors=True, inplace=True,
       operators={"__mod__": BINARY, "__rmod__": REFLECTED, "__imod__": INPLACE},
       saves=lambda b: set() if b["self"]._wrapped else {"self", "other"},  # NotImplemented keeps nothing
-      derivs={"self": d()(lambda g, s: g),
-              "other": d("self", "other")(lambda g, s: _not_implemented("remainder")(g, s) if not hasattr(s, "self")
-                                          else -g * (s.self / s.other).floor())})
+      derivs={"self": d(rule="grad")(lambda g, s: g),
+              "other": d("self", "other", rule="-grad * floor(self / other)",
+                         node_rules={"NotImplemented": NOT_IMPLEMENTED})(
+                  lambda g, s: _not_implemented("remainder")(g, s) if not hasattr(s, "self")
+                  else -g * (s.self / s.other).floor())})
 
 
 def _fmod_forward(b: dict) -> Any:
@@ -206,8 +211,9 @@ def _fmod_forward(b: dict) -> Any:
 FMOD = defop("fmod", "fmod(Tensor input, Tensor other, *, Tensor? out=None)", _fmod_forward,
       node=lambda b: "FmodBackward0" if b["other"]._wrapped else "FmodBackward1",
       inputs=("self", "other"), scalar_inputs=("other",), numbers_as_tensors=True, inplace=True,
-      derivs={"self": d()(lambda g, s: g),
-              "other": d("self", "other")(lambda g, s: -g * (s.self / s.other).trunc())})
+      derivs={"self": d(rule="grad")(lambda g, s: g),
+              "other": d("self", "other", rule="-grad * trunc(self / other)")(
+                  lambda g, s: -g * (s.self / s.other).trunc())})
 
 
 # -- pow ----------------------------------------------------------------------------------------
@@ -281,9 +287,9 @@ POW = defop("pow", "pow(Tensor input, Tensor exponent, *, Tensor? out=None)",
             node=lambda b: _pow_node({"self": b["self"], "other": b["exponent"]}),
             inputs=("self", "exponent"), scalar_inputs=("self", "exponent"), numbers_as_tensors=True,
             inplace=True, saves=_pow_saves,
-            derivs={"self": d("self", "exponent")(
+            derivs={"self": d("self", "exponent", rule="grad * exponent * self^(exponent - 1)")(
                         lambda g, s: _pow_self_grad(g, _PowView(s))),
-                    "exponent": d("self", "exponent", "result")(
+                    "exponent": d("self", "exponent", "result", rule="grad * result * log(self)")(
                         lambda g, s: _pow_exponent_grad(g, _PowView(s)))})
 
 
@@ -341,14 +347,14 @@ def _no_bool_subtract(a: np.ndarray, b: Any) -> np.ndarray:
 
 MUL_SCALAR = defop("_mul_scalar", "_mul_scalar(Tensor input, Scalar other)", _scalar_forward(np.multiply),
                    node="MulBackward1", function=False, method=False,
-                   derivs={"self": d()(lambda g, s: g * s.other)})
+                   derivs={"self": d(rule="grad * other")(lambda g, s: g * s.other)})
 DIV_SCALAR = defop("_div_scalar", "_div_scalar(Tensor input, Scalar other)", _scalar_forward(np.divide),
                    node="DivBackward1", function=False, method=False,
-                   derivs={"self": d()(lambda g, s: g / s.other)})
+                   derivs={"self": d(rule="grad / other")(lambda g, s: g / s.other)})
 ADD_SCALAR = defop("_add_scalar", "_add_scalar(Tensor input, Scalar other)", _scalar_forward(np.add),
-                   node="AddBackward1", function=False, method=False, derivs={"self": d()(lambda g, s: g)})
+                   node="AddBackward1", function=False, method=False, derivs={"self": d(rule="grad")(lambda g, s: g)})
 SUB_SCALAR = defop("_sub_scalar", "_sub_scalar(Tensor input, Scalar other)", _scalar_forward(_no_bool_subtract),
-                   node="SubBackward1", function=False, method=False, derivs={"self": d()(lambda g, s: g)})
+                   node="SubBackward1", function=False, method=False, derivs={"self": d(rule="grad")(lambda g, s: g)})
 
 
 def add_scalar(t: Tensor, value: float) -> Tensor:

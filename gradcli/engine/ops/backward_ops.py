@@ -39,11 +39,13 @@ class _Values:
 
 
 def grad_op(catalog: Catalog, name: str, node: str, value: Callable[[Any], Tensor], input_deriv: Deriv,
-            inputs: tuple[str, ...] = ("grad_output", "self"), extra: dict[str, Deriv] | None = None) -> Op:
+            inputs: tuple[str, ...] = ("grad_output", "self"), extra: dict[str, Deriv] | None = None,
+            linear_rule: str = "") -> Op:
     """The op ``name`` (node ``node``) in ``catalog``: ``value(args)`` computes it; ``input_deriv``
     is its derivative with respect to ``self`` (the tensor the first derivative was taken at),
     ``extra`` overrides or adds derivatives (``target``, or ``grad_output`` when it is not the op
-    itself)."""
+    itself).  The op is linear in ``grad_output``, so its derivative there is the op itself with
+    ``grad`` for ``grad_output``: ``linear_rule`` says that in words."""
     def forward(b: dict) -> Any:
         with grad_mode.no_grad():
             return value(_Values(b))._data
@@ -56,7 +58,7 @@ def grad_op(catalog: Catalog, name: str, node: str, value: Callable[[Any], Tenso
     needs = tuple(k for k in ("self", "target", "weight") if k in inputs or k == "weight")
     derivs = {"self": input_deriv, **(extra or {})}
     if "grad_output" in inputs:
-        derivs.setdefault("grad_output", d(*needs)(again))
+        derivs.setdefault("grad_output", d(*needs, rule=linear_rule)(again))
     op = catalog.add(defop(name, f"{name}(Tensor grad_output, Tensor input)", forward, node=node, inputs=inputs,
                            function=False, method=False, derivs=derivs))
     return op
@@ -74,17 +76,26 @@ def zeros(g: Tensor, s: Any) -> Tensor:
     return g * 0
 
 
+# The rule of ``zeros``: the derivative of a piecewise-linear activation's slope.
+FLAT = "0 (the slope is piecewise constant)"
+
+
 # relu's: the second derivative is 0
 THRESHOLD = grad_op(CATALOG, "threshold_backward", "ThresholdBackwardBackward0",
-                    lambda b: where(b.self <= b.threshold, 0.0, b.grad_output), d()(zeros))
+                    lambda b: where(b.self <= b.threshold, 0.0, b.grad_output), d(rule=FLAT)(zeros),
+                    linear_rule="where(self <= threshold, 0, grad)")
 
 # sigmoid and tanh take their result: sigmoid_backward(grad, result), tanh_backward(grad, result)
 SIGMOID = grad_op(CATALOG, "sigmoid_backward", "SigmoidBackwardBackward0",
                   lambda b: b.grad_output * (1 - b.self) * b.self,
-                  d("grad_output", "self")(lambda gg, s: gg * s.grad_output * (-2 * s.self + 1)))
+                  d("grad_output", "self", rule="grad * grad_output * (1 - 2 * self)")(
+                      lambda gg, s: gg * s.grad_output * (-2 * s.self + 1)),
+                  linear_rule="grad * (1 - self) * self")
 TANH = grad_op(CATALOG, "tanh_backward", "TanhBackwardBackward0",
                lambda b: b.grad_output * (1 - b.self * b.self),
-               d("grad_output", "self")(lambda gg, s: gg * s.grad_output * -2 * s.self))
+               d("grad_output", "self", rule="grad * grad_output * -2 * self")(
+                   lambda gg, s: gg * s.grad_output * -2 * s.self),
+               linear_rule="grad * (1 - self^2)")
 
 
 # -- softmax / log_softmax (of the result) -----------------------------------------------------------
@@ -108,10 +119,14 @@ def _softmax_backward_value(b: Any, log: bool) -> Tensor:
 SOFTMAX = grad_op(
     CATALOG, "_softmax_backward_data", "SoftmaxBackwardDataBackward0",
     lambda b: _softmax_backward_value(b, log=False),
-    d("grad_output", "self")(
+    d("grad_output", "self", rule="grad * (grad_output - sum(self * grad_output, dim))"
+                                   " - grad_output * sum(self * grad, dim)")(
         lambda gg, s: s.grad_output * gg - (s.self * s.grad_output).sum(s.dim, keepdim=True) * gg
-        - s.grad_output * (s.self * gg).sum(s.dim, keepdim=True)))
+        - s.grad_output * (s.self * gg).sum(s.dim, keepdim=True)),
+    linear_rule="(grad - sum(grad * self, dim)) * self")
 LOG_SOFTMAX = grad_op(
     CATALOG, "_log_softmax_backward_data", "LogSoftmaxBackwardDataBackward0",
     lambda b: _softmax_backward_value(b, log=True),
-    d("grad_output", "self")(lambda gg, s: -gg * s.self.exp() * s.grad_output.sum(s.dim, keepdim=True)))
+    d("grad_output", "self", rule="-grad * exp(self) * sum(grad_output, dim)")(
+        lambda gg, s: -gg * s.self.exp() * s.grad_output.sum(s.dim, keepdim=True)),
+    linear_rule="grad - exp(self) * sum(grad, dim)")

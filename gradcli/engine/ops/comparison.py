@@ -51,8 +51,10 @@ WHERE = defop("where", ["where(Tensor condition)",
                         "where(Tensor condition, Tensor input, Scalar other)",
                         "where(Tensor condition, Scalar self, Scalar other)"],
               _where_forward, node="WhereBackward0", inputs=("self", "other"), method=False,
-              derivs={"self": d("condition")(lambda g, s: WHERE(s.condition, g, zero_scalar(g))),
-                      "other": d("condition")(lambda g, s: WHERE(s.condition, zero_scalar(g), g))})
+              derivs={"self": d("condition", rule="where(condition, grad, 0)")(
+                          lambda g, s: WHERE(s.condition, g, zero_scalar(g))),
+                      "other": d("condition", rule="where(condition, 0, grad)")(
+                          lambda g, s: WHERE(s.condition, zero_scalar(g), g))})
 
 _WHERE_METHOD = LazyParser("where(Tensor input, Tensor condition, Tensor other)",
                            "where(Tensor input, Tensor condition, Scalar other)", method=True)
@@ -90,7 +92,8 @@ def _comparison(name: str, fn: Callable) -> Any:
                  _compare(fn), inputs=("self", "other"), numbers_as_tensors="other", inplace=True,
                  scalar_inputs=("other",), operators={f"__{name}__": BINARY}, array_operands=name == "eq",
                  node=lambda b: None if "_inplace" not in b else f"{title}Backward{0 if b['other']._wrapped else 1}",
-                 derivs={"self": d()(lambda g, s: zeros_like(g)), "other": d()(_zeros_of_other)})
+                 derivs={"self": d(rule="0 (a comparison is piecewise constant)")(lambda g, s: zeros_like(g)),
+                         "other": d(rule="0 (a comparison is piecewise constant)")(_zeros_of_other)})
 
 
 EQ, NE, LT, LE, GT, GE = (_comparison(name, fn) for name, fn in (

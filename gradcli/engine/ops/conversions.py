@@ -26,6 +26,10 @@ CATALOG = Catalog()
 defop = CATALOG.defop
 
 
+# The rule of a tensor every element of which the op writes over.
+OVERWRITTEN = "0 (the op overwrites self)"
+
+
 def _zeros(g: Tensor) -> Tensor:
     # PyTorch's zeros_like(grad): +0 everywhere (g * 0 would give -0 for a negative gradient)
     return Tensor._make(np.zeros_like(g._data), g._dtype)
@@ -37,7 +41,7 @@ def _to_copy_forward(b: dict) -> Any:
 
 TO_COPY = defop("_to_copy", "_to_copy(Tensor input, *, dtype dtype)", _to_copy_forward,
                 node="ToCopyBackward0", method=False, integer_result_ok=True,
-                derivs={"self": d()(lambda g, s: g.to(s.self_dtype))})
+                derivs={"self": d(rule="grad converted back to self's dtype")(lambda g, s: g.to(s.self_dtype))})
 
 
 def convert(t: Tensor, dtype: DType, copy: bool = False) -> Tensor:
@@ -106,7 +110,7 @@ def _type_as(self: Tensor, other: Tensor) -> Tensor:
 
 CLONE = defop("clone", "clone(Tensor input, *, any memory_format=None)",
               lambda b: np.array(b["self"]._data, copy=True, order="C"), node="CloneBackward0",
-              derivs={"self": d()(lambda g, s: g)})
+              derivs={"self": d(rule="grad")(lambda g, s: g)})
 
 
 def _contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
@@ -133,7 +137,8 @@ defop("copy", "copy(Tensor input, Tensor src, bool non_blocking=False)", _copy_f
       method=False, inplace=True, inplace_broadcasts=False, grad_only_into_float=True,
       # x.copy_(x) returns at once, having written nothing (not even into an expanded x)
       inplace_memory=lambda b: UNTOUCHED if same_memory(b["self"], b["src"]) else CHECKED,
-      derivs={"self": d()(lambda g, s: _zeros(g)), "src": d()(lambda g, s: g.to(s.src_dtype))})
+      derivs={"self": d(rule=OVERWRITTEN)(lambda g, s: _zeros(g)),
+              "src": d(rule="grad converted to src's dtype")(lambda g, s: g.to(s.src_dtype))})
 
 
 def _fill_forward(b: dict) -> Any:
@@ -151,11 +156,11 @@ defop("fill", "fill(Tensor input, Tensor value)", _fill_forward,
       # fill_ of a number may write memory that elements share; fill_ of a tensor may not (it
       # copies a value that aliases self from a clone, so no overlap check either)
       inplace_memory=lambda b: SHARED if b["value"]._wrapped else UNIQUE,
-      derivs={"self": d()(lambda g, s: _zeros(g)), "value": d()(lambda g, s: g.sum())})
+      derivs={"self": d(rule=OVERWRITTEN)(lambda g, s: _zeros(g)), "value": d(rule="sum(grad)")(lambda g, s: g.sum())})
 
 defop("zero", "zero(Tensor input)", lambda b: np.zeros_like(b["self"]._data), node="ZeroBackward0",
       function=False, method=False, inplace=True, inplace_broadcasts=False, inplace_memory=SHARED,
-      derivs={"self": d()(lambda g, s: _zeros(g))})
+      derivs={"self": d(rule=OVERWRITTEN)(lambda g, s: _zeros(g))})
 
 
 def _masked_fill_forward(b: dict) -> Any:
@@ -177,8 +182,8 @@ defop("masked_fill", "masked_fill(Tensor input, Tensor mask, Tensor value)", _ma
       node=lambda b: "MaskedFillBackward0" if b["value"]._wrapped else "MaskedFillBackward1",
       inputs=("self", "value"), numbers_as_tensors=True, inplace=True, scalar_inputs=("value",),
       inplace_broadcasts=False, inplace_memory=SHARED,  # (PyTorch warns when self is expanded)
-      derivs={"self": d("mask")(lambda g, s: g.masked_fill(s.mask, 0)),
-              "value": d("mask")(lambda g, s: (g * s.mask).sum())})
+      derivs={"self": d("mask", rule="where(mask, 0, grad)")(lambda g, s: g.masked_fill(s.mask, 0)),
+              "value": d("mask", rule="sum(where(mask, grad, 0))")(lambda g, s: (g * s.mask).sum())})
 
 
 CATALOG.register(_to, "to", method=True)

@@ -124,10 +124,13 @@ def _inplace_checks(name: str) -> Any:
 CUMSUM = defop("cumsum", "cumsum(Tensor input, int dim, *, dtype? dtype=None, Tensor? out=None)",
                _cum_forward(_cumsum), node="CumsumBackward0", inplace=True, exposes=("dim",), contiguous=True,
                inplace_broadcasts=False, prepare_inplace=_inplace_checks("cumsum"),
-               derivs={"self": d()(_cumsum_backward)})
+               derivs={"self": d(rule="grad summed from the end along dim: flip(cumsum(flip(grad)))")(
+                   _cumsum_backward)})
 CUMPROD = defop("cumprod", "cumprod(Tensor input, int dim, *, dtype? dtype=None, Tensor? out=None)",
                 _cum_forward(np.cumprod), node="CumprodBackward0", inplace=True, contiguous=True,
                 inplace_broadcasts=False, prepare_inplace=_inplace_checks("cumprod"),
-                derivs={"self": d("self", "result")(_cumprod_backward)})  # (PyTorch's node keeps both)
+                # (PyTorch's node keeps both)
+                derivs={"self": d("self", "result", rule="grad * result summed from the end along dim, / self")(
+                    _cumprod_backward)})
 
 

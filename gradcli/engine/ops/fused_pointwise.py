@@ -90,11 +90,12 @@ _SIG = "{}(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tens
 
 ADDCMUL = defop("addcmul", _SIG.format("addcmul"), _addcmul_forward, node="AddcmulBackward0",
                 inputs=("self", "tensor1", "tensor2"), inplace=True, exposes=("value",),
-                derivs={"self": d()(lambda g, s: g),
-                        "tensor1": d("tensor2")(lambda g, s: g * (s.tensor2 * s.value)),
-                        "tensor2": d("tensor1")(lambda g, s: g * (s.tensor1 * s.value))})
+                derivs={"self": d(rule="grad")(lambda g, s: g),
+                        "tensor1": d("tensor2", rule="grad * tensor2 * value")(lambda g, s: g * (s.tensor2 * s.value)),
+                        "tensor2": d("tensor1", rule="grad * tensor1 * value")(lambda g, s: g * (s.tensor1 * s.value))})
 ADDCDIV = defop("addcdiv", _SIG.format("addcdiv"), _addcdiv_forward, node="AddcdivBackward0",
                 inputs=("self", "tensor1", "tensor2"), inplace=True, exposes=("value",), meta=_addcdiv_meta,
-                derivs={"self": d()(lambda g, s: g),
-                        "tensor1": d("tensor2")(_addcdiv_tensor1_grad),
-                        "tensor2": d("tensor1", "tensor2")(_addcdiv_tensor2_grad)})
+                derivs={"self": d(rule="grad")(lambda g, s: g),
+                        "tensor1": d("tensor2", rule="grad * value / tensor2")(_addcdiv_tensor1_grad),
+                        "tensor2": d("tensor1", "tensor2", rule="-grad * value * tensor1 / tensor2^2")(
+                            _addcdiv_tensor2_grad)})

@@ -59,7 +59,8 @@ def _index_select_backward(g: Tensor, s: Any) -> Tensor:
 
 defop("index_select", "index_select(Tensor input, int dim, Tensor index, *, Tensor? out=None)",
       _index_select_forward, node="IndexSelectBackward0",
-      derivs={"self": d("index")(_index_select_backward)})
+      derivs={"self": d("index", rule="zeros of self's shape, grad added at index along dim")(
+          _index_select_backward)})
 
 
 def _index_add_forward(b: dict) -> Any:
@@ -76,8 +77,9 @@ def _index_add_forward(b: dict) -> Any:
 defop("index_add", "index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1)",
       _index_add_forward, node="IndexAddBackward0", inputs=("self", "source"), inplace=True,
       inplace_broadcasts=False,
-      derivs={"self": d()(lambda g, s: g),
-              "source": d("index")(lambda g, s: g.index_select(s.dim, s.index) * s.alpha)})
+      derivs={"self": d(rule="grad")(lambda g, s: g),
+              "source": d("index", rule="grad.index_select(dim, index) * alpha")(
+                  lambda g, s: g.index_select(s.dim, s.index) * s.alpha)})
 
 
 def _gather_forward(b: dict) -> Any:
@@ -103,7 +105,8 @@ def _gather_backward(g: Tensor, s: Any) -> Tensor:
 defop("gather", "gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None)",
       # PyTorch's node keeps self too (gather_backward takes it for its sizes)
       _gather_forward, node="GatherBackward0", exposes=("dim", "sparse_grad"),
-      derivs={"self": d("self", "index")(_gather_backward)})
+      derivs={"self": d("self", "index", rule="zeros of self's shape, grad added at index along dim")(
+          _gather_backward)})
 
 
 def _scatter_positions(t: Tensor, dim: int, index: Tensor) -> tuple:
@@ -138,15 +141,18 @@ def _scatter_src_grad(g: Tensor, s: Any) -> Tensor:
     return g.gather(s.dim, s.index)
 
 
+SCATTERED = d("index", rule="grad.gather(dim, index): grad where src went")(_scatter_src_grad)
+
+
 defop("scatter", "scatter(Tensor input, int dim, Tensor index, Tensor src, *, str? reduce=None)",
       _scatter_forward, node=lambda b: "ScatterBackward1" if b["src"]._wrapped else "ScatterBackward0",
       inputs=("self", "src"), numbers_as_tensors=True, inplace=True, scalar_inputs=("src",),
       inplace_broadcasts=False,
-      derivs={"self": d("index")(_scatter_self_grad), "src": d("index")(_scatter_src_grad)})
+      derivs={"self": d("index", rule="grad, 0 where src was scattered")(_scatter_self_grad), "src": SCATTERED})
 defop("scatter_add", "scatter_add(Tensor input, int dim, Tensor index, Tensor src)",
       lambda b: _scatter_forward({**b, "_add": True}), node="ScatterAddBackward0",
       inputs=("self", "src"), inplace=True, inplace_broadcasts=False,
-      derivs={"self": d()(lambda g, s: g), "src": d("index")(_scatter_src_grad)})
+      derivs={"self": d(rule="grad")(lambda g, s: g), "src": SCATTERED})
 
 
 def _masked_select_forward(b: dict) -> Any:
@@ -168,7 +174,7 @@ def _masked_select_backward(g: Tensor, s: Any) -> Tensor:
 
 defop("masked_select", "masked_select(Tensor input, Tensor mask, *, Tensor? out=None)",
       _masked_select_forward, node="MaskedSelectBackward0",
-      derivs={"self": d("mask")(_masked_select_backward)})
+      derivs={"self": d("mask", rule="zeros of self's shape, grad put where mask is True")(_masked_select_backward)})
 
 
 def _take_forward(b: dict) -> Any:
@@ -181,7 +187,7 @@ def _take_forward(b: dict) -> Any:
 
 
 defop("take", "take(Tensor input, Tensor index, *, Tensor? out=None)", _take_forward, node="TakeBackward0",
-      derivs={"self": d("index")(lambda g, s: run(INDEX_PUT, {
+      derivs={"self": d("index", rule="zeros of self's shape, grad added at index (flat)")(lambda g, s: run(INDEX_PUT, {
           "self": Tensor._make(np.zeros(s.self_sym_sizes, dtype=g._dtype.np), g._dtype).reshape(-1),
           "indices": [(0, s.index.reshape(-1))], "values": g.reshape(-1), "accumulate": True}
       ).reshape(s.self_sym_sizes))})

@@ -336,7 +336,8 @@ def _index_backward(g: Tensor, s: Any) -> Tensor:
 
 
 INDEX = defop("index", "index(Tensor input, any indices)", _index_forward, node="IndexBackward0",
-              function=False, method=False, derivs={"self": d()(_index_backward)})
+              function=False, method=False,
+              derivs={"self": d(rule="zeros of self's shape, grad added at the indexed places")(_index_backward)})
 
 
 def _index_put_forward(b: dict) -> Any:
@@ -413,7 +414,9 @@ INDEX_PUT = defop("index_put", "index_put(Tensor input, any indices, Tensor valu
                   numbers_as_tensors=True, function=False, method=False,
                   # (its own overlap checks, in the forward; PyTorch warns when self is expanded)
                   inplace_broadcasts=False, inplace_memory=SHARED,
-                  derivs={"self": d()(_index_put_self_grad), "values": d()(_index_put_values_grad)})
+                  derivs={"self": d(rule="grad, 0 at the indexed places (all of grad if accumulate)")(
+                      _index_put_self_grad),
+                          "values": d(rule="grad[indices]: grad at the indexed places")(_index_put_values_grad)})
 
 
 _INDEX_PUT_ARGS = LazyParser("index_put_(Tensor input, Tensor[] indices, Tensor values, bool accumulate=False)",

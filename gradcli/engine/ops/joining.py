@@ -123,7 +123,7 @@ def _cat_backward(g: Tensor, s: Any) -> list:
 
 CAT = defop("cat", "cat(Tensor[] tensors, int dim=0, *, Tensor? out=None)", _cat_forward, node="CatBackward0",
       inputs=("tensors",), method=False, exposes=("dim",), aliases=("concat", "concatenate"),
-      derivs={"tensors": d()(_cat_backward)})
+      derivs={"tensors": d(rule="grad narrowed along dim to where tensors[i] was placed")(_cat_backward)})
 
 
 def _stack_forward(b: dict) -> Any:
@@ -152,7 +152,7 @@ def _unsqueezed(t: Tensor, dim: int) -> Tensor:
 
 STACK = defop("stack", "stack(Tensor[] tensors, int dim=0, *, Tensor? out=None)", _stack_forward,
       node="StackBackward0", inputs=("tensors",), method=False, exposes=("dim",),
-      derivs={"tensors": d()(lambda g, s: list(g.unbind(s.dim)))})
+      derivs={"tensors": d(rule="grad.unbind(dim)[i]: its i-th slice along dim")(lambda g, s: list(g.unbind(s.dim)))})
 
 
 def _hstack(tensors: Any) -> Tensor:
@@ -209,7 +209,7 @@ SPLIT = defop("split", ["split(Tensor input, int split_size, int dim=0)",
                 "split(Tensor input, int[] split_size, int dim=0)"], _split_forward,
       node=lambda b: "SplitWithSizesBackward0" if isinstance(b["split_size"], tuple) else "SplitBackward0",
       view=True, exposes={"SplitBackward0": ("dim", "self_sym_sizes", "split_size")},
-      derivs={"self": d()(_cat_grads)})
+      derivs={"self": d(rule="cat(the pieces' grads, dim), zeros for a piece with none")(_cat_grads)})
 
 
 def _chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple:
@@ -232,7 +232,7 @@ def _unbind_forward(b: dict) -> Any:
 
 UNBIND = defop("unbind", "unbind(Tensor input, int dim=0)", _unbind_forward, node="UnbindBackward0", view=True,
       exposes=("dim",),
-      derivs={"self": d()(lambda g, s: STACK(g, s.dim))})
+      derivs={"self": d(rule="stack(the outputs' grads, dim), zeros for one with none")(lambda g, s: STACK(g, s.dim))})
 
 
 

@@ -40,7 +40,7 @@ def _trace_backward(g: Tensor, s: Any) -> Tensor:
 
 
 TRACE = defop("trace", "trace(Tensor input)", _trace_forward, node="TraceBackward0",
-      derivs={"self": d()(_trace_backward)})
+      derivs={"self": d(rule="grad on the diagonal, 0 off it")(_trace_backward)})
 
 
 def _square_check(a: Tensor, name: str) -> None:
@@ -111,7 +111,8 @@ def _det_backward(g: Tensor, s: Any) -> Tensor:
 
 DET = defop("linalg.det", "det(Tensor A, *, Tensor? out=None)",
             lambda b: _det_forward({"self": b["A"]}), node="LinalgDetBackward0", inputs=("A",), function=False,
-            method=False, derivs={"A": d("A", "result")(lambda g, s: _det_backward(g, _AView(s)))})
+            method=False,
+            derivs={"A": d("A", "result", rule="grad * result * inv(A)^T")(lambda g, s: _det_backward(g, _AView(s)))})
 
 
 class _AView:
@@ -162,7 +163,8 @@ def _singular_pivot(a: np.ndarray) -> int:
 
 INV = defop("linalg.inv", "inv(Tensor A, *, Tensor? out=None)", _inv_forward, node="LinalgInvExBackward0",
             inputs=("A",), function=False, method=False,
-            derivs={"A": d("result")(lambda g, s: -(s.result.mT @ g @ s.result.mT))})
+            derivs={"A": d("result", rule="-result^T @ grad @ result^T")(
+                lambda g, s: -(s.result.mT @ g @ s.result.mT))})
 
 
 

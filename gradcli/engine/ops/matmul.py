@@ -55,7 +55,8 @@ def _dot_forward(b: dict) -> Any:
 
 DOT = defop("dot", "dot(Tensor input, Tensor tensor, *, Tensor? out=None)", _dot_forward, node="DotBackward0",
             inputs=("self", "tensor"), aliases=("inner",),
-            derivs={"self": d("tensor")(lambda g, s: g * s.tensor), "tensor": d("self")(lambda g, s: g * s.self)})
+            derivs={"self": d("tensor", rule="grad * tensor")(lambda g, s: g * s.tensor),
+                    "tensor": d("self", rule="grad * self")(lambda g, s: g * s.self)})
 
 
 def _mv_forward(b: dict) -> Any:
@@ -75,8 +76,8 @@ def _mv_forward(b: dict) -> Any:
 
 MV = defop("mv", "mv(Tensor input, Tensor vec, *, Tensor? out=None)", _mv_forward, node="MvBackward0",
            inputs=("self", "vec"),
-           derivs={"self": d("vec")(lambda g, s: g.unsqueeze(1) * s.vec),
-                   "vec": d("self")(lambda g, s: s.self.t().mv(g))})
+           derivs={"self": d("vec", rule="outer(grad, vec)")(lambda g, s: g.unsqueeze(1) * s.vec),
+                   "vec": d("self", rule="self^T @ grad")(lambda g, s: s.self.t().mv(g))})
 
 
 def _mm_forward(b: dict) -> Any:
@@ -115,8 +116,10 @@ def mm_mat2_backward(g: Tensor, mat1: Tensor, shape: Any, strides: tuple) -> Ten
 MM = defop("mm", "mm(Tensor input, Tensor mat2, *, Tensor? out=None)", _mm_forward, node="MmBackward0",
            exposes=("mat2_sym_sizes", "self_sym_sizes"),  # (PyTorch's strides are () when unneeded)
            inputs=("self", "mat2"),
-           derivs={"self": d("mat2")(lambda g, s: mm_mat1_backward(g, s.mat2, s.self_sym_sizes, s.self_sym_strides)),
-                   "mat2": d("self")(lambda g, s: mm_mat2_backward(g, s.self, s.mat2_sym_sizes, s.mat2_sym_strides))})
+           derivs={"self": d("mat2", rule="grad @ mat2^T")(
+                       lambda g, s: mm_mat1_backward(g, s.mat2, s.self_sym_sizes, s.self_sym_strides)),
+                   "mat2": d("self", rule="self^T @ grad")(
+                       lambda g, s: mm_mat2_backward(g, s.self, s.mat2_sym_sizes, s.mat2_sym_strides))})
 
 
 def _bmm_forward(b: dict) -> Any:
@@ -137,14 +140,16 @@ def _bmm_forward(b: dict) -> Any:
 
 BMM = defop("bmm", "bmm(Tensor input, Tensor mat2, *, Tensor? out=None)", _bmm_forward, node="BmmBackward0",
             inputs=("self", "mat2"),
-            derivs={"self": d("mat2")(lambda g, s: g.bmm(s.mat2.transpose(1, 2))),
-                    "mat2": d("self")(lambda g, s: s.self.transpose(1, 2).bmm(g))})
+            derivs={"self": d("mat2", rule="grad @ mat2^T, per batch")(lambda g, s: g.bmm(s.mat2.transpose(1, 2))),
+                    "mat2": d("self", rule="self^T @ grad, per batch")(lambda g, s: s.self.transpose(1, 2).bmm(g))})
 
 # matmul's 1-d @ 2-d case squeezes with this overload of squeeze: squeeze_(dim), in place
 # on mm's fresh result, so the result is no view (a later add_ is a plain AddBackward0).
 SQUEEZE4 = defop("_squeeze_dim", "_squeeze_dim(Tensor input, int dim)",
                  lambda b: np.squeeze(b["self"]._data, b["dim"]), node="SqueezeBackward4",
-                 function=False, method=False, derivs={"self": d()(lambda g, s: g.unsqueeze(s.dim))})
+                 function=False, method=False,
+                 derivs={"self": d(rule="grad unsqueezed at dim, back to self's shape")(
+                     lambda g, s: g.unsqueeze(s.dim))})
 
 
 def matmul(input: Any, other: Any, *, out: Any = None) -> Tensor:  # noqa: A002 - PyTorch's name
@@ -311,10 +316,10 @@ ADDMM = defop("addmm", "addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar 
               # (PyTorch's strides are () when unneeded)
               exposes=("alpha", "beta", "mat1_sym_sizes", "mat2_sym_sizes"),
               inplace=True, inplace_broadcasts=False,
-              derivs={"self": d()(lambda g, s: _times(g, s.beta)),
-                      "mat1": d("mat2")(lambda g, s: _times(
+              derivs={"self": d(rule="grad * beta")(lambda g, s: _times(g, s.beta)),
+                      "mat1": d("mat2", rule="grad @ mat2^T * alpha")(lambda g, s: _times(
                           mm_mat1_backward(g, s.mat2, s.mat1_sym_sizes, s.mat1_sym_strides), s.alpha)),
-                      "mat2": d("mat1")(lambda g, s: _times(
+                      "mat2": d("mat1", rule="mat1^T @ grad * alpha")(lambda g, s: _times(
                           mm_mat2_backward(g, s.mat1, s.mat2_sym_sizes, s.mat2_sym_strides), s.alpha))})
 
 

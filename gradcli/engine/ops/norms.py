@@ -94,7 +94,8 @@ def _norm_backward(g: Tensor, s: Any) -> Tensor:
 
 NORM = defop("_norm", "_norm(Tensor input, any p, int[1]? dim=None, bool keepdim=False, *, dtype? dtype=None)",
              _norm_forward, node="LinalgVectorNormBackward0", function=False, method=False, contiguous=True,
-             derivs={"self": d("self", "result")(_norm_backward)})
+             derivs={"self": d("self", "result", rule="grad * sign(self) * abs(self)^(p - 1) / result^(p - 1)")(
+                 _norm_backward)})
 
 
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, out: Any = None,  # noqa: A002

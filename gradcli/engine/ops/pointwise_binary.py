@@ -52,8 +52,8 @@ def _atan2_grad(which: str) -> Callable:
 
 ATAN2 = defop("atan2", "atan2(Tensor input, Tensor other, *, Tensor? out=None)", _atan2_forward,
       node="Atan2Backward0", inputs=("self", "other"), inplace=True,
-      derivs={"self": d("self", "other")(_atan2_grad("self")),
-              "other": d("self", "other")(_atan2_grad("other"))})
+      derivs={"self": d("self", "other", rule="grad * other / (self^2 + other^2)")(_atan2_grad("self")),
+              "other": d("self", "other", rule="-grad * self / (self^2 + other^2)")(_atan2_grad("other"))})
 
 
 def _hypot_forward(b: dict) -> Any:
@@ -67,8 +67,8 @@ def _hypot_forward(b: dict) -> Any:
 
 HYPOT = defop("hypot", "hypot(Tensor input, Tensor other, *, Tensor? out=None)", _hypot_forward,
       node="HypotBackward0", inputs=("self", "other"), inplace=True,
-      derivs={"self": d("self", "result")(lambda g, s: g * s.self / s.result),
-              "other": d("other", "result")(lambda g, s: g * s.other / s.result)})
+      derivs={"self": d("self", "result", rule="grad * self / result")(lambda g, s: g * s.self / s.result),
+              "other": d("other", "result", rule="grad * other / result")(lambda g, s: g * s.other / s.result)})
 
 
 def keep_first_on_ties(out: np.ndarray, a1: np.ndarray, a2: np.ndarray) -> np.ndarray:
@@ -97,14 +97,19 @@ def tie_split(first: bool, greater: bool) -> Callable:
     return formula
 
 
+def tie_rule(mine: str, theirs: str, lost: str) -> str:
+    """The rule of ``tie_split`` in words: ``lost`` is how ``mine`` compares to ``theirs`` when it lost."""
+    return f"where({mine} {lost} {theirs}, 0, grad), grad / 2 where {mine} == {theirs}"
+
+
 MAXIMUM = defop("maximum", "maximum(Tensor input, Tensor other, *, Tensor? out=None)", _minmax(np.maximum),
       node="MaximumBackward0", inputs=("self", "other"),
-      derivs={"self": d("self", "other")(tie_split(True, True)),
-              "other": d("self", "other")(tie_split(False, True))})
+      derivs={"self": d("self", "other", rule=tie_rule("self", "other", "<"))(tie_split(True, True)),
+              "other": d("self", "other", rule=tie_rule("other", "self", "<"))(tie_split(False, True))})
 MINIMUM = defop("minimum", "minimum(Tensor input, Tensor other, *, Tensor? out=None)", _minmax(np.minimum),
       node="MinimumBackward0", inputs=("self", "other"),
-      derivs={"self": d("self", "other")(tie_split(True, False)),
-              "other": d("self", "other")(tie_split(False, False))})
+      derivs={"self": d("self", "other", rule=tie_rule("self", "other", ">"))(tie_split(True, False)),
+              "other": d("self", "other", rule=tie_rule("other", "self", ">"))(tie_split(False, False))})
 
 
 def _lerp_meta(b: dict) -> None:
@@ -159,9 +164,9 @@ LERP = defop("lerp", "lerp(Tensor input, Tensor end, Tensor weight, *, Tensor? o
       node=lambda b: "LerpBackward0" if b["weight"]._wrapped else "LerpBackward1",
       inputs=("self", "end", "weight"), scalar_inputs=("weight",), numbers_as_tensors=True, inplace=True,
       meta=_lerp_meta,
-      derivs={"self": d("weight")(_lerp_self_grad),
-              "end": d("weight")(lambda g, s: g * s.weight),
-              "weight": d("self", "end")(lambda g, s: g * (s.end - s.self))})
+      derivs={"self": d("weight", rule="grad * (1 - weight)")(_lerp_self_grad),
+              "end": d("weight", rule="grad * weight")(lambda g, s: g * s.weight),
+              "weight": d("self", "end", rule="grad * (end - self)")(lambda g, s: g * (s.end - s.self))})
 
 
 # -- clamp ---------------------------------------------------------------------------------------
@@ -232,9 +237,11 @@ CLAMP = defop("clamp", _CLAMP_SIGS, _clamp_forward,
               else "ClampBackward0",
               inputs=("self", "min", "max"), numbers_as_tensors=True, inplace=True,
               scalar_inputs=("min", "max"), joint_scalars=True,
-              derivs={"self": d("self", "min", "max")(_clamp_self_grad),
-                      "min": d("self", "min", "max")(_clamp_min_grad),
-                      "max": d("self", "min", "max")(_clamp_max_grad)})
+              derivs={"self": d("self", "min", "max", rule="where(min <= self <= max, grad, 0)")(_clamp_self_grad),
+                      "min": d("self", "min", "max", rule="where(self < min and min < max, grad, 0)")(
+                          _clamp_min_grad),
+                      "max": d("self", "min", "max", rule="where(self > max or max < min, grad, 0)")(
+                          _clamp_max_grad)})
 CLIP = defop("clip", [s.replace("clamp(", "clip(") for s in _CLAMP_SIGS], _clamp_forward,
       node=CLAMP.node, inputs=CLAMP.inputs, numbers_as_tensors=True, inplace=True, derivs=CLAMP.derivs,
       scalar_inputs=CLAMP.scalar_inputs, joint_scalars=True)
@@ -251,8 +258,10 @@ def _clamp_min_forward(b: dict) -> Any:
 CLAMP_MIN = defop("clamp_min", "clamp_min(Tensor input, Tensor min, *, Tensor? out=None)", _clamp_min_forward,
                   node=lambda b: "ClampMinBackward0" if b["min"]._wrapped else "ClampMinBackward1",
                   inputs=("self", "min"), scalar_inputs=("min",), numbers_as_tensors=True, inplace=True,
-                  derivs={"self": d("self", "min")(lambda g, s: WHERE(s.self >= s.min, g, 0.0)),
-                          "min": d("self", "min")(lambda g, s: WHERE(s.self < s.min, g, 0.0))})
+                  derivs={"self": d("self", "min", rule="where(self >= min, grad, 0)")(
+                              lambda g, s: WHERE(s.self >= s.min, g, 0.0)),
+                          "min": d("self", "min", rule="where(self < min, grad, 0)")(
+                              lambda g, s: WHERE(s.self < s.min, g, 0.0))})
 
 
 # -- xlogy ------------------------------------------------------------------------------------------
@@ -275,6 +284,6 @@ def _xlogy_node(b: dict) -> str:
 
 XLOGY = defop("xlogy", "xlogy(Tensor input, Tensor other, *, Tensor? out=None)", _xlogy_forward, node=_xlogy_node,
               inputs=("self", "other"), scalar_inputs=("self", "other"), numbers_as_tensors=True, inplace=True,
-              derivs={"self": d("self", "other")(
+              derivs={"self": d("self", "other", rule="grad * log(other), 0 where self == 0 and other <= 0")(
                   lambda g, s: XLOGY(g, s.other).masked_fill((s.self == 0) & (s.other <= 0), 0.0)),
-                      "other": d("self", "other")(lambda g, s: g * s.self / s.other)})
+                      "other": d("self", "other", rule="grad * self / other")(lambda g, s: g * s.self / s.other)})

@@ -31,6 +31,8 @@ defop = CATALOG.defop
 
 LN2 = math.log(2.0)
 LN10 = math.log(10.0)
+# The rule of the ops that are flat wherever they have a slope (floor, sign, round, ...).
+STEP = "0 (the op is piecewise constant)"
 
 
 def _refusing(fn: Callable, kernel: str, kinds: str) -> Callable:
@@ -106,38 +108,52 @@ def _no_bool_neg(a: np.ndarray) -> np.ndarray:
     return np.negative(a)
 
 
-unary("exp", wide(np.exp), "ExpBackward0", d("result")(lambda g, s: g * s.result))
+unary("exp", wide(np.exp), "ExpBackward0", d("result", rule="grad * result")(lambda g, s: g * s.result))
 unary("exp2", _sleef_vec(sleef_f32.exp2f, "exp2f", np.exp2), "Exp2Backward0",
-      d("result")(lambda g, s: g * s.result * LN2))
-unary("expm1", _sleef_vml(sleef_f32.expm1f, np.expm1), "Expm1Backward0", d("result")(lambda g, s: g * (s.result + 1)))
-unary("log", wide(np.log), "LogBackward0", d("self")(lambda g, s: g / s.self))
-unary("log2", wide(np.log2), "Log2Backward0", d("self")(lambda g, s: g / (s.self * LN2)))
-unary("log10", wide(np.log10), "Log10Backward0", d("self")(lambda g, s: g / (s.self * LN10)))
-unary("log1p", _sleef_vml(sleef_f32.log1pf, np.log1p), "Log1PBackward0", d("self")(lambda g, s: g / (s.self + 1)))
+      d("result", rule="grad * result * log(2)")(lambda g, s: g * s.result * LN2))
+unary("expm1", _sleef_vml(sleef_f32.expm1f, np.expm1), "Expm1Backward0",
+      d("result", rule="grad * (result + 1)")(lambda g, s: g * (s.result + 1)))
+unary("log", wide(np.log), "LogBackward0", d("self", rule="grad / self")(lambda g, s: g / s.self))
+unary("log2", wide(np.log2), "Log2Backward0",
+      d("self", rule="grad / (self * log(2))")(lambda g, s: g / (s.self * LN2)))
+unary("log10", wide(np.log10), "Log10Backward0",
+      d("self", rule="grad / (self * log(10))")(lambda g, s: g / (s.self * LN10)))
+unary("log1p", _sleef_vml(sleef_f32.log1pf, np.log1p), "Log1PBackward0",
+      d("self", rule="grad / (self + 1)")(lambda g, s: g / (s.self + 1)))
 # MKL VML (not correctly rounded) for float32 and float64: see kernels/vml_sqrt.py
-unary("sqrt", vml_sqrt.sqrt, "SqrtBackward0", d("result")(lambda g, s: g / (2 * s.result)))
+unary("sqrt", vml_sqrt.sqrt, "SqrtBackward0",
+      d("result", rule="grad / (2 * result)")(lambda g, s: g / (2 * s.result)))
 unary("rsqrt", lambda a: 1 / np.sqrt(a), "RsqrtBackward0",
-      d("result")(lambda g, s: -0.5 * g * s.result.pow(3)))
-unary("sin", wide(np.sin), "SinBackward0", d("self")(lambda g, s: g * s.self.cos()))
-unary("cos", wide(np.cos), "CosBackward0", d("self")(lambda g, s: g * -s.self.sin()))
-unary("tan", wide(np.tan), "TanBackward0", d("result")(lambda g, s: g * (1 + s.result.pow(2))))
-unary("asin", wide(np.arcsin), "AsinBackward0", d("self")(lambda g, s: g * (-s.self * s.self + 1).rsqrt()))
-unary("acos", wide(np.arccos), "AcosBackward0", d("self")(lambda g, s: g * -(-s.self * s.self + 1).rsqrt()))
-unary("atan", wide(np.arctan), "AtanBackward0", d("self")(lambda g, s: g / (s.self * s.self + 1)))
-unary("sinh", _sleef_vec(sleef_f32.sinhf, "sinhf", np.sinh), "SinhBackward0", d("self")(lambda g, s: g * s.self.cosh()))
-unary("cosh", _sleef_vec(sleef_f32.coshf, "coshf", np.cosh), "CoshBackward0", d("self")(lambda g, s: g * s.self.sinh()))
+      d("result", rule="-0.5 * grad * result^3")(lambda g, s: -0.5 * g * s.result.pow(3)))
+unary("sin", wide(np.sin), "SinBackward0", d("self", rule="grad * cos(self)")(lambda g, s: g * s.self.cos()))
+unary("cos", wide(np.cos), "CosBackward0", d("self", rule="grad * -sin(self)")(lambda g, s: g * -s.self.sin()))
+unary("tan", wide(np.tan), "TanBackward0",
+      d("result", rule="grad * (1 + result^2)")(lambda g, s: g * (1 + s.result.pow(2))))
+unary("asin", wide(np.arcsin), "AsinBackward0",
+      d("self", rule="grad / sqrt(1 - self^2)")(lambda g, s: g * (-s.self * s.self + 1).rsqrt()))
+unary("acos", wide(np.arccos), "AcosBackward0",
+      d("self", rule="-grad / sqrt(1 - self^2)")(lambda g, s: g * -(-s.self * s.self + 1).rsqrt()))
+unary("atan", wide(np.arctan), "AtanBackward0",
+      d("self", rule="grad / (1 + self^2)")(lambda g, s: g / (s.self * s.self + 1)))
+unary("sinh", _sleef_vec(sleef_f32.sinhf, "sinhf", np.sinh), "SinhBackward0",
+      d("self", rule="grad * cosh(self)")(lambda g, s: g * s.self.cosh()))
+unary("cosh", _sleef_vec(sleef_f32.coshf, "coshf", np.cosh), "CoshBackward0",
+      d("self", rule="grad * sinh(self)")(lambda g, s: g * s.self.sinh()))
 unary("tanh", wide(np.tanh), "TanhBackward0",
-      d("result")(lambda g, s: _backward_op(backward_ops.TANH, g, self=s.result)))
+      d("result", rule="grad * (1 - result^2)")(lambda g, s: _backward_op(backward_ops.TANH, g, self=s.result)))
 unary("sigmoid", sigmoid_kernel, "SigmoidBackward0",
-      d("result")(lambda g, s: _backward_op(backward_ops.SIGMOID, g, self=s.result)), also_in=("nn.functional",))
+      d("result", rule="grad * result * (1 - result)")(
+          lambda g, s: _backward_op(backward_ops.SIGMOID, g, self=s.result)), also_in=("nn.functional",))
 unary("erf", erf, "ErfBackward0",
-      d("self")(lambda g, s: g * (2 / math.sqrt(math.pi)) * (-s.self * s.self).exp()))
+      d("self", rule="grad * 2 / sqrt(pi) * exp(-self^2)")(
+          lambda g, s: g * (2 / math.sqrt(math.pi)) * (-s.self * s.self).exp()))
 unary("reciprocal", lambda a: 1 / a, "ReciprocalBackward0",
-      d("result")(lambda g, s: -g * (s.result * s.result)))
-unary("neg", _no_bool_neg, "NegBackward0", d()(lambda g, s: -g), float_only=False,
+      d("result", rule="-grad * result^2")(lambda g, s: -g * (s.result * s.result)))
+unary("neg", _no_bool_neg, "NegBackward0", d(rule="-grad")(lambda g, s: -g), float_only=False,
       operators={"__neg__": METHOD})
 # abs's gradient is grad * self.sgn() in PyTorch (SgnBackward0 in a create_graph graph)
-unary("abs", _refusing(np.abs, "abs_cpu", "b"), "AbsBackward0", d("self")(lambda g, s: g * s.self.sgn()),
+unary("abs", _refusing(np.abs, "abs_cpu", "b"), "AbsBackward0",
+      d("self", rule="grad * sign(self)")(lambda g, s: g * s.self.sgn()),
       float_only=False,
       operators={"__abs__": METHOD})
 
@@ -156,19 +172,20 @@ def _relu(a: np.ndarray) -> np.ndarray:
     return np.where(a < 0, a.dtype.type(0), a)
 
 
-unary("sign", _sign, "SignBackward0", d()(lambda g, s: zeros_like(g)), float_only=False)
-unary("sgn", _sign, "SgnBackward0", d()(lambda g, s: zeros_like(g)), float_only=False)
-unary("floor", _refusing(np.floor, "floor_vml_cpu", "b"), "FloorBackward0", d()(lambda g, s: zeros_like(g)),
+unary("sign", _sign, "SignBackward0", d(rule=STEP)(lambda g, s: zeros_like(g)), float_only=False)
+unary("sgn", _sign, "SgnBackward0", d(rule=STEP)(lambda g, s: zeros_like(g)), float_only=False)
+unary("floor", _refusing(np.floor, "floor_vml_cpu", "b"), "FloorBackward0", d(rule=STEP)(lambda g, s: zeros_like(g)),
       float_only=False)
-unary("ceil", _refusing(np.ceil, "ceil_vml_cpu", "b"), "CeilBackward0", d()(lambda g, s: zeros_like(g)),
+unary("ceil", _refusing(np.ceil, "ceil_vml_cpu", "b"), "CeilBackward0", d(rule=STEP)(lambda g, s: zeros_like(g)),
       float_only=False)
-unary("trunc", _refusing(np.trunc, "trunc_vml_cpu", "b"), "TruncBackward0", d()(lambda g, s: zeros_like(g)),
+unary("trunc", _refusing(np.trunc, "trunc_vml_cpu", "b"), "TruncBackward0", d(rule=STEP)(lambda g, s: zeros_like(g)),
       float_only=False)
-unary("frac", _refusing(lambda a: a - np.trunc(a), "frac_cpu", "bi"), "FracBackward0", d()(lambda g, s: g),
+unary("frac", _refusing(lambda a: a - np.trunc(a), "frac_cpu", "bi"), "FracBackward0", d(rule="grad")(lambda g, s: g),
       float_only=False)
 # PyTorch's threshold_backward: blocked where result <= 0, so a NaN input passes its gradient.
 RELU = unary("relu", _relu, "ReluBackward0",
-      d("result")(lambda g, s: _backward_op(backward_ops.THRESHOLD, g, self=s.result, threshold=0)), float_only=False)
+      d("result", rule="where(result <= 0, 0, grad)")(
+          lambda g, s: _backward_op(backward_ops.THRESHOLD, g, self=s.result, threshold=0)), float_only=False)
 
 
 def _round_forward(b: dict) -> Any:
@@ -186,7 +203,7 @@ def _round_forward(b: dict) -> Any:
 defop("round", ["round(Tensor input, *, Tensor? out=None)",
                 "round(Tensor input, *, int decimals, Tensor? out=None)"], _round_forward,
       node=lambda b: "RoundBackward1" if "decimals" in b else "RoundBackward0",
-      derivs={"self": d()(lambda g, s: zeros_like(g))}, inplace=True)
+      derivs={"self": d(rule=STEP)(lambda g, s: zeros_like(g))}, inplace=True)
 
 
 def _square_forward(b: dict) -> Any:
@@ -198,7 +215,7 @@ def _square_forward(b: dict) -> Any:
 
 # square is pow(x, 2) in PyTorch, hence PowBackward0 and `_saved_exponent`.
 defop("square", _sig("square"), _square_forward, node="PowBackward0",
-      derivs={"self": d("self")(lambda g, s: g * 2 * s.self)}, inplace=True)
+      derivs={"self": d("self", rule="grad * 2 * self")(lambda g, s: g * 2 * s.self)}, inplace=True)
 
 
 
@@ -226,4 +243,6 @@ def _logit_grad(g: Tensor, s: Any) -> Tensor:
 
 
 LOGIT = defop("logit", "logit(Tensor input, float? eps=None, *, Tensor? out=None)", _logit_forward,
-              node="LogitBackward0", inplace=True, derivs={"self": d("self")(_logit_grad)})
+              node="LogitBackward0", inplace=True,
+              derivs={"self": d("self", rule="grad / (self * (1 - self)); with eps: 0 outside [eps, 1 - eps]")(
+                  _logit_grad)})

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
-from ..autograd.formulas import d
+from ..autograd.formulas import SAMPLED, d
 from ..device import check_cpu
 from ..dispatch.limits import check_size
 from ..dispatch.runner import run
@@ -199,7 +199,7 @@ NORMAL = defop("_normal_tensor", "_normal_tensor(Tensor mean, Tensor std)", _nor
                node=lambda b: ("NormalBackward3" if not b["mean"]._wrapped and not b["std"]._wrapped
                                else "NormalBackward1" if not b["mean"]._wrapped else "NormalBackward2"),
                inputs=("mean", "std"), numbers_as_tensors=True, function=False, method=False,
-               derivs={"mean": d()(lambda g, s: g * 0), "std": d()(lambda g, s: g * 0)})
+               derivs={"mean": d(rule=SAMPLED)(lambda g, s: g * 0), "std": d(rule=SAMPLED)(lambda g, s: g * 0)})
 
 _NORMAL = _parser(
     "normal(Tensor mean, Tensor std, *, generator? generator=None, Tensor? out=None)",
@@ -313,7 +313,7 @@ def _poisson_forward(b: dict) -> Any:
 
 
 defop("poisson", "poisson(Tensor input, generator? generator=None)", _poisson_forward, node="PoissonBackward0",
-      method=False, derivs={"self": d()(lambda g, s: g * 0)})
+      method=False, derivs={"self": d(rule=SAMPLED)(lambda g, s: g * 0)})
 
 _EXPONENTIAL_ = _parser(f"exponential_(Tensor self, float lambd=1, {_GEN})", method=True)
 _CAUCHY_ = _parser(f"cauchy_(Tensor self, float median=0, float sigma=1, {_GEN})", method=True)

@@ -28,7 +28,7 @@ from ..warnings import warn
 from .comparison import WHERE
 from .constants import zeros_like
 from .joining import CAT
-from .pointwise_binary import tie_split
+from .pointwise_binary import tie_rule, tie_split
 
 CATALOG = Catalog()
 defop = CATALOG.defop
@@ -81,7 +81,8 @@ _DIM_SIGS = "{0}(Tensor input, int[1]? dim, bool keepdim=False, *, dtype? dtype=
 
 SUM = defop("sum", ["sum(Tensor input, *, dtype? dtype=None)", _DIM_SIGS.format("sum")], _sum_forward,
       node=lambda b: "SumBackward1" if "dim" in b else "SumBackward0", contiguous=True,
-      exposes=("dim", "keepdim", "self_sym_sizes"), derivs={"self": d()(_sum_backward)})
+      exposes=("dim", "keepdim", "self_sym_sizes"),
+      derivs={"self": d(rule="grad expanded to self's shape")(_sum_backward)})
 
 
 def _mean_forward(b: dict) -> Any:
@@ -107,7 +108,10 @@ def _mean_backward(g: Tensor, s: Any) -> Tensor:
 
 MEAN = defop("mean", ["mean(Tensor input, *, dtype? dtype=None)", _DIM_SIGS.format("mean")], _mean_forward,
       node=lambda b: "MeanBackward1" if "dim" in b else "MeanBackward0", contiguous=True,
-      exposes=("dim", "keepdim", "self_sym_numel", "self_sym_sizes"), derivs={"self": d()(_mean_backward)})
+      exposes=("dim", "keepdim", "self_sym_numel", "self_sym_sizes"),
+      derivs={"self": d(rule="grad / N expanded to self's shape, N the count averaged",
+                        node_rules={"MeanBackward0": "grad / numel(self), expanded to self's shape"})(
+          _mean_backward)})
 
 
 def _prod_forward(b: dict) -> Any:
@@ -163,7 +167,10 @@ def _prod_of_others(x: Tensor, dim: int) -> Tensor:
 defop("prod", ["prod(Tensor input, *, dtype? dtype=None)",
                "prod(Tensor input, int dim, bool keepdim=False, *, dtype? dtype=None, Tensor? out=None)"],
       _prod_forward, node=lambda b: "ProdBackward1" if "dim" in b else "ProdBackward0", contiguous=True,
-      derivs={"self": d("self", "result")(_prod_backward)})  # PyTorch's node also keeps the result
+      # PyTorch's node also keeps the result
+      derivs={"self": d("self", "result", rule="grad * the product of the other elements (result / self)",
+                        node_rules={"ProdBackward1": "grad * the product of the others along dim (result / self)"})(
+          _prod_backward)})
 
 
 # -- max / min / amax / amin / argmax / argmin -------------------------------------------------------
@@ -267,6 +274,11 @@ def _max_min(name: str, result_type: Any, pair: str) -> None:
             return _select_by_index(g, s)
         return _evenly_distribute(g, s)
 
+    lost = "<" if greater else ">"  # how self compares to other where it gets no gradient
+    rules = {f"{name.capitalize()}Backward1": f"grad shared evenly by the elements equal to the {name}",
+             f"{name.capitalize()}Backward0": f"zeros of self's shape, grad at the {name}'s index along dim",
+             f"{pair}Backward0": tie_rule("self", "other", lost)}
+
     defop(name, [f"{name}(Tensor input)",
                  f"{name}(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None)",
                  f"{name}(Tensor input, Tensor other, *, Tensor? out=None)"],
@@ -276,8 +288,9 @@ def _max_min(name: str, result_type: Any, pair: str) -> None:
                           else f"{name.capitalize()}Backward1"),
           inputs=("self", "other"), returns=result_type, saves=_max_min_saves,
           exposes={f"{name.capitalize()}Backward0": ("dim", "indices", "keepdim", "self_sym_sizes")},
-          derivs={"self": d("self", "result", "result1", "other")(self_grad),
-                  "other": d("self", "other")(tie_split(False, greater))})
+          derivs={"self": d("self", "result", "result1", "other", rule=f"grad to where self is the {name}",
+                            node_rules=rules)(self_grad),
+                  "other": d("self", "other", rule=tie_rule("other", "self", lost))(tie_split(False, greater))})
 
 
 _max_min("max", MaxResult, "Maximum")
@@ -307,10 +320,12 @@ def _check_nonempty(name: str, t: Tensor, axes: tuple, dim: Any) -> None:
 
 defop("amax", "amax(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None)",
       _amax_forward(np.max, "amax"), node="AmaxBackward0", exposes=("dim", "keepdim"), contiguous=True,
-      derivs={"self": d("self", "result")(_evenly_shared)})
+      derivs={"self": d("self", "result", rule="grad shared evenly by the elements equal to the max along dim")(
+          _evenly_shared)})
 defop("amin", "amin(Tensor input, int[1] dim=[], bool keepdim=False, *, Tensor? out=None)",
       _amax_forward(np.min, "amin"), node="AminBackward0", exposes=("dim", "keepdim"), contiguous=True,
-      derivs={"self": d("self", "result")(_evenly_shared)})
+      derivs={"self": d("self", "result", rule="grad shared evenly by the elements equal to the min along dim")(
+          _evenly_shared)})
 
 
 def _arg_forward(arg_fn: Any, name: str) -> Any:
@@ -419,9 +434,11 @@ _VAR_SIGS = ["{0}(Tensor input, bool unbiased=True)",
              "{0}(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor? out=None)",
              "{0}(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor? out=None)"]
 defop("var", [s.format("var") for s in _VAR_SIGS], _var_forward(False), node="VarBackward0", contiguous=True,
-      derivs={"self": d("self")(_var_backward)})
+      derivs={"self": d("self", rule="grad * 2 * (self - mean) / (N - correction), N the count reduced")(
+          _var_backward)})
 defop("std", [s.format("std") for s in _VAR_SIGS], _var_forward(True), node="StdBackward0", contiguous=True,
-      derivs={"self": d("self", "result")(_std_backward)})
+      derivs={"self": d("self", "result",
+                        rule="grad * (self - mean) / ((N - correction) * result), 0 where result == 0")(_std_backward)})
 
 
 

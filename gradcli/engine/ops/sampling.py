@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
-from ..autograd.formulas import d
+from ..autograd.formulas import SAMPLED, d
 from ..dispatch.python_signature import signed
 from ..dispatch.memory import write_into
 from ..dispatch.runner import run
@@ -55,7 +55,7 @@ def _bernoulli_forward(b: dict) -> Any:
 
 BERNOULLI = defop("_bernoulli_tensor", "_bernoulli_tensor(Tensor input)", _bernoulli_forward,
                   node="BernoulliBackward0", inputs=("input",), function=False, method=False,
-                  derivs={"input": d()(lambda g, s: g * 0)})
+                  derivs={"input": d(rule=SAMPLED)(lambda g, s: g * 0)})
 
 
 def _bernoulli(parser: ArgParser, args: tuple, kwargs: dict) -> Tensor:

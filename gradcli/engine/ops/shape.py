@@ -67,7 +67,7 @@ def _view_forward(b: dict) -> Any:
     return v
 
 
-_back_to_input = d()(lambda g, s: g.reshape(s.self_sym_sizes))
+_back_to_input = d(rule="grad reshaped back to self's shape")(lambda g, s: g.reshape(s.self_sym_sizes))
 
 VIEW = defop("view", "view(Tensor input, int[] size)", _view_forward, node="ViewBackward0",
              view=True, function=False, exposes=("self_sym_sizes",), derivs={"self": _back_to_input})
@@ -173,7 +173,8 @@ def unsqueeze_array(a: np.ndarray, dim: int) -> np.ndarray:
 
 UNSQUEEZE = defop("unsqueeze", "unsqueeze(Tensor input, int dim)", _unsqueeze_forward,
       node=lambda b: "UnsqueezeBackward1" if b.get("_inplace") else "UnsqueezeBackward0", view=True,
-      inplace=True, exposes=("dim",), derivs={"self": d()(lambda g, s: g.squeeze(s.dim))})
+      inplace=True, exposes=("dim",),
+      derivs={"self": d(rule="grad squeezed at dim, back to self's shape")(lambda g, s: g.squeeze(s.dim))})
 
 
 # -- permute / transpose -----------------------------------------------------------------------
@@ -202,7 +203,8 @@ def _inverse_permutation(dims: tuple[int, ...], nd: int) -> tuple[int, ...]:
 
 PERMUTE = defop("permute", "permute(Tensor input, int[] dims)", _permute_forward, node="PermuteBackward0",
                 view=True, exposes=("dims",),
-                derivs={"self": d()(lambda g, s: g.permute(_inverse_permutation(s.dims, len(s.dims))))})
+                derivs={"self": d(rule="grad permuted back (by the inverse of dims)")(
+                    lambda g, s: g.permute(_inverse_permutation(s.dims, len(s.dims))))})
 
 
 def _transpose_forward(b: dict) -> Any:
@@ -217,11 +219,12 @@ def _transpose_forward(b: dict) -> Any:
 TRANSPOSE = defop("transpose", "transpose(Tensor input, int dim0, int dim1)", _transpose_forward,
                   node=lambda b: "TransposeBackward1" if b.get("_inplace") else "TransposeBackward0",
                   view=True, inplace=True, exposes=("dim0", "dim1"),
-                  derivs={"self": d()(lambda g, s: g.transpose(s.dim0, s.dim1))})
+                  derivs={"self": d(rule="grad with dim0 and dim1 swapped back")(
+                      lambda g, s: g.transpose(s.dim0, s.dim1))})
 defop("swapaxes", "swapaxes(Tensor input, int axis0, int axis1)",
       lambda b: _transpose_forward({"self": b["self"], "dim0": b["axis0"], "dim1": b["axis1"]}),
       node="TransposeBackward0", view=True,
-      derivs={"self": d()(lambda g, s: g.transpose(s.axis0, s.axis1))})
+      derivs={"self": d(rule="grad with axis0 and axis1 swapped back")(lambda g, s: g.transpose(s.axis0, s.axis1))})
 
 
 def _t_forward(b: dict) -> Any:
@@ -234,7 +237,7 @@ def _t_forward(b: dict) -> Any:
 
 T = defop("t", "t(Tensor input)", _t_forward, node=lambda b: "TBackward1" if b.get("_inplace") else "TBackward0",
       view=True, inplace=True,
-      derivs={"self": d()(lambda g, s: g.t())})
+      derivs={"self": d(rule="grad^T")(lambda g, s: g.t())})
 
 
 def _T(self: Tensor) -> Tensor:
@@ -319,7 +322,8 @@ def expand_forward(b: dict) -> Any:
 
 EXPAND = defop("expand", "expand(Tensor input, int[] size, *, bool implicit=False)", expand_forward,
                node="ExpandBackward0", view=True, function=False, exposes=("self_sym_sizes",),
-               derivs={"self": d()(lambda g, s: g.sum_to_size(s.self_sym_sizes))})
+               derivs={"self": d(rule="grad summed over the expanded dims, back to self's shape")(
+                   lambda g, s: g.sum_to_size(s.self_sym_sizes))})
 
 
 def _expand_as(self: Tensor, other: Tensor) -> Tensor:
@@ -348,12 +352,13 @@ def _repeat_backward(g: Tensor, s: Any) -> Tensor:
 
 
 REPEAT = defop("repeat", "repeat(Tensor input, int[] repeats)", _repeat_forward, node="RepeatBackward0",
-      function=False, exposes=("repeats", "self_sym_sizes"), derivs={"self": d()(_repeat_backward)})
+      function=False, exposes=("repeats", "self_sym_sizes"),
+      derivs={"self": d(rule="grad's repeated copies summed, back to self's shape")(_repeat_backward)})
 
 
 
 ALIAS = defop("alias", "alias(Tensor input)", lambda b: b["self"]._data.view(), node="AliasBackward0",
-              view=True, method=False, derivs={"self": d()(lambda g, s: g)})
+              view=True, method=False, derivs={"self": d(rule="grad")(lambda g, s: g)})
 
 CATALOG.register(reshape, "reshape", method=True)
 CATALOG.register(_reshape_function, "reshape", torch=True)

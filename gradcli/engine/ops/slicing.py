@@ -25,6 +25,9 @@ defop = CATALOG.defop
 
 # -- narrow / select / slice / diagonal ----------------------------------------------------------
 
+ON_DIAGONAL = "zeros of self's shape, grad on the diagonal at offset"
+
+
 def _slice_forward(b: dict) -> Any:
     a = b["self"]._data
     dim = wrap_dim(b["dim"], a.ndim)
@@ -44,7 +47,7 @@ def _slice_backward(g: Tensor, s: Any) -> Tensor:
 SLICE = defop("slice", "slice(Tensor input, int dim=0, int? start=None, int? end=None, int step=1)",
               _slice_forward, node="SliceBackward0", view=True, function=False, method=False,
               exposes=("dim", "start", "end", "step", "self_sym_sizes"),
-              derivs={"self": d()(_slice_backward)})
+              derivs={"self": d(rule="zeros of self's shape, grad at [start:end:step] along dim")(_slice_backward)})
 
 
 def slice_of(t: Tensor, dim: int = 0, start: Any = None, end: Any = None, step: int = 1) -> Tensor:
@@ -63,7 +66,7 @@ def _embed_forward(b: dict) -> Any:
 # region.  Its own gradient is the view op again (PyTorch's <View>BackwardBackward0).
 EMBED = defop("_embed", "_embed(Tensor input, any shape, any region, str node)", _embed_forward,
               node=lambda b: b["node"], function=False, method=False,
-              derivs={"self": d()(lambda g, s: s.region(g))})
+              derivs={"self": d(rule="the part of grad the view covers (the view op again)")(lambda g, s: s.region(g))})
 
 
 def _embed(shape: Any, g: Tensor, region: Any, node: str) -> Tensor:
@@ -107,7 +110,7 @@ def _select_backward(g: Tensor, s: Any) -> Tensor:
 
 SELECT = defop("select", "select(Tensor input, int dim, int index)", _select_forward,
                node="SelectBackward0", view=True, exposes=("dim", "index", "self_sym_sizes"),
-               derivs={"self": d()(_select_backward)})
+               derivs={"self": d(rule="zeros of self's shape, grad at index along dim")(_select_backward)})
 
 
 def _diagonal_forward(b: dict) -> Any:
@@ -140,7 +143,7 @@ def _diagonal_backward(g: Tensor, s: Any) -> Tensor:
 
 DIAGONAL = defop("diagonal", "diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1)", _diagonal_forward,
       node="DiagonalBackward0", view=True, exposes=("dim1", "dim2", "offset", "self_sym_sizes"),
-      derivs={"self": d()(_diagonal_backward)})
+      derivs={"self": d(rule=ON_DIAGONAL)(_diagonal_backward)})
 
 
 # -- flip / tril / triu / diag -----------------------------------------------------------------
@@ -152,7 +155,7 @@ def _flip_forward(b: dict) -> Any:
 
 
 FLIP = defop("flip", "flip(Tensor input, int[] dims)", _flip_forward, node="FlipBackward0", exposes=("dims",),
-      derivs={"self": d()(lambda g, s: g.flip(s.dims))})
+      derivs={"self": d(rule="grad flipped back along dims")(lambda g, s: g.flip(s.dims))})
 
 
 def _tri(fn: Any, name: str) -> Any:
@@ -166,10 +169,10 @@ def _tri(fn: Any, name: str) -> Any:
 
 TRIL = defop("tril", "tril(Tensor input, int diagonal=0, *, Tensor? out=None)", _tri(np.tril, "tril"),
       node="TrilBackward0", inplace=True, inplace_broadcasts=False, exposes=("diagonal",),
-      derivs={"self": d()(lambda g, s: g.tril(s.diagonal))})
+      derivs={"self": d(rule="tril(grad, diagonal)")(lambda g, s: g.tril(s.diagonal))})
 TRIU = defop("triu", "triu(Tensor input, int diagonal=0, *, Tensor? out=None)", _tri(np.triu, "triu"),
       node="TriuBackward0", inplace=True, inplace_broadcasts=False, exposes=("diagonal",),
-      derivs={"self": d()(lambda g, s: g.triu(s.diagonal))})
+      derivs={"self": d(rule="triu(grad, diagonal)")(lambda g, s: g.triu(s.diagonal))})
 
 
 def _diag_embed_forward(b: dict) -> Any:
@@ -185,12 +188,13 @@ def _diag_embed_forward(b: dict) -> Any:
 
 DIAG_EMBED = defop("diag_embed", "diag_embed(Tensor input, int offset=0, int dim1=-2, int dim2=-1)",
                    _diag_embed_forward, node="DiagEmbedBackward0",
-                   derivs={"self": d()(lambda g, s: g.diagonal(s.offset, -2, -1))})
+                   derivs={"self": d(rule="the diagonal of grad at offset")(lambda g, s: g.diagonal(s.offset, -2, -1))})
 DIAG_COPY = defop("_diagonal_copy", "_diagonal_copy(Tensor input, int offset=0)",
                   lambda b: diagonal_view(b["self"]._data, b["offset"], 0, 1).copy(),
                   node="DiagonalBackward0_copy", function=False, method=False,
-                  derivs={"self": d()(lambda g, s: _embed(s.self_sym_sizes, g, lambda t: t.diagonal(s.offset),
-                                                          "DiagonalBackwardBackward0"))})
+                  derivs={"self": d(rule=ON_DIAGONAL)(
+                      lambda g, s: _embed(s.self_sym_sizes, g, lambda t: t.diagonal(s.offset),
+                                          "DiagonalBackwardBackward0"))})
 
 
 def _diag(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: A002

@@ -43,7 +43,7 @@ def _logsumexp_backward(g: Tensor, s: Any) -> Tensor:
 
 defop("logsumexp", "logsumexp(Tensor input, int[1] dim, bool keepdim=False, *, Tensor? out=None)",
       _logsumexp_forward, node="LogsumexpBackward0", exposes=("dim", "keepdim"), contiguous=True,
-      derivs={"self": d("self", "result")(_logsumexp_backward)})
+      derivs={"self": d("self", "result", rule="grad * exp(self - result)")(_logsumexp_backward)})
 
 
 def _softmax_forward(log: bool) -> Any:
@@ -93,7 +93,7 @@ def _cast_first(bound: dict) -> None:
 
 SOFTMAX = defop("softmax", "softmax(Tensor input, int dim, dtype? dtype=None)", _softmax_forward(False),
                 node="SoftmaxBackward0", exposes=("dim",), prepare=_cast_first, contiguous=True,
-                derivs={"self": d("result")(_softmax_backward)})
+                derivs={"self": d("result", rule="result * (grad - sum(grad * result, dim))")(_softmax_backward)})
 LOG_SOFTMAX = defop("log_softmax", "log_softmax(Tensor input, int dim, dtype? dtype=None)", _softmax_forward(True),
                     node="LogSoftmaxBackward0", exposes=("dim",), prepare=_cast_first, contiguous=True,
-                    derivs={"self": d("result")(_log_softmax_backward)})
+                    derivs={"self": d("result", rule="grad - exp(result) * sum(grad, dim)")(_log_softmax_backward)})
