@@ -53,11 +53,12 @@ class ViewRun:
 def run_for_view(text: str, filename: str, *, show_output: bool = False, no_color: bool = False,
                  debug: bool = False, no_hints: bool = False, timeout: float | None = None,
                  max_elements: int | None = None, seed: int | None = None, plot_dir: str | None = None,
-                 stderr: TextIO | None = None, prepare: Callable[[Any], None] | None = None) -> ViewRun:
+                 stderr: TextIO | None = None,
+                 prepare: Callable[[Any, Provenance], None] | None = None) -> ViewRun:
     """Run ``text`` with provenance on.  Its stdout is kept (and shown with ``show_output``);
     an error is reported on ``stderr`` and the run still returns, so that a view can show the
-    graph as far as the script got.  ``prepare(session)``, when given, runs just before the
-    script (a view installing a tracer or a diagnostics listener)."""
+    graph as far as the script got.  ``prepare(session, provenance)``, when given, runs just
+    before the script (a view installing a tracer or a diagnostics listener)."""
     from gradcli.lang.output import wants_color
     from gradcli.lang.runtime import Session
 
@@ -73,7 +74,7 @@ def run_for_view(text: str, filename: str, *, show_output: bool = False, no_colo
     provenance = Provenance().start(session.context)
     try:
         if prepare is not None:
-            prepare(session)
+            prepare(session, provenance)
         outcome = session.run_source(text, filename)
     finally:
         provenance.stop()

@@ -10,10 +10,11 @@ from __future__ import annotations
 import io
 import sys
 from dataclasses import dataclass
-from typing import Any, Callable, TextIO
+from typing import Any, TextIO
 
 from gradcli.views.json_output import Diagnostics, run_document
 from gradcli.views.report.page import Section, escape, render_page
+from gradcli.views.report.parts import PAGE_ORDER, available_parts
 from gradcli.views.report.sections import (diagnostics_section, output_section, script_section,
                                             variables_section)
 from gradcli.views.script_run import ViewRun, run_for_view
@@ -55,29 +56,32 @@ class ReportPage:
 def build_report(text: str, filename: str, *, stderr: TextIO | None = None, **options: Any) -> ReportPage:
     """Run ``text`` (its diagnostics also go to ``stderr``, as a run's do) and make the page."""
     diagnostics_text = KeptStream(stderr if stderr is not None else sys.stderr)
-    printed_lines = [lambda: 0]
-    diagnostics = Diagnostics(lambda: printed_lines[0]())
-    extras = [part() for part in EXTRA_PARTS]
-    extras = [part for part in extras if part is not None]
+    watching: dict[str, Any] = {"provenance": None, "printed": lambda: 0}
+    diagnostics = Diagnostics(lambda: watching["printed"]())
+    parts = available_parts()
 
-    def prepare(session: Any) -> None:
+    def prepare(session: Any, provenance: Any) -> None:
         session.reporter.listener = diagnostics.heard
         stream = session.output.stream         # the view run's stdout (it keeps what it is given)
-        printed_lines[0] = lambda: stream.kept.getvalue().count("\n")
-        for part in extras:
-            part.before(session)
+        watching["printed"] = lambda: stream.kept.getvalue().count("\n")
+        watching["provenance"] = provenance
 
+    started = []
     try:
+        for part in parts:
+            part.start(lambda: watching["provenance"])
+            started.append(part)
         run = run_for_view(text, filename, stderr=diagnostics_text, prepare=prepare, **options)
     finally:
-        for part in extras:
+        for part in reversed(started):
             part.stop()
     status, code = run.outcome.status, run.outcome.exit_code
+    drawn = {part.id: _drawn(part, run) for part in parts}
     sections = [section for section in (
         diagnostics_section(diagnostics.error, diagnostics.warnings),
         script_section(text, diagnostics.error, diagnostics.warnings, lines_that_made_nodes(run)),
         output_section(run.printed, diagnostics_text.kept.getvalue()),
-        *[_drawn(part, run) for part in extras],
+        *[drawn.get(name) for name in PAGE_ORDER],
         variables_section(run.session.globals),
     ) if section is not None]
     document = run_document(filename, status, code, run.printed, diagnostics.warning_data,
@@ -108,8 +112,3 @@ def _drawn(part: Any, run: ViewRun) -> Section | None:
                        f'<p class="note">This part could not be drawn: {escape(type(error).__name__)}: '
                        f"{escape(str(error))} (a bug in gradcli).</p>")
 
-
-# ---------------------------------------------------------------- the other views' parts
-# Each is a function giving a part (with id, title, before(session), section(run), stop()) when
-# its view is installed, else None.
-EXTRA_PARTS: list[Callable[[], Any]] = []
