@@ -8,6 +8,7 @@ Set GRADCLI_SCREENSHOTS=DIR to keep the screenshots.
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import json
 import os
@@ -119,6 +120,67 @@ def test_a_screenshot_is_not_blank(browser, tmp_path):
     png = browser.get_screenshot_as_png()
     keep_screenshot(png, "report_tutorial.png")
     assert png.startswith(b"\x89PNG") and colours(png) > 1
+
+
+def backward_nodes(tensor) -> int:
+    """How many nodes the engine's graph below ``tensor`` has (each once, however often reached)."""
+    seen, stack = set(), [tensor.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.extend(child for child, _ in node.next_functions)
+    return len(seen)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("gradcli.views.graph") is None,
+                    reason="the graph view (gradcli.views.graph) is not on this branch yet")
+@pytest.mark.parametrize("layout", ["auto", "python"])
+def test_the_graph_has_one_box_per_backward_node(browser, tmp_path, monkeypatch, layout):
+    if layout == "python":
+        monkeypatch.setenv("GRADCLI_NO_DOT", "1")     # grandalf's layout, as on a machine without dot
+    page = open_report(browser, tmp_path, TUTORIAL)
+    assert console_errors(browser) == []
+    expected = backward_nodes(page.run.session.globals["out"])
+    assert expected == 5                     # MeanBackward0, MulBackward0 x2, AddBackward0, AccumulateGrad
+    boxes = browser.find_elements("css selector", "#graph svg g.node.backward")
+    assert len(boxes) == expected
+    texts = {box: [t.get_attribute("textContent") for t in box.find_elements("css selector", "text")]
+             for box in boxes}
+    assert sorted(lines[0] for lines in texts.values()) == [
+        "AccumulateGrad", "AddBackward0", "MeanBackward0", "MulBackward0", "MulBackward0"]
+    # the script's words and names on the picture
+    assert ["AddBackward0", "y = x + 2", "line 3", "(2, 2) float32"] in texts.values()
+    assert ["MeanBackward0", "out = z.mean()", "line 5", "() float32"] in texts.values()
+    first_text = "return arguments[0].querySelector('text').textContent"
+    output = browser.find_element("css selector", "#graph svg g.node.tensor.output")
+    leaf = browser.find_element("css selector", "#graph svg g.node.tensor.leaf")
+    assert browser.execute_script(first_text, output) == "out"
+    assert browser.execute_script(first_text, leaf) == "x"
+    svg = browser.find_element("css selector", "#graph svg")
+    assert svg.is_displayed() and svg.size["width"] > 100 and svg.size["height"] > 100
+    keep_screenshot(svg.screenshot_as_png, f"report_graph_{layout}.png")
+
+
+@pytest.mark.skipif(importlib.util.find_spec("gradcli.views.graph") is None,
+                    reason="the graph view (gradcli.views.graph) is not on this branch yet")
+def test_a_line_and_the_nodes_it_made_mark_each_other_on_hover(browser, tmp_path):
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    open_report(browser, tmp_path, TUTORIAL)
+    lit = "return Array.from(document.querySelectorAll(arguments[0])).map(e => e.id || e.textContent)"
+    number = browser.find_element("css selector", "#L4")           # z = y * y * 3: two MulBackward0
+    assert "made" in number.get_attribute("class").split()
+    ActionChains(browser).move_to_element(number).perform()
+    marked = browser.find_elements("css selector", "#graph g.node.backward.lit")
+    assert len(marked) == 2 and all(m.get_attribute("data-line") == "4" for m in marked)
+    add = next(box for box in browser.find_elements("css selector", "#graph g.node.backward")
+               if box.get_attribute("data-line") == "3")
+    ActionChains(browser).move_to_element(add).perform()
+    assert browser.find_elements("css selector", "#graph g.node.backward.lit") == []
+    assert browser.execute_script(lit, ".script .lit") == ["L3", "y = x + 2"]
+    assert console_errors(browser) == []
 
 
 def test_a_failing_script_shows_its_error_at_its_line(browser, tmp_path):

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from gradcli.views.report.build import build_report
 from gradcli.views.report.highlight import highlighted_lines
 
@@ -107,3 +109,63 @@ def test_a_plain_run_does_not_load_the_report():
     done = subprocess.run([sys.executable, "-c", probe], input="print(1)\n", capture_output=True, text=True,
                           env=ENV, timeout=60, cwd=ROOT)
     assert done.stdout.splitlines() == ["1", "[]"]
+
+
+def installed(module: str) -> bool:
+    import importlib.util
+    return importlib.util.find_spec(module) is not None
+
+
+def section_text(page: str, section: str) -> str:
+    """The text of a section's body as a browser shows it (tags dropped, entities read)."""
+    found = re.search(rf'<section id="{section}">\n<h2>.*?</h2>\n<div class="body">\n(.*?)\n</div>\n</section>',
+                      page, re.S)
+    assert found, f"no {section} section"
+    return html.unescape(re.sub(r"<[^>]+>", "", found.group(1)))
+
+
+TRACED = """\
+import torch
+x = torch.ones(2, 2, requires_grad=True)
+y = x + 2
+z = y * y * 3
+out = z.mean()
+out.backward()
+print(x.grad)
+"""
+
+
+@pytest.mark.skipif(not installed("gradcli.views.trace"), reason="the trace view is not on this branch yet")
+def test_the_trace_part_is_what_trace_backward_writes():
+    page = build_report(TRACED, "<stdin>", stderr=io.StringIO()).html
+    run = gradcli("run", "--trace-backward", "--no-color", "-", input=TRACED)
+    assert run.returncode == 0 and "MeanBackward0" in run.stderr
+    assert run.stderr.endswith("\n") and section_text(page, "trace") == run.stderr[:-1]
+
+
+@pytest.mark.skipif(not installed("gradcli.views.trace"), reason="the trace view is not on this branch yet")
+def test_without_a_backward_call_the_trace_part_says_so():
+    page = build_report("import torch\nx = torch.ones(2) * 2\n", "s.ag", stderr=io.StringIO()).html
+    assert "there is no backward pass to show" in section_text(page, "trace")
+
+
+PLOTTED = """\
+import matplotlib.pyplot as plt
+losses = [4.0, 2.0, 1.0, 0.5]
+plt.plot(losses, label="loss")
+plt.title("training")
+plt.show()
+plt.figure()
+plt.scatter([1, 2], [3, 4])
+plt.show()
+"""
+
+
+@pytest.mark.skipif(not installed("gradcli.views.plot"), reason="the plot view is not on this branch yet")
+def test_the_plots_part_has_one_svg_per_figure():
+    page = build_report(PLOTTED, "s.ag", stderr=io.StringIO()).html
+    plots = page[page.index('<section id="plots">'):]
+    plots = plots[:plots.index("</section>")]
+    assert plots.count('<div class="figure plot"><svg ') == 2 and plots.count("</svg>") == 2
+    assert "training" in section_text(page, "plots")
+    assert '<section id="plots">' not in build_report("x = 1\n", "s.ag", stderr=io.StringIO()).html
