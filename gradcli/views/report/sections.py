@@ -12,6 +12,7 @@ from gradcli.views.report.page import Section, escape
 from gradcli.views.values import bounded_repr, describe_value
 
 MAX_SHOWN_REPR = 2000       # characters of a value shown in the variables table
+FOLDED_STDERR_LINES = 40    # a longer stderr is shown folded
 
 
 def _plural(count: int, word: str) -> str:
@@ -63,7 +64,12 @@ def output_section(printed: str, diagnostics_text: str) -> Section:
     else:
         parts.append('<p class="note">The script printed nothing.</p>')
     if diagnostics_text:
-        parts.append(f'<h3>stderr</h3>\n<pre class="stream stderr">{escape(diagnostics_text)}</pre>')
+        # long (figures drawn as text, a traceback): folded, as the parts above show it better
+        count = diagnostics_text.count("\n")
+        folded = count > FOLDED_STDERR_LINES
+        summary = f"stderr: {_plural(count, 'line')} (click to show)" if folded else "stderr"
+        parts.append(f'<details class="stderr"{"" if folded else " open"}><summary>{summary}</summary>\n'
+                     f'<pre class="stream stderr">{escape(diagnostics_text)}</pre></details>')
     lines = printed.count("\n") + (0 if printed.endswith("\n") or not printed else 1)
     return Section("output", "Output", "\n".join(parts), _plural(lines, "line"))
 
