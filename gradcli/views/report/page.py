@@ -30,6 +30,11 @@ class Section:
     count: str = ""             # a short figure beside the title ("12 lines", "9 nodes")
 
 
+def plural(count: int, word: str) -> str:
+    """``1 line``, ``3 lines``, ``2 passes``."""
+    return f"{count} {word}" if count == 1 else f"{count} {word}{'es' if word.endswith('s') else 's'}"
+
+
 def escape(text: str) -> str:
     return html.escape(text, quote=True)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib.util
 from typing import Any, Callable
 
-from gradcli.views.report.page import Section, escape
+from gradcli.views.report.page import Section, escape, plural
 
 ProvenanceOf = Callable[[], Any]
 
@@ -21,10 +21,6 @@ def _installed(module: str) -> bool:
         return importlib.util.find_spec(module) is not None
     except ModuleNotFoundError:
         return False
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 class TracePart:
@@ -61,7 +57,7 @@ class TracePart:
                                                 "torch.autograd.grad(): there is no backward pass to show.</p>")
         body = "\n".join(_trace_line(line) for line in self.lines)
         return Section(self.id, self.title, f'<pre class="trace code">{body}</pre>',
-                       _plural(self.tracer.passes, "pass"))
+                       plural(self.tracer.passes, "pass"))
 
 
 def _trace_line(line: list) -> str:
@@ -104,7 +100,7 @@ class GraphPart:
         note = escape("; ".join(dict.fromkeys(headings or ())))
         note = f'<p class="note">The graph of {note}.</p>\n' if note else ""
         return Section(self.id, self.title, f'{note}<div class="figure graph">{_inline(svg)}</div>',
-                       _plural(nodes, "node"))
+                       plural(nodes, "node"))
 
 
 class PlotsPart:
@@ -125,7 +121,7 @@ class PlotsPart:
         if not figures:
             return None                           # a script that plots nothing has no plots part
         drawn = "\n".join(f'<div class="figure plot">{_inline(figure_svg(figure))}</div>' for figure in figures)
-        return Section(self.id, self.title, f'<div class="plots">{drawn}</div>', _plural(len(figures), "figure"))
+        return Section(self.id, self.title, f'<div class="plots">{drawn}</div>', plural(len(figures), "figure"))
 
 
 def _inline(svg: str) -> str:

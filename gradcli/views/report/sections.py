@@ -8,15 +8,11 @@ from typing import Any, Sequence
 from gradcli.engine.tensor import Tensor
 from gradcli.lang.diagnostics import Report
 from gradcli.views.report.highlight import highlighted_lines
-from gradcli.views.report.page import Section, escape
+from gradcli.views.report.page import Section, escape, plural
 from gradcli.views.values import bounded_repr, describe_value
 
 MAX_SHOWN_REPR = 2000       # characters of a value shown in the variables table
 FOLDED_STDERR_LINES = 40    # a longer stderr is shown folded
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def script_section(text: str, error: Report | None, warnings: Sequence[Report],
@@ -42,7 +38,7 @@ def script_section(text: str, error: Report | None, warnings: Sequence[Report],
             title = f' title="{escape(", ".join(_counted(names)))}"'
         rows.append(f'<span class="{ln_classes}" id="L{number}" data-line="{number}"{title}>{number}</span>'
                     f'<span class="src{" " + extra if extra else ""}" data-line="{number}">{line or " "}</span>')
-    count = _plural(len(rows), "line")
+    count = plural(len(rows), "line")
     note = ('<p class="note">A marked line number made nodes of the backward graph '
             '(hover it to see which).</p>\n' if made_at else "")
     return Section("script", "Script", f'{note}<div class="script code">{"".join(rows)}</div>', count)
@@ -67,11 +63,11 @@ def output_section(printed: str, diagnostics_text: str) -> Section:
         # long (figures drawn as text, a traceback): folded, as the parts above show it better
         count = diagnostics_text.count("\n")
         folded = count > FOLDED_STDERR_LINES
-        summary = f"stderr: {_plural(count, 'line')} (click to show)" if folded else "stderr"
+        summary = f"stderr: {plural(count, 'line')} (click to show)" if folded else "stderr"
         parts.append(f'<details class="stderr"{"" if folded else " open"}><summary>{summary}</summary>\n'
                      f'<pre class="stream stderr">{escape(diagnostics_text)}</pre></details>')
     lines = printed.count("\n") + (0 if printed.endswith("\n") or not printed else 1)
-    return Section("output", "Output", "\n".join(parts), _plural(lines, "line"))
+    return Section("output", "Output", "\n".join(parts), plural(lines, "line"))
 
 
 def diagnostics_section(error: Report | None, warnings: Sequence[Report]) -> Section | None:
@@ -81,7 +77,7 @@ def diagnostics_section(error: Report | None, warnings: Sequence[Report]) -> Sec
     boxes = [_diagnostic(error, "error")] if error is not None else []
     boxes += [_diagnostic(w, "warning") for w in warnings]
     title = "Error" if error is not None else "Warnings"
-    count = _plural(len(warnings), "warning") if warnings else ""
+    count = plural(len(warnings), "warning") if warnings else ""
     return Section("diagnostics", title, "\n".join(boxes), count)
 
 
@@ -126,7 +122,7 @@ def variables_section(namespace: dict[str, Any]) -> Section:
     head = ("<tr><th>name</th><th>what</th><th>value at the end</th><th>.grad</th>"
             "<th>grad_fn</th></tr>")
     return Section("variables", "Variables", f'<table class="vars">{head}{"".join(rows)}</table>',
-                   _plural(shown, "name"))
+                   plural(shown, "name"))
 
 
 def _shown_repr(value: Any) -> str:
