@@ -121,8 +121,8 @@ _fixed("RuntimeError", "Boolean value of Tensor with more than one value is ambi
 
 _fixed("ModuleNotFoundError", "No module named",
        "a script can import torch (with torch.nn, torch.nn.functional, torch.autograd, torch.linalg), "
-       "math, numpy (the subset PyTorch's tutorials use), and parts of random, functools, itertools "
-       "and collections")
+       "math, numpy (the subset PyTorch's tutorials use), parts of random, functools, itertools "
+       "and collections, and matplotlib.pyplot (drawn in the terminal)")
 
 
 @hint("NameError", "name 'torch' is not defined")

@@ -40,6 +40,8 @@ ScriptModuleNotFoundError = _visible(ModuleNotFoundError)
 ScriptNotImplementedError = _visible(NotImplementedError)
 ScriptRuntimeError = _visible(RuntimeError)
 ScriptStopIteration = _visible(StopIteration)
+ScriptPermissionError = _visible(PermissionError)
+ScriptFileNotFoundError = _visible(FileNotFoundError)
 
 # The modules whose error classes print as a builtin they subclass (ScriptValueError is ValueError).
 _VISIBLE_MODULES = (__name__, "gradcli.engine.errors")

@@ -109,6 +109,17 @@ class Modules:
         for name, loader in stdlib.MODULES.items():
             self.by_path[name] = Namespace(name, {}, mirrors=name, loader=loader)
 
+    def provide(self, path: str, loader: Callable[[], dict[str, Any]],
+                missing: Callable[[str], str] | None = None) -> Namespace:
+        """A module whose members a layer above the language gives (``matplotlib.pyplot``, from the
+        views), read from ``loader`` on first use; ``a.b`` is also a member of ``a`` (given first)."""
+        namespace = Namespace(path, {}, loader=loader, missing=missing)
+        parent, _, leaf = path.rpartition(".")
+        if parent:
+            self.by_path[parent].add(leaf, namespace)
+        self.by_path[path] = namespace
+        return namespace
+
     def _namespace(self, full_path: str, key: str, members: dict[str, Any],
                    loader: Callable[[], dict[str, Any]] | None = None) -> Namespace:
         namespace = Namespace(full_path, members, pytorch_module=key, loader=loader)

@@ -16,6 +16,7 @@ import sys
 import threading
 import traceback
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, TextIO
 
 from lark import Token
@@ -33,6 +34,15 @@ from gradcli.lang.output import make_output
 from gradcli.lang.syntax import parse, prepare
 
 _COMPILED_CODE_FILES = frozenset(os.path.abspath(module.__file__) for module in CLOSURE_MODULES)
+
+# Modules a script may import that a layer above the language provides: import path -> (module,
+# function giving the members for one Session, function wording a name the module lacks).  The
+# language only names them: the module is imported when a script first reads a member, so a plain
+# run never loads the views, and gradcli.views keeps depending on gradcli.lang, not the reverse.
+PROVIDED_MODULES: dict[str, tuple[str, str, str]] = {
+    "matplotlib": ("gradcli.views.plot.pyplot", "matplotlib_members", "missing_member"),
+    "matplotlib.pyplot": ("gradcli.views.plot.pyplot", "pyplot_members", "missing_member"),
+}
 
 # Each level of user recursion costs a dozen interpreter frames; the user-level
 # limit (functions.MAX_USER_DEPTH) is the one scripts see.
@@ -72,6 +82,11 @@ class Session:
         # where plt.savefig may write (gradcli --plot-dir); None refuses
         self.plot_dir = plot_dir
         self.modules = Modules(engine)
+        # what the views keep for this session (matplotlib.pyplot: its figures)
+        self.view_state: dict[str, Any] = {}
+        for path, (module, members, missing) in PROVIDED_MODULES.items():
+            self.modules.provide(path, partial(_provided, module, members, self, path),
+                                 partial(_provided, module, missing, path))
         self.globals: dict[str, Any] = {}
         self.builtins = self.modules.script_builtins(self.output.write, self.output.flush)
         self.builtins.update(_builtins_module.introspection_builtins(
@@ -166,6 +181,12 @@ class Session:
         self._warned.add(key)
         self.output.flush()
         self.reporter.warning(category, message, span)
+
+
+def _provided(module: str, function: str, *args: Any) -> Any:
+    """Call ``function`` of ``module`` (one of PROVIDED_MODULES), importing it on the first call."""
+    import importlib
+    return getattr(importlib.import_module(module), function)(*args)
 
 
 def start_line_after_ctrl_c(stream: TextIO) -> None:

@@ -92,17 +92,20 @@ class Namespace:
     None for ``math``), so a real name gradcli lacks says "not supported yet"
     instead of "no such attribute".  ``mirrors`` is the real module (or its name, imported
     when a script asks for what the subset lacks) of which this is a subset (numpy, random),
-    and ``note`` says which subset that is.
+    and ``note`` says which subset that is.  ``missing`` words the AttributeError for a name
+    the module lacks, where a module's own words help more than Python's ("gradcli's
+    matplotlib.pyplot does not support plt.hist").
     """
 
     def __init__(self, path: str, members: dict[str, Any], pytorch_module: str | None = None,
                  mirrors: Any = None, loader: Callable[[], dict[str, Any]] | None = None,
-                 note: str | None = None) -> None:
+                 note: str | None = None, missing: Callable[[str], str] | None = None) -> None:
         self.path = path
         self._members = members
         self.pytorch_module = pytorch_module
         self._mirrors = mirrors
         self.note = note
+        self._missing = missing
         # Members that load on first use (torch.nn, torch.optim: a script that never touches
         # them does not pay for importing them at start-up).
         self._loader = loader
@@ -150,6 +153,8 @@ class Namespace:
         message = self.unsupported(name)
         if message is not None:
             raise ScriptNotImplementedError(message)
+        if self._missing is not None and not is_dunder(name):
+            raise attribute_error(self._missing(name), self, name)
         raise attribute_error(f"module '{self.path}' has no attribute '{name}'", self, name)
 
     def __repr__(self) -> str:
@@ -286,7 +291,10 @@ def _missing(obj: Any, name: str, reading: bool = True) -> Exception:
             return ScriptNotImplementedError(f"gradcli does not support Tensor.{name} yet")
     if _is_numpy(type(obj)) and not is_dunder(name) and hasattr(obj, name):
         return ScriptNotImplementedError(f"gradcli does not support {cls_name}.{name} ({NUMPY_SUBSET})")
-    message = f"'{cls_name}' object has no attribute '{name}'"
+    # a class may word the error itself (matplotlib's Axes: "... does not support ax.hist")
+    worded = getattr(type(obj), "__script_missing__", None)
+    message = worded(name) if worded is not None and not is_dunder(name) else \
+        f"'{cls_name}' object has no attribute '{name}'"
     return attribute_error(message, obj, name) if reading else ScriptAttributeError(message)
 
 
