@@ -1,7 +1,7 @@
 """The REPL's own commands.  A leading ``:`` keeps them apart from the language,
 where no statement can start with one.
 
-    :help  :vars  :reset  :load FILE  :save FILE  :quit
+    :help  :vars  :reset  :load FILE  :save FILE  :trace on|off  :quit
 
 A unique prefix is enough (``:q``).  Python's ``exit()``, ``quit()`` and
 ``help`` also work, unless the user has bound those names themselves.
@@ -46,7 +46,7 @@ def run(console: "Console", text: str) -> bool:
         _fail(console, _unknown(word))
         return False
     if command.argument and not argument:
-        _fail(console, f"{command.usage} needs a {command.argument.lower()} name")
+        _fail(console, f"{command.usage} needs {_wanted(command.argument)}")
         return False
     if not command.argument and argument:
         _fail(console, f":{command.name} takes no argument")
@@ -126,6 +126,16 @@ def _save(console: "Console", argument: str) -> bool:
     return True
 
 
+def _trace(console: "Console", argument: str) -> bool:
+    from gradcli.views.trace.repl import switch
+    ok, message = switch(console, argument)
+    if ok:
+        _say(console, message)
+    else:
+        _fail(console, message)
+    return ok
+
+
 def _quit(console: "Console", argument: str) -> bool:
     console.finished = True
     return True
@@ -138,6 +148,8 @@ COMMANDS: dict[str, Command] = {command.name: command for command in (
     Command("load", "FILE", "run a script in this session (its variables stay)", _load),
     Command("save", "FILE", "write the inputs that ran without error as a script, below the imports "
                             "they use", _save),
+    Command("trace", "on|off", "show the chain rule step by step at each backward() and autograd.grad(), "
+                               "on stderr", _trace),
     Command("quit", "", "leave (Ctrl-D on an empty line does the same)", _quit),
 )}
 
@@ -226,6 +238,13 @@ def _reason(error: Exception) -> str:
     if isinstance(error, OSError) and error.strerror:
         return error.strerror
     return str(error)
+
+
+def _wanted(argument: str) -> str:
+    """What a command's missing argument is: ``a file name``, or ``on or off`` for ``on|off``."""
+    if "|" in argument:
+        return " or ".join(argument.split("|"))
+    return f"a {argument.lower()} name"
 
 
 def _unknown(word: str) -> str:

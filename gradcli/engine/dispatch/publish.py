@@ -91,6 +91,10 @@ class Catalog:
         self._entries.append((fn, name, where))
         return fn
 
+    def records(self) -> list[Op]:
+        """Its op records, in order (the trace view asks which ops a family holds)."""
+        return [item for item, _, _ in self._entries if isinstance(item, Op)]
+
     def install(self) -> None:
         for item, name, where in self._entries:
             if isinstance(item, Op):
