@@ -152,7 +152,12 @@ class Provenance:
         if key[0] == "leaf" and id(value) not in self._watched:
             ident = id(value)
             self._watched[ident] = weakref.ref(value, lambda _, i=ident: self._forget_leaf(i))
-        self.names.setdefault(key, []).append(Binding(name, span.line, span.column, count))
+        bindings = self.names.setdefault(key, [])
+        binding = Binding(name, span.line, span.column, count)
+        if bindings and (bindings[-1].name, bindings[-1].line, bindings[-1].column) == site:
+            bindings[-1] = binding  # a loop binding the same tensor again (w -= ...): one entry, not one a step
+        else:
+            bindings.append(binding)
 
     # -- what the views ask ----------------------------------------------------------------------
     def origin(self, node: Any) -> Origin | None:
