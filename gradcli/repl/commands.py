@@ -136,6 +136,11 @@ def _trace(console: "Console", argument: str) -> bool:
     return ok
 
 
+def _graph(console: "Console", argument: str) -> bool:
+    from gradcli.views.graph.repl import graph_command
+    return graph_command(console, argument)
+
+
 def _quit(console: "Console", argument: str) -> bool:
     console.finished = True
     return True
@@ -150,6 +155,7 @@ COMMANDS: dict[str, Command] = {command.name: command for command in (
                             "they use", _save),
     Command("trace", "on|off", "show the chain rule step by step at each backward() and autograd.grad(), "
                                "on stderr", _trace),
+    Command("graph", "TENSOR", "the backward graph of a tensor, with your names and lines", _graph),
     Command("quit", "", "leave (Ctrl-D on an empty line does the same)", _quit),
 )}
 

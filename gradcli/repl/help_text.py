@@ -58,9 +58,11 @@ Keys:        Tab completes names, torch., x.<attribute> and keyword= in calls.
 
 def render_help(commands: Iterable, *, color: bool = False) -> str:
     """The help page; headings in bold on a terminal."""
+    commands = list(commands)
+    width = max([12] + [len(command.usage) + 1 for command in commands])   # (the usages in one column)
     lines = [LANGUAGE, "Commands:"]
     for command in commands:
-        lines.append(f"  {command.usage:<12} {command.summary}")
+        lines.append(f"  {command.usage:<{width}} {command.summary}")
     lines.append("")
     lines.append(KEYS)
     text = "\n".join(lines)
