@@ -169,3 +169,10 @@ def test_the_plots_part_has_one_svg_per_figure():
     assert plots.count('<div class="figure plot"><svg ') == 2 and plots.count("</svg>") == 2
     assert "training" in section_text(page, "plots")
     assert '<section id="plots">' not in build_report("x = 1\n", "s.ag", stderr=io.StringIO()).html
+
+
+def test_the_parts_come_in_order_and_a_script_without_a_graph_says_so():
+    sections = [s.id for s in build_report(TRACED, "s.ag", stderr=io.StringIO()).sections]
+    assert sections == ["script", "output", "graph", "trace", "variables"]
+    page = build_report("import torch\nx = torch.ones(2) * 2\nprint(x)\n", "s.ag", stderr=io.StringIO()).html
+    assert "there is no backward graph to draw" in section_text(page, "graph")

@@ -88,14 +88,19 @@ class GraphPart:
 
     def section(self, run: Any) -> Section:
         from gradcli.views.graph import graph_model, graph_svg
-        from gradcli.views.graph.command import CannotDrawError, choose_roots
-        from gradcli.views.graph.roots import param_names
+        from gradcli.views.graph.roots import CannotDraw, param_names, pick_roots
+        from gradcli.views.graph.svg import LayoutError
 
         try:
-            roots, headings = choose_roots(run, [], self.recorder)
-        except CannotDrawError as nothing:
-            return Section(self.id, self.title, f'<p class="note">{escape(str(nothing))}.</p>')
-        svg = graph_svg(roots, run.provenance, param_names=param_names(run.session.globals))
+            roots, headings = pick_roots(run, [], self.recorder)
+        except CannotDraw:
+            return Section(self.id, self.title, '<p class="note">The script made no tensor that requires '
+                                                "grad: there is no backward graph to draw.</p>")
+        try:
+            svg = graph_svg(roots, run.provenance, param_names=param_names(run.session.globals))
+        except LayoutError as error:       # dot failing or too slow on a huge graph
+            return Section(self.id, self.title, f'<p class="note">The graph could not be laid out: '
+                                                f"{escape(str(error))}.</p>")
         nodes = sum(1 for node in graph_model(roots, run.provenance).nodes if node.node is not None)
         note = escape("; ".join(dict.fromkeys(headings or ())))
         note = f'<p class="note">The graph of {note}.</p>\n' if note else ""
