@@ -8,7 +8,6 @@ Set GRADCLI_SCREENSHOTS=DIR to keep the screenshots.
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import os
@@ -134,8 +133,6 @@ def backward_nodes(tensor) -> int:
     return len(seen)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("gradcli.views.graph") is None,
-                    reason="the graph view (gradcli.views.graph) is not on this branch yet")
 @pytest.mark.parametrize("layout", ["auto", "python"])
 def test_the_graph_has_one_box_per_backward_node(browser, tmp_path, monkeypatch, layout):
     if layout == "python":
@@ -163,8 +160,6 @@ def test_the_graph_has_one_box_per_backward_node(browser, tmp_path, monkeypatch,
     keep_screenshot(svg.screenshot_as_png, f"report_graph_{layout}.png")
 
 
-@pytest.mark.skipif(importlib.util.find_spec("gradcli.views.graph") is None,
-                    reason="the graph view (gradcli.views.graph) is not on this branch yet")
 def test_a_line_and_the_nodes_it_made_mark_each_other_on_hover(browser, tmp_path):
     from selenium.webdriver.common.action_chains import ActionChains
 

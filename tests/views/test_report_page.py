@@ -10,8 +10,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from gradcli.views.report.build import build_report
 from gradcli.views.report.highlight import highlighted_lines
 
@@ -111,11 +109,6 @@ def test_a_plain_run_does_not_load_the_report():
     assert done.stdout.splitlines() == ["1", "[]"]
 
 
-def installed(module: str) -> bool:
-    import importlib.util
-    return importlib.util.find_spec(module) is not None
-
-
 def section_text(page: str, section: str) -> str:
     """The text of a section's body as a browser shows it (tags dropped, entities read)."""
     found = re.search(rf'<section id="{section}">\n<h2>.*?</h2>\n<div class="body">\n(.*?)\n</div>\n</section>',
@@ -135,7 +128,6 @@ print(x.grad)
 """
 
 
-@pytest.mark.skipif(not installed("gradcli.views.trace"), reason="the trace view is not on this branch yet")
 def test_the_trace_part_is_what_trace_backward_writes():
     page = build_report(TRACED, "<stdin>", stderr=io.StringIO()).html
     run = gradcli("run", "--trace-backward", "--no-color", "-", input=TRACED)
@@ -143,7 +135,6 @@ def test_the_trace_part_is_what_trace_backward_writes():
     assert run.stderr.endswith("\n") and section_text(page, "trace") == run.stderr[:-1]
 
 
-@pytest.mark.skipif(not installed("gradcli.views.trace"), reason="the trace view is not on this branch yet")
 def test_without_a_backward_call_the_trace_part_says_so():
     page = build_report("import torch\nx = torch.ones(2) * 2\n", "s.ag", stderr=io.StringIO()).html
     assert "there is no backward pass to show" in section_text(page, "trace")
@@ -161,7 +152,6 @@ plt.show()
 """
 
 
-@pytest.mark.skipif(not installed("gradcli.views.plot"), reason="the plot view is not on this branch yet")
 def test_the_plots_part_has_one_svg_per_figure():
     page = build_report(PLOTTED, "s.ag", stderr=io.StringIO()).html
     plots = page[page.index('<section id="plots">'):]
