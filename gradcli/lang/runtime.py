@@ -293,16 +293,26 @@ def _allocation_failure(error: MemoryError) -> Exception:
 
 
 def innermost_span() -> Span | None:
-    """The span of the innermost compiled node now running (for warnings raised by the engine)."""
+    """The span of the innermost compiled node now running (for warnings raised by the engine,
+    and for the views' provenance, which asks at every node made)."""
     frame = sys._getframe(1)
+    holds_span = _HOLDS_SPAN
     while frame is not None:
         code = frame.f_code
-        if "span" in code.co_freevars and os.path.abspath(code.co_filename) in _COMPILED_CODE_FILES:
+        known = holds_span.get(code)
+        if known is None:
+            known = holds_span[code] = ("span" in code.co_freevars
+                                        and os.path.abspath(code.co_filename) in _COMPILED_CODE_FILES)
+        if known:
             span = frame.f_locals.get("span")
             if isinstance(span, Span):
                 return span
         frame = frame.f_back
     return None
+
+
+# code object -> whether its frames are compiled script nodes holding a `span` (asked once per code)
+_HOLDS_SPAN: dict[Any, bool] = {}
 
 
 class _RunGuard:

@@ -35,16 +35,25 @@ def span_text(span: Span | None) -> str:
     return " ".join(p.strip() for p in parts if p.strip())
 
 
-@dataclass(frozen=True)
 class Operand:
     """A tensor argument of an op as it was when the op ran: which graph edge it was (its node
-    and output number, or the leaf itself), or, for a tensor outside the graph, the tensor."""
-    shape: tuple
-    dtype: Any
-    node: Any = None             # weakref to its grad_fn then (None for a leaf or a constant)
-    output_nr: int = 0
-    leaf: Any = None             # weakref to the leaf, when it was one that requires grad
-    constant: Tensor | None = None   # a tensor that does not require grad: kept as is
+    and output number, or the leaf itself), or, for a tensor outside the graph, the tensor.
+    (A plain slotted class: one is made per tensor argument of every op recorded.)"""
+
+    __slots__ = ("shape", "dtype", "node", "output_nr", "leaf", "constant")
+
+    def __init__(self, shape: tuple, dtype: Any, node: Any = None, output_nr: int = 0, leaf: Any = None,
+                 constant: Tensor | None = None) -> None:
+        self.shape = shape
+        self.dtype = dtype
+        self.node = node               # weakref to its grad_fn then (None for a leaf or a constant)
+        self.output_nr = output_nr
+        self.leaf = leaf               # weakref to the leaf, when it was one that requires grad
+        self.constant = constant       # a tensor that does not require grad: kept as is
+
+    def __repr__(self) -> str:
+        kind = "node" if self.node is not None else "leaf" if self.leaf is not None else "constant"
+        return f"Operand({kind}, shape={self.shape})"
 
     def source(self) -> Any:
         """The grad_fn node, the leaf tensor or the constant tensor (None once freed)."""
@@ -111,6 +120,7 @@ class Provenance:
     # (id of grad_fn, output_nr) for a non-leaf, ("leaf", id of tensor) for a leaf -> bindings
     names: dict[tuple, list[Binding]] = field(default_factory=dict)
     _watched: dict[int, Any] = field(default_factory=dict)     # id(leaf) -> weakref (forgets the leaf's names)
+    _named_nodes: dict[int, list] = field(default_factory=dict)  # id(node) -> its keys in names
     _made_at: dict[tuple, int] = field(default_factory=dict)   # (span position, node name) -> count
     _bound_at: dict[tuple, int] = field(default_factory=dict)  # (name, line, column) -> count
     _previous: Any = None
@@ -152,6 +162,8 @@ class Provenance:
         if key[0] == "leaf" and id(value) not in self._watched:
             ident = id(value)
             self._watched[ident] = weakref.ref(value, lambda _, i=ident: self._forget_leaf(i))
+        elif key[0] != "leaf" and key not in self.names:
+            self._named_nodes.setdefault(key[0], []).append(key)
         bindings = self.names.setdefault(key, [])
         binding = Binding(name, span.line, span.column, count)
         if bindings and (bindings[-1].name, bindings[-1].line, bindings[-1].column) == site:
@@ -188,8 +200,8 @@ class Provenance:
 
     def _forget_node(self, ident: int) -> None:
         self.origins.pop(ident, None)
-        for key in [k for k in self.names if k[0] == ident]:
-            del self.names[key]
+        for key in self._named_nodes.pop(ident, ()):
+            self.names.pop(key, None)
 
     def _forget_leaf(self, ident: int) -> None:
         self._watched.pop(ident, None)

@@ -3,6 +3,7 @@ its printed output kept, its errors reported on stderr as ``gradcli run`` report
 
 from __future__ import annotations
 
+import gc
 import io
 import sys
 from dataclasses import dataclass
@@ -72,10 +73,15 @@ def run_for_view(text: str, filename: str, *, show_output: bool = False, no_colo
     if seed is not None:
         session.engine.TORCH["manual_seed"](seed)
     provenance = Provenance().start(session.context)
+    # Provenance makes a few small objects per node while the graph only grows: with the
+    # collector's default threshold its passes over that graph cost more than the record itself.
+    thresholds = gc.get_threshold()
+    gc.set_threshold(20000, *thresholds[1:])
     try:
         if prepare is not None:
             prepare(session, provenance)
         outcome = session.run_source(text, filename)
     finally:
+        gc.set_threshold(*thresholds)
         provenance.stop()
     return ViewRun(session, outcome, provenance, text, filename, printed.kept.getvalue())
