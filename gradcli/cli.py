@@ -329,7 +329,7 @@ def _execute(text: str, filename: str, echo: str, *, no_color: bool = False, deb
         if trace_backward or json:
             # the views are loaded only when asked for; a plain run never imports them
             from gradcli.views.run_views import RunViews
-            views = RunViews(trace_backward=trace_backward, json=json, no_color=no_color)
+            views = RunViews(trace_backward=trace_backward, json=json, no_color=no_color, filename=filename)
             views.configure(session_options)
         session = Session(**session_options)
         if max_elements is not None:

@@ -7,10 +7,14 @@
 
 ``ErrorType: message`` is Python's or PyTorch's exact text; the optional
 ``hint:`` line is gradcli's own and ``--no-hints`` turns it off.
+
+A Reporter with a ``listener`` also hands each report over as a :class:`Report` (the same
+facts as data, for ``gradcli run --json``); what it writes stays the same.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable, TextIO
 
 from gradcli.lang.errors import CALL_ATTRIBUTE, SUGGEST_ATTRIBUTE, ScriptSyntaxError, Source, Span
@@ -28,6 +32,12 @@ def error_text(exc: BaseException) -> str:
     """``ErrorType: message`` as Python prints it (``AssertionError`` alone when there is no message;
     a library's own exception with its module: ``numpy.exceptions.AxisError``), with Python's
     "Did you mean: 'x'?" for a NameError or AttributeError."""
+    name, message = error_parts(exc)
+    return f"{name}: {message}" if message else name
+
+
+def error_parts(exc: BaseException) -> tuple[str, str]:
+    """The two halves of :func:`error_text`: the error type's name and the message."""
     cls = type(exc)
     module = cls.__module__
     if module == "__main__":     # a script's own exception class, named as Python's traceback names it
@@ -45,7 +55,7 @@ def error_text(exc: BaseException) -> str:
         found = suggestion(exc)
         if found is not None:
             message += f". Did you mean: '{found}'?"
-    return f"{name}: {message}" if message else name
+    return name, message
 
 
 # ---------------------------------------------------------------- hints
@@ -120,6 +130,29 @@ def _missing_import(exc: BaseException) -> str:
     return "add `import torch` at the top, or use the bare name (ones(2) instead of torch.ones(2))"
 
 
+# ---------------------------------------------------------------- as data
+@dataclass(frozen=True)
+class Report:
+    """One diagnostic as data: what its text says, field by field (None where it says nothing)."""
+    kind: str                  # "error", "syntax-error", "warning", "interrupted", "internal-error"
+    type: str                  # "RuntimeError", "SyntaxError", "UserWarning", "KeyboardInterrupt", ...
+    message: str
+    filename: str | None = None
+    line: int | None = None
+    column: int | None = None  # 1-based, as the text report gives it
+    end_line: int | None = None
+    end_column: int | None = None  # exclusive: the caret stops before it
+    hint: str | None = None
+
+
+def _report_at(kind: str, type_: str, message: str, span: Span | None, filename: str | None = None,
+               hint: str | None = None) -> Report:
+    if span is None:
+        return Report(kind, type_, message, filename, hint=hint)
+    return Report(kind, type_, message, span.source.filename, span.line, span.column, span.end_line,
+                  span.end_column, hint)
+
+
 # ---------------------------------------------------------------- formatting
 class Reporter:
     """Writes diagnostics to a stream (stderr), coloured with ANSI codes on a terminal."""
@@ -128,6 +161,8 @@ class Reporter:
         self.stream = stream
         self.color = color
         self.hints = hints
+        # hears every report as a Report, after its text is written (None: nobody asked)
+        self.listener: Callable[[Report], None] | None = None
 
     def _paint(self, text: str, code: str) -> str:
         return f"{code}{text}{_RESET}" if self.color else text
@@ -136,7 +171,8 @@ class Reporter:
               filename: str | None = None) -> None:
         """Report a script error at ``span`` (or ``fallback``; or just ``filename`` if neither)."""
         where = span or fallback
-        headline = error_text(exc)
+        error_type, message = error_parts(exc)
+        headline = f"{error_type}: {message}" if message else error_type
         name, _, rest = headline.partition(":")
         painted = self._paint(name, _BOLD_RED) + (":" + rest if rest or ":" in headline else "")
         location = self._location(where) if where is not None or filename is None else f"{filename}: "
@@ -144,11 +180,12 @@ class Reporter:
         if where is not None:
             end = where.end_column if where.end_line == where.line else TO_LINE_END
             lines.extend(self._excerpt(where.source, where.line, where.column, end))
-        if self.hints:
-            text = find_hint(exc)
-            if text:
-                lines.append(self._paint("hint:", _CYAN) + " " + text)
+        text = find_hint(exc) if self.hints else None
+        if text:
+            lines.append(self._paint("hint:", _CYAN) + " " + text)
         self._write(lines)
+        if self.listener is not None:
+            self.listener(_report_at("error", error_type, message, where, filename, text or None))
 
     def syntax_error(self, error: ScriptSyntaxError, source: Source) -> None:
         headline = self._paint(error.kind, _BOLD_RED) + ": " + error.message
@@ -156,24 +193,34 @@ class Reporter:
         shown = source if error.text is None else Source(error.text, source.filename)
         lines.extend(self._excerpt(shown, error.line if error.text is None else 1, error.column,
                                    error.end_column))
-        if self.hints and error.hint:
-            lines.append(self._paint("hint:", _CYAN) + " " + error.hint)
+        hint = error.hint if self.hints and error.hint else None
+        if hint:
+            lines.append(self._paint("hint:", _CYAN) + " " + hint)
         self._write(lines)
+        if self.listener is not None:
+            self.listener(Report("syntax-error", error.kind, error.message, source.filename, error.line,
+                                 error.column, error.line, error.end_column, hint))
 
     def warning(self, category: str, message: str, span: Span | None) -> None:
         self._write([f"{self._location(span)}{self._paint(category, _YELLOW)}: {message}"])
+        if self.listener is not None:
+            self.listener(_report_at("warning", category, message, span))
 
     def interrupted(self, what: str, span: Span | None) -> None:
         lines = [f"{self._location(span)}{self._paint(what, _BOLD)}"]
         if span is not None:
             lines.extend(self._excerpt(span.source, span.line, span.column, None)[:1])
         self._write(lines)
+        if self.listener is not None:
+            self.listener(_report_at("interrupted", what, "", span))
 
     def internal_error(self, exc: BaseException, traceback_text: str | None) -> None:
         lines = [traceback_text.rstrip("\n")] if traceback_text else []
         hint = "" if traceback_text else "; run with --debug for the traceback"
         lines.append(f"gradcli: internal error: {error_text(exc)} (this is a bug in gradcli{hint})")
         self._write(lines)
+        if self.listener is not None:
+            self.listener(Report("internal-error", *error_parts(exc)))
 
     @staticmethod
     def _location(span: Span | None) -> str:

@@ -13,14 +13,15 @@ from typing import Any
 class RunViews:
     """The views asked for on the command line, in the order they apply."""
 
-    def __init__(self, *, trace_backward: bool = False, json: bool = False, no_color: bool = False) -> None:
+    def __init__(self, *, trace_backward: bool = False, json: bool = False, no_color: bool = False,
+                 filename: str | None = None) -> None:
         self.views: list[Any] = []
         if trace_backward:
             from gradcli.views.trace import TraceView
             self.views.append(TraceView(no_color=no_color))
         if json:
             from gradcli.views.json_output import JsonView
-            self.views.append(JsonView())
+            self.views.append(JsonView(filename))
 
     def configure(self, session_options: dict) -> None:
         """Change the keyword arguments the Session will be made with."""

@@ -7,7 +7,7 @@ import gc
 import io
 import sys
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import Any, Callable, TextIO
 
 from gradcli.views.provenance import Provenance
 
@@ -54,10 +54,12 @@ class ViewRun:
 def run_for_view(text: str, filename: str, *, show_output: bool = False, no_color: bool = False,
                  debug: bool = False, no_hints: bool = False, timeout: float | None = None,
                  max_elements: int | None = None, seed: int | None = None, plot_dir: str | None = None,
-                 stderr: TextIO | None = None) -> ViewRun:
+                 stderr: TextIO | None = None,
+                 prepare: Callable[[Any, Provenance], None] | None = None) -> ViewRun:
     """Run ``text`` with provenance on.  Its stdout is kept (and shown with ``show_output``);
     an error is reported on ``stderr`` and the run still returns, so that a view can show the
-    graph as far as the script got."""
+    graph as far as the script got.  ``prepare(session, provenance)``, when given, runs just
+    before the script (a view installing a tracer or a diagnostics listener)."""
     from gradcli.lang.output import wants_color
     from gradcli.lang.runtime import Session
 
@@ -76,6 +78,8 @@ def run_for_view(text: str, filename: str, *, show_output: bool = False, no_colo
     thresholds = gc.get_threshold()
     gc.set_threshold(20000, *thresholds[1:])
     try:
+        if prepare is not None:
+            prepare(session, provenance)
         outcome = session.run_source(text, filename)
     finally:
         gc.set_threshold(*thresholds)

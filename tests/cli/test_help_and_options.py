@@ -24,10 +24,10 @@ UNFINISHED = re.compile(r"<[a-z][a-z_ \[\],|]*>|\{[A-Z]+\}")
 
 def test_the_commands_are_run_eval_repl():
     # a new command gets its help checked below by being listed here
-    assert command_names() == ["eval", "explain", "graph", "plot", "repl", "run"]
+    assert command_names() == ["eval", "explain", "graph", "plot", "repl", "report", "run"]
 
 
-@pytest.mark.parametrize("command", [[], ["run"], ["eval"], ["repl"], ["graph"], ["explain"], ["plot"]],
+@pytest.mark.parametrize("command", [[], ["run"], ["eval"], ["repl"], ["graph"], ["explain"], ["plot"], ["report"]],
                          ids=lambda c: " ".join(c) or "gradcli")
 @pytest.mark.parametrize("flag", ["--help", "-h"])
 def test_help_has_no_type_placeholders(command, flag):
@@ -38,7 +38,7 @@ def test_help_has_no_type_placeholders(command, flag):
     assert not UNFINISHED.search(result.stdout), result.stdout
 
 
-@pytest.mark.parametrize("command", [[], ["run"], ["eval"], ["repl"], ["graph"], ["explain"], ["plot"]],
+@pytest.mark.parametrize("command", [[], ["run"], ["eval"], ["repl"], ["graph"], ["explain"], ["plot"], ["report"]],
                          ids=lambda c: " ".join(c) or "gradcli")
 def test_coloured_help_has_no_type_placeholders_either(command):
     result = gradcli_process(*command, "--help", NO_COLOR=None, FORCE_COLOR="1")
@@ -52,6 +52,7 @@ def test_usage_lines_name_the_arguments_as_click_does():
     assert "Usage: gradcli eval [OPTIONS] CODE" in gradcli_process("eval", "--help").stdout
     assert "Usage: gradcli repl [OPTIONS]" in gradcli_process("repl", "--help").stdout
     assert "Usage: gradcli graph [OPTIONS] FILE [NAME]..." in gradcli_process("graph", "--help").stdout
+    assert "Usage: gradcli report [OPTIONS] FILE" in gradcli_process("report", "--help").stdout
     missing = gradcli_process("run")
     assert missing.returncode == 2
     assert "Usage: gradcli run [OPTIONS] FILE" in missing.stderr
@@ -300,7 +301,8 @@ complete_words "gradcli "
     # stdin is a pipe: had gradcli taken the request for `gradcli` alone, its REPL would run this
     result = _in_shell("bash", probe, shell_env, input="print('the REPL ran')\n")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == ["run repl", "--seed", "--no-color", "run eval repl graph explain plot"]
+    assert result.stdout.splitlines() == ["run repl report", "--seed", "--no-color",
+                                          "run eval repl graph explain plot report"]
 
 
 @pytest.mark.parametrize("shell, request_env", [
