@@ -30,10 +30,4 @@ class CommandKit:
 
 def add_view_commands(app: Any, kit: CommandKit) -> None:
     for name in VIEW_COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as missing:
-            if not (missing.name and name.startswith(missing.name)):
-                raise
-            continue  # (a view not yet written)
-        module.register(app, kit)
+        importlib.import_module(name).register(app, kit)
