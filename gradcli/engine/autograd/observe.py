@@ -65,3 +65,15 @@ def set_tracer(new: BackwardTracer | None) -> BackwardTracer | None:
     global tracer
     previous, tracer = tracer, new
     return previous
+
+
+class paused:
+    """``with observe.paused():`` -- a view's own computations (explain differentiating a copy of
+    the graph) neither recorded by the watcher nor traced; both are put back after."""
+
+    def __enter__(self) -> None:
+        self.saved = (set_watcher(None), set_tracer(None))
+
+    def __exit__(self, *exc: object) -> None:
+        set_watcher(self.saved[0])
+        set_tracer(self.saved[1])

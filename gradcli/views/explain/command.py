@@ -82,8 +82,10 @@ def explain_in_repl(console: Any, argument: str) -> bool:
     if name not in names:
         _error(_unknown_name(name, names, None), console)
         return False
-    return _show(console.provenance, names[name], name, wrt, None, console.stdout, console.color, False,
-                 console) == 0
+    from gradcli.engine.autograd import observe
+    with observe.paused():  # explain's own autograd calls are no part of the session's graph or trace
+        return _show(console.provenance, names[name], name, wrt, None, console.stdout, console.color, False,
+                     console) == 0
 
 
 def _parse(words: List[str]) -> tuple:
