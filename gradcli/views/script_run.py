@@ -12,7 +12,7 @@ from typing import Any, Callable, TextIO
 from gradcli.views.provenance import Provenance
 
 
-class _Tee(io.TextIOBase):
+class KeptStream(io.TextIOBase):
     """Keeps what the script prints, and passes it on to ``echo`` when given."""
 
     def __init__(self, echo: TextIO | None) -> None:
@@ -64,7 +64,7 @@ def run_for_view(text: str, filename: str, *, show_output: bool = False, no_colo
     from gradcli.lang.runtime import Session
 
     stderr = stderr or sys.stderr
-    printed = _Tee(sys.stdout if show_output else None)
+    printed = KeptStream(sys.stdout if show_output else None)
     session = Session(stdout=printed, stderr=stderr, color=False,
                       diagnostics_color=wants_color(stderr, no_color), hints=not no_hints, debug=debug,
                       timeout=timeout, plot_dir=plot_dir)

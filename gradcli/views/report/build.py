@@ -7,7 +7,6 @@ fails to draw is replaced by a note saying so, so one bad picture does not cost 
 
 from __future__ import annotations
 
-import io
 import sys
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -17,31 +16,7 @@ from gradcli.views.report.page import Section, escape, render_page
 from gradcli.views.report.parts import PAGE_ORDER, available_parts
 from gradcli.views.report.sections import (diagnostics_section, output_section, script_section,
                                             variables_section)
-from gradcli.views.script_run import ViewRun, run_for_view
-
-
-class KeptStream(io.TextIOBase):
-    """Keeps what is written, and passes it on to ``echo``."""
-
-    def __init__(self, echo: TextIO | None) -> None:
-        self.kept = io.StringIO()
-        self.echo = echo
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text: str) -> int:
-        self.kept.write(text)
-        if self.echo is not None:
-            self.echo.write(text)
-        return len(text)
-
-    def flush(self) -> None:
-        if self.echo is not None:
-            self.echo.flush()
-
-    def isatty(self) -> bool:
-        return False
+from gradcli.views.script_run import KeptStream, ViewRun, run_for_view
 
 
 @dataclass
