@@ -19,89 +19,23 @@ write those over one generic element (``z = 3·y²``); the others are written as
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import numpy as np
 import sympy as sp
 
 from . import symbolic_functions as fn
+from .symbolic_base import (Args, NoSymbolicForm, SymbolicOp, axes_of, each, number, obj,
+                            pointwise_form as _pw, reduce_axes as _reduce)
+from .symbolic_activations import _activations
+from .symbolic_losses import _bce, _bce_logits, _embedding, _mse, _nll, _smooth_l1
+from .symbolic_shows import (_atom, _call, _infix, _method, _show_addmm, _show_list, _show_loss, _show_norm,
+                             _show_slice, _subscript)
 
-Args = dict
-
-
-@dataclass(frozen=True)
-class SymbolicOp:
-    compute: Callable[[Args], Any]
-    pointwise: bool = False
-    show: Callable[[Args], str] | None = None   # how an equation writes it (arguments as text)
-
-
-class NoSymbolicForm(Exception):
-    """This use of the op has no symbolic form here (an overload or argument the table lacks)."""
-
+__all__ = ["TABLE", "NoSymbolicForm", "SymbolicOp", "obj", "pointwise_op_names", "POINTWISE_FAMILIES"]
 
 # The op families whose ops all act element by element (gradcli/engine/install.py publishes them).
 POINTWISE_FAMILIES = ("pointwise_unary", "arithmetic", "pointwise_binary", "fused_pointwise", "activations")
-
-
-# -- arrays of expressions -----------------------------------------------------------------------
-
-def number(value: Any) -> Any:
-    """A Python or NumPy number as SymPy writes it: ``2``, ``1/10`` (for 0.1), ``0.123456789``."""
-    if isinstance(value, (bool, np.bool_)):
-        return sp.Integer(int(value))
-    if isinstance(value, (int, np.integer)):
-        return sp.Integer(int(value))
-    if isinstance(value, sp.Basic):
-        return value
-    value = value if isinstance(value, np.floating) else float(value)
-    if value != value:
-        return sp.nan
-    if math.isinf(value):
-        return sp.oo if value > 0 else -sp.oo
-    if float(value) == int(value) and abs(value) < 2 ** 53:
-        return sp.Integer(int(value))
-    text = repr(value) if not isinstance(value, np.floating) else repr(value.item() if value.dtype == np.float64
-                                                                        else value)
-    text = text.removeprefix("np.float32(").removeprefix("np.float16(").rstrip(")")
-    digits = text.lower().split("e")[0].replace("-", "").replace(".", "").lstrip("0")
-    if len(digits) <= 6:
-        return sp.Rational(text)   # a short decimal, as the script wrote it
-    return sp.Float(float(value), 17)
-
-
-def obj(value: Any) -> np.ndarray:
-    """``value`` (an expression, a number, an array) as an object array of SymPy values."""
-    if isinstance(value, np.ndarray) and value.dtype == object:
-        return value
-    if isinstance(value, np.ndarray):
-        out = np.empty(value.shape, dtype=object)
-        for idx, v in np.ndenumerate(value):
-            out[idx] = number(v)
-        return out
-    out = np.empty((), dtype=object)
-    out[()] = value if isinstance(value, sp.Basic) else number(value)
-    return out
-
-
-def each(function: Callable, *arrays: Any) -> np.ndarray:
-    """``function`` element by element over the broadcast arrays."""
-    arrays = [obj(a) for a in arrays]   # (an integer or bool array too: its numbers as SymPy's)
-    return obj(np.frompyfunc(function, len(arrays), 1)(*arrays))
-
-
-def _pw(function: Callable, *names: str) -> SymbolicOp:
-    """A pointwise form over the tensor arguments ``names`` (default ``self``)."""
-    names = names or ("self",)
-    return SymbolicOp(lambda b: each(function, *[b[n] for n in names]), pointwise=True)
-
-
-def _scalar(b: Args, name: str, default: Any = None) -> Any:
-    value = b.get(name, default)
-    if isinstance(value, np.ndarray):
-        return value[()] if value.ndim == 0 else value
-    return None if value is None else number(value)
 
 
 # -- pointwise: one tensor -------------------------------------------------------------------------
@@ -192,106 +126,10 @@ def _scalar_op(function: Callable) -> SymbolicOp:
     return SymbolicOp(lambda b: each(lambda x: function(x, number(b["other"])), b["self"]), pointwise=True)
 
 
-# -- pointwise: the activations of torch.nn.functional --------------------------------------------
-
-def _gelu(b: Args) -> np.ndarray:
-    if b.get("approximate", "none") == "tanh":
-        k = sp.sqrt(2 / sp.pi)
-        return each(lambda x: x / 2 * (1 + sp.tanh(k * (x + sp.Rational("0.044715") * x ** 3))), b["self"])
-    return each(lambda x: x / 2 * (1 + sp.erf(x / sp.sqrt(2))), b["self"])
-
-
-def _elu(b: Args, alpha: Any, scale: Any, input_scale: Any) -> np.ndarray:
-    return each(lambda x: scale * x * gt(x, 0) + scale * alpha * (sp.exp(input_scale * x) - 1) * ge(0, x), b["self"])
-
-
-def _softplus(b: Args) -> np.ndarray:
-    beta, threshold = number(b.get("beta", 1)), number(b.get("threshold", 20))
-    return each(lambda x: x * gt(beta * x, threshold) + sp.log(1 + sp.exp(beta * x)) / beta * ge(threshold, beta * x),
-                b["self"])
-
-
-def _hardtanh(b: Args) -> np.ndarray:
-    low, high = number(b.get("min_val", -1)), number(b.get("max_val", 1))
-    # PyTorch's gradient is 0 on the bounds
-    return each(lambda x: low * ge(low, x) + high * ge(x, high) + x * gt(x, low) * gt(high, x), b["self"])
-
-
-def _leaky_relu(b: Args) -> np.ndarray:
-    slope = number(b.get("negative_slope", 0.01))
-    return each(lambda x: x * gt(x, 0) + slope * x * ge(0, x), b["self"])
-
-
-def _threshold(b: Args) -> np.ndarray:
-    threshold, value = number(b["threshold"]), number(b["value"])
-    return each(lambda x: x * gt(x, threshold) + value * ge(threshold, x), b["self"])
-
-
-def _hardshrink(b: Args) -> np.ndarray:
-    lambd = number(b.get("lambd", 0.5))
-    return each(lambda x: x * (1 - ge(x, -lambd) * ge(lambd, x)), b["self"])
-
-
-def _softshrink(b: Args) -> np.ndarray:
-    lambd = number(b.get("lambd", 0.5))
-    return each(lambda x: (x - lambd) * gt(x, lambd) + (x + lambd) * gt(-lambd, x), b["self"])
-
-
-def _hardsigmoid(x: Any) -> Any:
-    return gt(x, -3) * gt(3, x) * (x / 6 + sp.Rational(1, 2)) + ge(x, 3)
-
-
-def _hardswish(x: Any) -> Any:
-    # PyTorch's gradient: 0 below -3, x/3 + 1/2 up to 3 (both ends included), 1 above
-    return ge(x, -3) * ge(3, x) * x * (x + 3) / 6 + x * gt(x, 3)
-
-
-def _activations() -> dict[str, SymbolicOp]:
-    def elu(b: Args) -> np.ndarray:
-        return _elu(b, number(b.get("alpha", 1)), number(b.get("scale", 1)), number(b.get("input_scale", 1)))
-
-    def celu(b: Args) -> np.ndarray:
-        alpha = number(b.get("alpha", 1))
-        return _elu(b, alpha, sp.Integer(1), 1 / alpha)
-
-    forms = {
-        "hardtanh": SymbolicOp(_hardtanh, True), "leaky_relu": SymbolicOp(_leaky_relu, True),
-        "elu": SymbolicOp(elu, True), "celu": SymbolicOp(celu, True), "gelu": SymbolicOp(_gelu, True),
-        "silu": _pw(lambda x: x * fn.sigmoid(x)), "mish": _pw(lambda x: x * sp.tanh(sp.log(1 + sp.exp(x)))),
-        "softplus": SymbolicOp(_softplus, True), "log_sigmoid": _pw(lambda x: -sp.log(1 + sp.exp(-x))),
-        "hardsigmoid": _pw(_hardsigmoid), "hardswish": _pw(_hardswish),
-        "threshold": SymbolicOp(_threshold, True), "hardshrink": SymbolicOp(_hardshrink, True),
-        "softshrink": SymbolicOp(_softshrink, True),
-    }
-    # the in-place forms F.relu_ and friends record ops of their own with the same arguments
-    for name in ("hardtanh", "leaky_relu", "elu", "celu", "silu", "mish", "hardsigmoid", "hardswish", "threshold"):
-        forms[f"_{name}_inplace"] = forms[name]
-    return forms
-
-
 # -- reductions --------------------------------------------------------------------------------------
 
-def _axes(dim: Any, ndim: int) -> tuple[int, ...]:
-    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
-        return tuple(range(ndim))
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    if ndim == 0:
-        return ()
-    return tuple(sorted({d % ndim for d in dims}))
-
-
-def _reduce(function: Callable, a: np.ndarray, dim: Any, keepdim: bool) -> np.ndarray:
-    """``function`` (of two values) folded over the axes ``dim``."""
-    axes = _axes(dim, a.ndim)
-    out = a
-    for axis in reversed(axes):
-        out = np.frompyfunc(function, 2, 1).reduce(out, axis=axis, keepdims=keepdim)
-        out = obj(out) if not isinstance(out, np.ndarray) else out
-    return obj(out)
-
-
 def _count(a: np.ndarray, dim: Any) -> int:
-    return math.prod(a.shape[d] for d in _axes(dim, a.ndim)) if a.ndim else 1
+    return math.prod(a.shape[d] for d in axes_of(dim, a.ndim)) if a.ndim else 1
 
 
 def _sum(b: Args) -> np.ndarray:
@@ -552,155 +390,6 @@ def _where(b: Args) -> np.ndarray:
 
 def _masked_fill(b: Args) -> np.ndarray:
     return obj(np.where(np.asarray(b["mask"]).astype(bool), b["value"], b["self"]))
-
-
-# -- losses ---------------------------------------------------------------------------------------------
-
-def _reduced(b: Args, losses: np.ndarray) -> np.ndarray:
-    reduction = b.get("reduction", 1)
-    if reduction == 0:
-        return losses
-    total = _reduce(lambda x, y: x + y, losses, None, False)
-    return total if reduction == 2 else obj(total / max(losses.size, 1))
-
-
-def _mse(b: Args) -> np.ndarray:
-    return _reduced(b, each(lambda x, t: (x - t) ** 2, b["self"], b["target"]))
-
-
-def _smooth_l1(b: Args, key: str, huber: bool) -> np.ndarray:
-    beta = number(b.get(key, 1.0))
-    if beta == 0:
-        return _reduced(b, each(lambda x, t: fn.absolute(x - t), b["self"], b["target"]))
-    if huber:
-        loss = lambda x, t: (gt(beta, fn.absolute(x - t)) * (x - t) ** 2 / 2  # noqa: E731
-                             + ge(fn.absolute(x - t), beta) * beta * (fn.absolute(x - t) - beta / 2))
-    else:
-        loss = lambda x, t: (gt(beta, fn.absolute(x - t)) * (x - t) ** 2 / (2 * beta)  # noqa: E731
-                             + ge(fn.absolute(x - t), beta) * (fn.absolute(x - t) - beta / 2))
-    return _reduced(b, each(loss, b["self"], b["target"]))
-
-
-def _bce(b: Args) -> np.ndarray:
-    losses = each(lambda x, t: -(t * sp.log(x) + (1 - t) * sp.log(1 - x)), b["self"], b["target"])
-    if b.get("weight") is not None:
-        losses = obj(losses * b["weight"])
-    return _reduced(b, losses)
-
-
-def _bce_logits(b: Args) -> np.ndarray:
-    pos = b.get("pos_weight")
-    if pos is None:
-        losses = each(lambda x, t: (1 - t) * x + sp.log(1 + sp.exp(-x)), b["self"], b["target"])
-    else:
-        losses = each(lambda x, t, p: (1 - t) * x + (1 + (p - 1) * t) * sp.log(1 + sp.exp(-x)),
-                      b["self"], b["target"], pos)
-    if b.get("weight") is not None:
-        losses = obj(losses * b["weight"])
-    return _reduced(b, losses)
-
-
-def _nll(b: Args) -> np.ndarray:
-    x, target = b["self"], np.asarray(b["target"]).astype(np.int64)
-    weight, ignore = b.get("weight"), b.get("ignore_index", -100)
-    rows = x.reshape(1, -1) if x.ndim == 1 else x
-    targets = target.reshape(-1)
-    losses, weights = [], []
-    for i, t in enumerate(targets):
-        w = sp.Integer(0) if t == ignore else (sp.Integer(1) if weight is None else weight[int(t)])
-        losses.append(-w * rows[i, int(t)] if t != ignore else sp.Integer(0))
-        weights.append(w)
-    reduction = b.get("reduction", 1)
-    if reduction == 0:
-        return obj(np.array(losses, dtype=object).reshape(target.shape))
-    total = sum(losses, sp.Integer(0))
-    return obj(total if reduction == 2 else total / sum(weights, sp.Integer(0)))
-
-
-def _embedding(b: Args) -> np.ndarray:
-    return obj(b["weight"][np.asarray(b["indices"]).astype(np.int64)])
-
-
-# -- how the equations write the ops that are not pointwise ----------------------------------------
-
-def _call(name: str, *keys: str) -> Callable[[Args], str]:
-    """``name(t, key=value, ...)`` for the tensor in ``self`` and the ``keys`` the op was given."""
-    def show(b: Args) -> str:
-        extra = [f"{k}={_literal(b[k])}" for k in keys if b.get(k) is not None and b.get(k) is not False]
-        return f"{name}({', '.join([b['self'], *extra])})"
-    return show
-
-
-def _literal(value: Any) -> str:
-    if isinstance(value, tuple) and len(value) == 1:
-        return str(value[0])
-    return str(value)
-
-
-def _method(name: str, *keys: str) -> Callable[[Args], str]:
-    def show(b: Args) -> str:
-        parts = []
-        for k in keys:
-            v = b.get(k)
-            if isinstance(v, (tuple, list)):
-                parts.extend(str(x) for x in v)
-            elif v is not None:
-                parts.append(str(v))
-        return f"{_atom(b['self'])}.{name}({', '.join(parts)})"
-    return show
-
-
-def _atom(text: str) -> str:
-    """``text`` in parentheses unless it reads as one piece (a name, a call, a subscript)."""
-    depth = 0
-    for ch in text:
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif depth == 0 and ch in " +-·/^@":
-            return f"({text})"
-    return text
-
-
-def _infix(symbol: str, x: str, y: str) -> Callable[[Args], str]:
-    return lambda b: f"{_atom(b[x])} {symbol} {_atom(b[y])}"
-
-
-def _subscript(b: Args, text: str) -> str:
-    dim = b["dim"]
-    return f"{_atom(b['self'])}[{'' if dim == 0 else ':, ' * dim if dim > 0 else '..., '}{text}]"
-
-
-def _show_slice(b: Args) -> str:
-    start, end, step = b.get("start"), b.get("end"), b.get("step", 1)
-    text = f"{'' if start in (None, 0) else start}:{'' if end is None or end >= 2 ** 62 else end}"
-    return _subscript(b, text + ("" if step == 1 else f":{step}"))
-
-
-def _show_list(name: str) -> Callable[[Args], str]:
-    return lambda b: f"{name}([{', '.join(b['tensors'])}]" + (f", dim={b['dim']})" if b.get("dim", 0) != 0 else ")")
-
-
-def _show_norm(b: Args) -> str:
-    if b.get("p", 2) in ("fro", 2, 2.0) and b.get("dim") is None:
-        return f"‖{b['self']}‖"
-    return _call("norm", "p", "dim", "keepdim")(b)
-
-
-def _show_loss(name: str) -> Callable[[Args], str]:
-    def show(b: Args) -> str:
-        reduction = {0: "none", 1: None, 2: "sum"}.get(b.get("reduction", 1))
-        text = ", ".join([b["self"], b.get("target", "…")])
-        return f"{name}({text}" + (f", reduction='{reduction}')" if reduction else ")")
-    return show
-
-
-def _show_addmm(b: Args) -> str:
-    beta, alpha = b.get("beta", 1), b.get("alpha", 1)
-    left = b["self"] if beta == 1 else f"{beta}·{_atom(b['self'])}"
-    right = f"{_atom(b['mat1'])} @ {_atom(b['mat2'])}"
-    return f"{left} + {right if alpha == 1 else f'{alpha}·({right})'}"
 
 
 # -- the table ----------------------------------------------------------------------------------------------
