@@ -6,6 +6,11 @@
 
 Smoke check (a few seconds):  python bench/run.py --rounds 1 --only tutorial
 
+The in-process gradcli run imports ``gradcli`` in this Python: from a checkout
+that is not installed, set ``PYTHONPATH`` to it (and pass ``--gradcli`` if the
+``gradcli`` command beside this Python is another copy).  A full run with the
+default 5 rounds takes about a quarter of an hour, most of it million_nodes.
+
 Every workload is a script that is also valid PyTorch.  Each round runs, for
 every workload and interleaved so that machine load affects both alike:
 
@@ -41,6 +46,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 WORKLOADS_DIR = Path(__file__).resolve().parent / "workloads"
 SECONDS_TAG = "BENCH_SECONDS="
+GRADCLI_COLUMNS = (0, 1, 4, 5, 8)  # the table's columns that need no PyTorch
 
 
 @dataclass(frozen=True)
@@ -223,6 +229,8 @@ def table_rows(results: list[Result]) -> list[list[str]]:
 def print_table(results: list[Result], rounds: int) -> None:
     """A Markdown table (it goes in the README as it is)."""
     rows = table_rows(results)
+    if all(result.torch is None for result in results):
+        rows = [[row[i] for i in GRADCLI_COLUMNS] for row in rows]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = ["| " + " | ".join(cell.ljust(w) for cell, w in zip(row, widths)) + " |" for row in rows]
     lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
