@@ -11,6 +11,8 @@ alone or ``gradcli repl``.
 
 # No `from __future__ import annotations`: Typer reads the commands' annotations,
 # and `typer.Context` names the module imported inside build_app.
+import functools
+import inspect
 import os
 import sys
 from typing import Any, Callable, Optional
@@ -50,6 +52,9 @@ TRACE_HELP = "Print the chain rule step by step on stderr at every backward() an
 JSON_HELP = "Write one JSON document instead: printed lines, the error if any, the final variables."
 PLOT_DIR_HELP = "The folder where plt.savefig(NAME) may write its files (refused without it)."
 REPL_PANEL = "REPL options"
+# The types Typer reads for the options every command shares (see taking_shared_options).
+SHARED_TYPES = {"no_color": bool, "debug": bool, "no_hints": bool, "timeout": Optional[float],
+                "max_elements": Optional[int], "plot_dir": Optional[str], "seed": Optional[int]}
 
 
 # The values of --timeout, --max-elements and --seed, read alike by the fast
@@ -186,90 +191,77 @@ def build_app() -> Any:
         return {name: outer.get(name, value) if value is None or value is False else value
                 for name, value in options.items()}
 
-    top = shared_options("repl", panel=REPL_PANEL)
+    def taking_shared_options(command: str, panel: str | None = None, leave_out: tuple[str, ...] = (),
+                              helps: dict[str, str] | None = None) -> Callable[[Callable], Callable]:
+        """A decorator: the command's function ends in ``**options`` and receives the shared options
+        there (those given before the command merged in); Typer sees them as its last parameters."""
+        options = {name: option for name, option in shared_options(command, panel).items()
+                   if name not in leave_out}
+        for name, text in (helps or {}).items():
+            options[name].help = text
+
+        def decorate(function: Callable) -> Callable:
+            own = [p for p in inspect.signature(function).parameters.values() if p.kind is not p.VAR_KEYWORD]
+            shared = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=option,
+                                        annotation=SHARED_TYPES[name]) for name, option in options.items()]
+
+            @functools.wraps(function)
+            def command_function(ctx: typer.Context, *args: Any, **given: Any) -> Any:
+                mine = {name: given.pop(name) for name in options}
+                return function(ctx, *args, **given, **with_outer(ctx, **mine))
+
+            command_function.__signature__ = inspect.Signature([*own, *shared])  # type: ignore[attr-defined]
+            command_function.__annotations__ = {**{k: v for k, v in function.__annotations__.items()
+                                                   if k != "options"},
+                                                **{name: SHARED_TYPES[name] for name in options}}
+            return command_function
+        return decorate
 
     @app.callback()
+    @taking_shared_options("repl", panel=REPL_PANEL)
     def main_options(
         ctx: typer.Context,
         version: bool = typer.Option(False, "--version", "-V", callback=show_version, is_eager=True,
                                      help=VERSION_HELP),
-        no_color: bool = top["no_color"],
-        debug: bool = top["debug"],
-        no_hints: bool = top["no_hints"],
-        timeout: Optional[float] = top["timeout"],
-        max_elements: Optional[int] = top["max_elements"],
-        plot_dir: Optional[str] = top["plot_dir"],
-        seed: Optional[int] = top["seed"],
+        **options: Any,
     ) -> None:
-        options = dict(no_color=no_color, debug=debug, no_hints=no_hints, timeout=timeout,
-                       max_elements=max_elements, plot_dir=plot_dir, seed=seed)
         if ctx.invoked_subcommand is None:
             exit_with(start_repl(**options))
         ctx.obj = options
 
-    run_options = shared_options("run")
-
     @app.command(cls=Command)
+    @taking_shared_options("run")
     def run(
         ctx: typer.Context,
         file: str = typer.Argument(..., metavar="FILE", help="The .ag script to run ('-' reads stdin)."),
         echo: bool = typer.Option(False, "--echo", help=ECHO_HELP),
         trace_backward: bool = typer.Option(False, "--trace-backward", help=TRACE_HELP),
         json: bool = typer.Option(False, "--json", help=JSON_HELP),
-        no_color: bool = run_options["no_color"],
-        debug: bool = run_options["debug"],
-        no_hints: bool = run_options["no_hints"],
-        timeout: Optional[float] = run_options["timeout"],
-        max_elements: Optional[int] = run_options["max_elements"],
-        plot_dir: Optional[str] = run_options["plot_dir"],
-        seed: Optional[int] = run_options["seed"],
+        **options: Any,
     ) -> None:
         """Run a script and print what `python script.py` with PyTorch would print."""
-        exit_with(run_file(file, echo=echo, trace_backward=trace_backward, json=json, **with_outer(
-            ctx, no_color=no_color, debug=debug, no_hints=no_hints, timeout=timeout,
-            max_elements=max_elements, plot_dir=plot_dir, seed=seed)))
-
-    eval_options = shared_options("eval")
+        exit_with(run_file(file, echo=echo, trace_backward=trace_backward, json=json, **options))
 
     @app.command("eval", cls=Command)
+    @taking_shared_options("eval")
     def eval_command(
         ctx: typer.Context,
         code: str = typer.Argument(..., metavar="CODE", help="Statements to run; ';' separates them."),
         trace_backward: bool = typer.Option(False, "--trace-backward", help=TRACE_HELP),
         json: bool = typer.Option(False, "--json", help=JSON_HELP),
-        no_color: bool = eval_options["no_color"],
-        debug: bool = eval_options["debug"],
-        no_hints: bool = eval_options["no_hints"],
-        timeout: Optional[float] = eval_options["timeout"],
-        max_elements: Optional[int] = eval_options["max_elements"],
-        plot_dir: Optional[str] = eval_options["plot_dir"],
-        seed: Optional[int] = eval_options["seed"],
+        **options: Any,
     ) -> None:
         """Run CODE and show the value of its last expression, if it ends with one."""
-        exit_with(eval_code(code, trace_backward=trace_backward, json=json, **with_outer(
-            ctx, no_color=no_color, debug=debug, no_hints=no_hints, timeout=timeout,
-            max_elements=max_elements, plot_dir=plot_dir, seed=seed)))
-
-    repl_options = shared_options("repl")
+        exit_with(eval_code(code, trace_backward=trace_backward, json=json, **options))
 
     @app.command(cls=Command)
-    def repl(
-        ctx: typer.Context,
-        no_color: bool = repl_options["no_color"],
-        debug: bool = repl_options["debug"],
-        no_hints: bool = repl_options["no_hints"],
-        timeout: Optional[float] = repl_options["timeout"],
-        max_elements: Optional[int] = repl_options["max_elements"],
-        plot_dir: Optional[str] = repl_options["plot_dir"],
-        seed: Optional[int] = repl_options["seed"],
-    ) -> None:
+    @taking_shared_options("repl")
+    def repl(ctx: typer.Context, **options: Any) -> None:
         """The interactive REPL (also `gradcli` alone); reads plain lines when stdin is not a terminal."""
-        exit_with(start_repl(**with_outer(
-            ctx, no_color=no_color, debug=debug, no_hints=no_hints, timeout=timeout,
-            max_elements=max_elements, plot_dir=plot_dir, seed=seed)))
+        exit_with(start_repl(**options))
 
     from gradcli.views.commands import CommandKit, add_view_commands
-    add_view_commands(app, CommandKit(Command, shared_options, with_outer, exit_with, read_script))
+    add_view_commands(app, CommandKit(Command, taking_shared_options, exit_with, read_script))
     return app
 
 

@@ -1,7 +1,7 @@
 """The view sub-commands of ``gradcli`` (graph, explain, plot, report), added to the Typer app.
 
 Each lives in its own module with a ``register(app, kit)`` function; ``kit`` carries what the
-CLI shares with them (its Command class, the shared options, ``with_outer``, ``exit_with``).
+CLI shares with them (its Command class, the decorator that adds the shared options, ``exit_with``).
 These modules import nothing heavy at the top: building ``--help`` must stay quick.
 """
 
@@ -22,8 +22,9 @@ VIEW_COMMAND_MODULES = (
 @dataclass(frozen=True)
 class CommandKit:
     command_class: type                          # the CLI's Command (tidy help, metavars)
-    shared_options: Callable[[str], dict]        # the options every command takes, made fresh
-    with_outer: Callable[..., dict]              # a command's options merged with those before it
+    # taking_shared_options(command, leave_out=(), helps=None): a decorator; the command's function
+    # ends in **options and gets the options every command takes (those before it merged in)
+    shared_options: Callable[..., Callable[[Callable], Callable]]
     exit_with: Callable[[int], None]             # leave with a status
     read_script: Callable[[str], Any]            # FILE -> (text, filename) or exit status 2
 

@@ -18,29 +18,20 @@ USAGE_ERROR = 2
 def register(app: Any, kit: Any) -> None:
     import typer
 
-    options = kit.shared_options("run")
-
     @app.command("explain", cls=kit.command_class, help=EXPLAIN_HELP)
+    @kit.shared_options("run")
     def explain_command(
         ctx: typer.Context,
         file: str = typer.Argument(..., metavar="FILE", help="The .ag script to run ('-' reads stdin)."),
         name: str = typer.Argument(..., metavar="NAME", help="The tensor to explain: a variable of the script."),
         wrt: Optional[List[str]] = typer.Option(None, "--wrt", metavar="LEAF", help=WRT_HELP),
-        no_color: bool = options["no_color"],
-        debug: bool = options["debug"],
-        no_hints: bool = options["no_hints"],
-        timeout: Optional[float] = options["timeout"],
-        max_elements: Optional[int] = options["max_elements"],
-        plot_dir: Optional[str] = options["plot_dir"],
-        seed: Optional[int] = options["seed"],
+        **options: Any,
     ) -> None:
         script = kit.read_script(file)
         if isinstance(script, int):
             kit.exit_with(script)
             return
-        kit.exit_with(explain_script(*script, name, wrt or [], **kit.with_outer(
-            ctx, no_color=no_color, debug=debug, no_hints=no_hints, timeout=timeout,
-            max_elements=max_elements, plot_dir=plot_dir, seed=seed)))
+        kit.exit_with(explain_script(*script, name, wrt or [], **options))
 
 
 def explain_script(text: str, filename: str, name: str, wrt: List[str], *, no_color: bool = False,

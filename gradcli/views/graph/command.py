@@ -17,9 +17,8 @@ EXTENSIONS = {".svg": "svg", ".dot": "dot", ".gv": "dot"}
 def register(app: Any, kit: Any) -> None:
     import typer
 
-    options = kit.shared_options("run")
-
     @app.command("graph", cls=kit.command_class, help=GRAPH_HELP)
+    @kit.shared_options("run")
     def graph(
         ctx: typer.Context,
         file: str = typer.Argument(..., metavar="FILE", help="The .ag script to run ('-' reads stdin)."),
@@ -38,13 +37,7 @@ def register(app: Any, kit: Any) -> None:
                                              help="Write the drawing to FILE instead of stdout."),
         show_output: bool = typer.Option(False, "--show-output",
                                          help="Let the script's own printed output through to stdout."),
-        no_color: bool = options["no_color"],
-        debug: bool = options["debug"],
-        no_hints: bool = options["no_hints"],
-        timeout: Optional[float] = options["timeout"],
-        max_elements: Optional[int] = options["max_elements"],
-        plot_dir: Optional[str] = options["plot_dir"],
-        seed: Optional[int] = options["seed"],
+        **options: Any,
     ) -> None:
         if format is not None and format not in FORMATS:
             raise typer.BadParameter(f"{format!r} is not one of tree, dot, svg.", param_hint="'--format'")
@@ -54,8 +47,6 @@ def register(app: Any, kit: Any) -> None:
         if isinstance(script, int):
             kit.exit_with(script)
             return
-        options = kit.with_outer(ctx, no_color=no_color, debug=debug, no_hints=no_hints, timeout=timeout,
-                                 max_elements=max_elements, plot_dir=plot_dir, seed=seed)
         try:
             status = run_graph(*script, names=list(names or ()), depth=depth, full=full, format=format,
                                layout=layout, output=output, show_output=show_output, **options)

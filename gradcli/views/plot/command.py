@@ -16,11 +16,10 @@ MAX_POINTS = 100_000
 def register(app: Any, kit: Any) -> None:
     import typer
 
-    shared = kit.shared_options("eval")
-    shared["timeout"].help = "Stop evaluating EXPR after this many seconds."
-    shared["seed"].help = "Seed the random generator before EXPR runs (torch.manual_seed(N))."
-
     @app.command("plot", cls=kit.command_class, help=PLOT_HELP)
+    @kit.shared_options("eval", leave_out=("plot_dir",), helps={
+        "timeout": "Stop evaluating EXPR after this many seconds.",
+        "seed": "Seed the random generator before EXPR runs (torch.manual_seed(N))."})
     def plot(
         ctx: typer.Context,
         expr: str = typer.Argument(..., metavar="EXPR", help="The function of the variable to draw."),
@@ -35,15 +34,8 @@ def register(app: Any, kit: Any) -> None:
                                    help="The terminal plot's height in lines."),
         output: Optional[str] = typer.Option(None, "-o", "--output", metavar="FILE",
                                              help="Write an SVG or PNG file (by its extension) instead."),
-        no_color: bool = shared["no_color"],
-        debug: bool = shared["debug"],
-        no_hints: bool = shared["no_hints"],
-        timeout: Optional[float] = shared["timeout"],
-        max_elements: Optional[int] = shared["max_elements"],
-        seed: Optional[int] = shared["seed"],
+        **options: Any,
     ) -> None:
-        options = kit.with_outer(ctx, no_color=no_color, debug=debug, no_hints=no_hints, timeout=timeout,
-                                 max_elements=max_elements, seed=seed)
         kit.exit_with(plot_expression(expr, var=var, start=start, stop=stop, points=points, width=width,
                                       height=height, output=output, **options))
 

@@ -4,7 +4,7 @@ variables).  The page is written even when the script fails; the exit status is 
 
 # No `from __future__ import annotations`: Typer reads the command's annotations.
 import sys
-from typing import Any, Optional
+from typing import Any
 
 REPORT_HELP = ("Run a script and write one HTML page about it: the script, its output, any error, "
                "the backward graph with the script's names, the backward trace, the plots and the "
@@ -16,28 +16,19 @@ DEFAULT_OUTPUT = "report.html"
 def register(app: Any, kit: Any) -> None:
     import typer
 
-    options = kit.shared_options("run")
-
     @app.command("report", cls=kit.command_class, help=REPORT_HELP)
+    @kit.shared_options("run")
     def report(
         ctx: typer.Context,
         file: str = typer.Argument(..., metavar="FILE", help="The .ag script to run ('-' reads stdin)."),
         output: str = typer.Option(DEFAULT_OUTPUT, "--output", "-o", metavar="FILE", help=OUTPUT_HELP),
-        no_color: bool = options["no_color"],
-        debug: bool = options["debug"],
-        no_hints: bool = options["no_hints"],
-        timeout: Optional[float] = options["timeout"],
-        max_elements: Optional[int] = options["max_elements"],
-        plot_dir: Optional[str] = options["plot_dir"],
-        seed: Optional[int] = options["seed"],
+        **options: Any,
     ) -> None:
         script = kit.read_script(file)
         if isinstance(script, int):
             kit.exit_with(script)
             return
-        kit.exit_with(write_report(*script, output, **kit.with_outer(
-            ctx, no_color=no_color, debug=debug, no_hints=no_hints, timeout=timeout,
-            max_elements=max_elements, plot_dir=plot_dir, seed=seed)))
+        kit.exit_with(write_report(*script, output, **options))
 
 
 def write_report(text: str, filename: str, output: str, **options: Any) -> int:
