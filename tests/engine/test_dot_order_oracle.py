@@ -25,3 +25,12 @@ def test_the_case_np_dot_rounds_differently():
     w, x = [0.4, -0.3, 0.8], [1.0, -2.0, 0.5]
     ours = api.TORCH["dot"](api.TORCH["tensor"](w), api.TORCH["tensor"](x)).item()
     assert ours == torch.dot(torch.tensor(w), torch.tensor(x)).item() == 1.399999976158142
+
+
+def test_a_sum_of_negative_zeros_is_positive_zero():
+    # MKL's running sum starts from +0
+    for values in ([-0.0], [-0.0, -0.0], [-0.0, -0.0, -0.0]):
+        ones = [1.0] * len(values)
+        ours = api.TORCH["dot"](api.TORCH["tensor"](values), api.TORCH["tensor"](ones))
+        theirs = torch.dot(torch.tensor(values), torch.tensor(ones))
+        assert ours._data.tobytes() == theirs.numpy().tobytes(), values

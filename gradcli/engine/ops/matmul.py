@@ -19,7 +19,7 @@ from ..dispatch.publish import Catalog
 from ..dispatch.runner import run, write_out
 from ..dispatch.signature import LazyParser
 from ..errors import TorchRuntimeError, no_kernel
-from ..kernels.matmul_order import batched_product, matrix_product, product_before_bias
+from ..kernels.matmul_order import batched_product, matrix_product, product_before_bias, vector_dot
 from ..shape_rules import broadcast_shapes, numel
 from ..tensor import Tensor
 from .shape import UNSAFE_VIEW, expand_forward, reshape
@@ -50,15 +50,7 @@ def _dot_forward(b: dict) -> Any:
             f"inconsistent tensor size, expected tensor [{x.shape[0]}] and src [{y.shape[0]}] to have the same "
             f"number of elements, but got {x.shape[0]} and {y.shape[0]} elements respectively")
     no_bool(x, "dot")
-    if x._dtype.name == "float32" and x.shape[0] <= 3:
-        # MKL's sdot adds up to three products in order; NumPy's BLAS pairs them differently
-        # (0.4·1 - 0.3·-2 + 0.8·0.5 is 1.3999999762 in PyTorch, 1.4000000954 by np.dot)
-        products = x._data * y._data
-        total = products[0] if x.shape[0] else np.float32(0)
-        for product in products[1:]:
-            total = np.float32(total + product)
-        return np.asarray(total, dtype=np.float32)
-    return np.asarray(np.dot(x._data, y._data), dtype=x._dtype.np)
+    return np.asarray(vector_dot(x._data, y._data), dtype=x._dtype.np)
 
 
 DOT = defop("dot", "dot(Tensor input, Tensor tensor, *, Tensor? out=None)", _dot_forward, node="DotBackward0",
