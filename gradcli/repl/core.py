@@ -65,7 +65,7 @@ class Console:
         self.finished = False           # :quit (or exit()) was asked for
         self._session: Any = None
         self.provenance: Any = None     # gradcli.views.provenance.Provenance, with the session
-        self.backward_trace: Any = None  # :trace on's (tracer, the tracer it replaced)
+        self.backward_trace: Any = None  # :trace on's tracer
         # the shell builds the Session in a background thread while the user types
         self._session_lock = threading.Lock()
 

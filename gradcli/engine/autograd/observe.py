@@ -6,7 +6,10 @@ watcher makes of a node (a source line, a variable's name) is the caller's busin
 
 ``watcher`` (a :class:`GraphWatcher`) hears of every node made, and of the op and bound
 arguments behind an op's node.  ``tracer`` (a :class:`BackwardTracer`) hears each step of
-every backward pass, in the order the engine takes them.
+every backward pass, in the order the engine takes them.  Several views may trace at once
+(``--trace-backward`` and the graph's record of the last backward): ``add_tracer`` and
+``remove_tracer`` keep the list, and ``tracer`` is then one object telling them all, so the
+engine still reads one global.
 """
 
 from __future__ import annotations
@@ -49,8 +52,44 @@ class BackwardTracer(Protocol):
         """The pass is over (also after an error)."""
 
 
+class Tracer:
+    """A BackwardTracer that lets every event pass: a view overrides the events it needs."""
+
+    def begin(self, roots: Sequence[tuple], root_grads: Sequence[Any], inputs: Sequence[tuple] | None,
+              accumulate: bool) -> None: ...
+    def node_starts(self, node: Any, grads: Sequence[Any]) -> None: ...
+    def hook_ran(self, node: Any, kind: str, hook: Any, result: Any) -> None: ...
+    def node_done(self, node: Any, outputs: Sequence[Any]) -> None: ...
+    def reduced(self, node: Any, index: int, before: Any, after: Any) -> None: ...
+    def summed(self, child: Any, output_nr: int, earlier: Any, incoming: Any, total: Any) -> None: ...
+    def accumulated(self, variable: Any, before: Any, after: Any) -> None: ...
+    def end(self) -> None: ...
+
+
+EVENTS = ("begin", "node_starts", "hook_ran", "node_done", "reduced", "summed", "accumulated", "end")
+
+
+class _Every(Tracer):
+    """Several tracers as one: each event goes to each, in the order they were added."""
+
+    def __init__(self, tracers: Sequence[BackwardTracer]) -> None:
+        self.tracers = tuple(tracers)
+
+
+def _to_every(event: str) -> Any:
+    def tell(self: _Every, *args: Any) -> None:
+        for one in self.tracers:
+            getattr(one, event)(*args)
+    tell.__name__ = event
+    return tell
+
+
+for _event in EVENTS:
+    setattr(_Every, _event, _to_every(_event))
+
 watcher: GraphWatcher | None = None
 tracer: BackwardTracer | None = None
+_tracers: list[BackwardTracer] = []
 
 
 def set_watcher(new: GraphWatcher | None) -> GraphWatcher | None:
@@ -60,11 +99,22 @@ def set_watcher(new: GraphWatcher | None) -> GraphWatcher | None:
     return previous
 
 
-def set_tracer(new: BackwardTracer | None) -> BackwardTracer | None:
-    """Install ``new`` (None to stop); returns the previous tracer."""
+def add_tracer(new: BackwardTracer) -> None:
+    """Trace backward passes with ``new`` too (after the tracers already there)."""
+    _tracers.append(new)
+    _refresh()
+
+
+def remove_tracer(old: BackwardTracer) -> None:
+    """Stop telling ``old`` (nothing happens if it is not tracing)."""
+    if old in _tracers:
+        _tracers.remove(old)
+        _refresh()
+
+
+def _refresh() -> None:
     global tracer
-    previous, tracer = tracer, new
-    return previous
+    tracer = None if not _tracers else _tracers[0] if len(_tracers) == 1 else _Every(_tracers)
 
 
 class paused:
@@ -72,8 +122,11 @@ class paused:
     the graph) neither recorded by the watcher nor traced; both are put back after."""
 
     def __enter__(self) -> None:
-        self.saved = (set_watcher(None), set_tracer(None))
+        self.saved = (set_watcher(None), list(_tracers))
+        _tracers.clear()
+        _refresh()
 
     def __exit__(self, *exc: object) -> None:
         set_watcher(self.saved[0])
-        set_tracer(self.saved[1])
+        _tracers[:] = self.saved[1]
+        _refresh()

@@ -42,20 +42,19 @@ class _Accumulation:
     version: int                 # that tensor's version then
 
 
-class BackwardLog:
+class BackwardLog(observe.Tracer):
     """A backward tracer that remembers each pass's roots and what it put into each leaf's .grad."""
 
     def __init__(self) -> None:
         self.passes: list[_Pass] = []
         self.accumulations: dict[int, list[_Accumulation]] = {}
-        self._previous: Any = None
 
     def start(self) -> "BackwardLog":
-        self._previous = observe.set_tracer(self)
+        observe.add_tracer(self)
         return self
 
     def stop(self) -> None:
-        observe.set_tracer(self._previous)
+        observe.remove_tracer(self)
 
     def begin(self, roots: Sequence[tuple], root_grads: Sequence[Any], inputs: Any, accumulate: bool) -> None:
         from gradcli.lang.runtime import innermost_span
@@ -84,12 +83,6 @@ class BackwardLog:
         return None
 
     # (the other steps of a pass are not needed here)
-    def node_starts(self, node: Any, grads: Any) -> None: ...
-    def hook_ran(self, node: Any, kind: str, hook: Any, result: Any) -> None: ...
-    def node_done(self, node: Any, outputs: Any) -> None: ...
-    def reduced(self, node: Any, index: int, before: Any, after: Any) -> None: ...
-    def summed(self, child: Any, output_nr: int, earlier: Any, incoming: Any, total: Any) -> None: ...
-    def end(self) -> None: ...
 
 
 @dataclass

@@ -41,7 +41,7 @@ class ChainRule:
     seeded: str = ""             # how the pass was seeded (for a NAME of several elements)
 
 
-class _Catcher:
+class _Catcher(observe.Tracer):
     """A backward tracer keeping the gradients each node receives, in the engine's order."""
 
     def __init__(self) -> None:
@@ -49,14 +49,6 @@ class _Catcher:
 
     def node_starts(self, node: Any, grads: Any) -> None:
         self.seen.append((node, [None if g is None else g._data.copy() for g in grads]))
-
-    def begin(self, *args: Any) -> None: ...
-    def hook_ran(self, *args: Any) -> None: ...
-    def node_done(self, *args: Any) -> None: ...
-    def reduced(self, *args: Any) -> None: ...
-    def summed(self, *args: Any) -> None: ...
-    def accumulated(self, *args: Any) -> None: ...
-    def end(self) -> None: ...
 
 
 def rule_lines(node: Any) -> list[str]:
@@ -104,15 +96,14 @@ def chain_rule(graph: Graph, tensor: Tensor, leaves: list[Value]) -> ChainRule:
 
 def _catch(tensor: Tensor, inputs: list, seed: Tensor) -> tuple[list | None, str]:
     catcher = _Catcher()
-    previous = observe.set_tracer(catcher)
-    try:
-        grad([tensor], inputs, grad_outputs=[seed], retain_graph=True, allow_unused=True)
-    except TorchError as error:
-        if str(error) == FREED_MESSAGE:
-            return None, "freed"
-        return None, f"{type(error).__name__}: {error}"
-    finally:
-        observe.set_tracer(previous)
+    with observe.paused():   # only the catcher hears this pass
+        observe.add_tracer(catcher)
+        try:
+            grad([tensor], inputs, grad_outputs=[seed], retain_graph=True, allow_unused=True)
+        except TorchError as error:
+            if str(error) == FREED_MESSAGE:
+                return None, "freed"
+            return None, f"{type(error).__name__}: {error}"
     return catcher.seen, "torch.autograd.grad on the script's graph"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 from gradcli.engine.autograd import observe
@@ -36,23 +36,19 @@ class BackwardCall:
     kind: str              # "backward()" or "autograd.grad()"
 
 
-@dataclass
-class LastBackward:
-    """A tracer that remembers the roots of the last backward pass (and passes every event on to
-    the tracer installed before it, so that ``--trace-backward`` and this can run together)."""
-    previous: Any = None
-    last: BackwardCall | None = None
-    _installed: bool = field(default=False, repr=False)
+class LastBackward(observe.Tracer):
+    """A tracer that remembers the roots of the last backward pass (beside any other tracer, such as
+    ``--trace-backward``'s: observe tells them all)."""
+
+    def __init__(self) -> None:
+        self.last: BackwardCall | None = None
 
     def install(self) -> "LastBackward":
-        self.previous = observe.set_tracer(self)
-        self._installed = True
+        observe.add_tracer(self)
         return self
 
     def remove(self) -> None:
-        if self._installed:
-            observe.set_tracer(self.previous)
-            self._installed = False
+        observe.remove_tracer(self)
 
     def begin(self, roots, root_grads, inputs, accumulate) -> None:
         from gradcli.lang.runtime import innermost_span
@@ -61,37 +57,6 @@ class LastBackward:
         metas = [(tuple(g._data.shape), g._dtype) if isinstance(g, Tensor) else None for g in root_grads]
         self.last = BackwardCall(list(roots), metas, span.line if span is not None else None,
                                  "backward()" if accumulate else "autograd.grad()")
-        if self.previous is not None:
-            self.previous.begin(roots, root_grads, inputs, accumulate)
-
-    # the other events only pass on (each is called once per node of a pass: kept cheap)
-    def node_starts(self, node, grads) -> None:
-        if self.previous is not None:
-            self.previous.node_starts(node, grads)
-
-    def hook_ran(self, node, kind, hook, result) -> None:
-        if self.previous is not None:
-            self.previous.hook_ran(node, kind, hook, result)
-
-    def node_done(self, node, outputs) -> None:
-        if self.previous is not None:
-            self.previous.node_done(node, outputs)
-
-    def reduced(self, node, index, before, after) -> None:
-        if self.previous is not None:
-            self.previous.reduced(node, index, before, after)
-
-    def summed(self, child, output_nr, earlier, incoming, total) -> None:
-        if self.previous is not None:
-            self.previous.summed(child, output_nr, earlier, incoming, total)
-
-    def accumulated(self, variable, before, after) -> None:
-        if self.previous is not None:
-            self.previous.accumulated(variable, before, after)
-
-    def end(self) -> None:
-        if self.previous is not None:
-            self.previous.end()
 
 
 def pick_roots(view_run: Any, names: Sequence[str], recorder: LastBackward | None = None

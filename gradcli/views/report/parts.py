@@ -31,7 +31,6 @@ class TracePart:
     def __init__(self) -> None:
         self.lines: list[list[tuple[str, str | None]]] = []
         self.tracer: Any = None
-        self._previous: Any = None
 
     def write(self, lines: Any) -> None:       # (the tracer's output: lines of (text, role) pieces)
         self.lines.extend([list(line) for line in lines])
@@ -41,13 +40,13 @@ class TracePart:
         from gradcli.views.trace.recorder import BackwardTrace
 
         self.tracer = BackwardTrace(self, provenance)
-        self._previous = observe.set_tracer(self.tracer)
+        observe.add_tracer(self.tracer)
 
     def stop(self) -> None:
         from gradcli.engine.autograd import observe
 
         if self.tracer is not None:
-            observe.set_tracer(self._previous)
+            observe.remove_tracer(self.tracer)
             if self.tracer.untraced:
                 self.write(self.tracer.untraced_lines())
 

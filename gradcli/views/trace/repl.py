@@ -19,15 +19,14 @@ def switch(console: Any, argument: str) -> tuple[bool, str]:
         console.session  # (built now: its provenance names the nodes)
         output = TraceOutput(console.stderr, console.diagnostics_color, before_write=console.stdout.flush)
         tracer = BackwardTrace(output, lambda: console.provenance)
-        console.backward_trace = (tracer, observe.set_tracer(tracer))
+        observe.add_tracer(tracer)
+        console.backward_trace = tracer
         return True, ("Backward trace on: each backward() and torch.autograd.grad() shows the chain rule "
                       "step by step, on stderr (:trace off stops it).")
     if word == "off":
         if current is None:
             return True, "The backward trace is off already."
-        tracer, previous = current
-        if observe.tracer is tracer:
-            observe.set_tracer(previous)
+        observe.remove_tracer(current)
         console.backward_trace = None
         return True, "Backward trace off."
     return False, f":trace takes on or off, not '{argument}'"

@@ -17,7 +17,6 @@ class TraceView:
         self.no_color = no_color
         self.provenance: Provenance | None = None
         self.tracer: BackwardTrace | None = None
-        self._previous: Any = None
 
     def configure(self, session_options: dict) -> None:
         """The Session is made as for a plain run (the trace goes to its stderr)."""
@@ -29,10 +28,11 @@ class TraceView:
         stream = session.reporter.stream
         output = TraceOutput(stream, wants_color(stream, self.no_color), before_write=session.output.flush)
         self.tracer = BackwardTrace(output, lambda: self.provenance)
-        self._previous = observe.set_tracer(self.tracer)
+        observe.add_tracer(self.tracer)
 
     def after(self, session: Any, outcome: Any, code: int) -> int:
-        observe.set_tracer(self._previous)
+        if self.tracer is not None:
+            observe.remove_tracer(self.tracer)
         if self.provenance is not None:
             self.provenance.stop()
         if self.tracer is not None and self.tracer.untraced:
