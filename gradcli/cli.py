@@ -11,8 +11,6 @@ alone or ``gradcli repl``.
 
 # No `from __future__ import annotations`: Typer reads the commands' annotations,
 # and `typer.Context` names the module imported inside build_app.
-import functools
-import inspect
 import os
 import sys
 from typing import Any, Callable, Optional
@@ -195,6 +193,8 @@ def build_app() -> Any:
                               helps: dict[str, str] | None = None) -> Callable[[Callable], Callable]:
         """A decorator: the command's function ends in ``**options`` and receives the shared options
         there (those given before the command merged in); Typer sees them as its last parameters."""
+        import functools
+        import inspect  # (here: the fast path never builds the Typer app)
         options = {name: option for name, option in shared_options(command, panel).items()
                    if name not in leave_out}
         for name, text in (helps or {}).items():
