@@ -10,6 +10,8 @@ floats).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .errors import TorchNotImplementedError, TorchTypeError
@@ -86,7 +88,8 @@ UNSUPPORTED_NAMES = frozenset({
 
 
 def from_numpy(np_dtype: np.dtype) -> DType:
-    return _BY_NP[np.dtype(np_dtype)]
+    found = _BY_NP.get(np_dtype)  # (an ndarray's dtype is a key as it is; a name or type is not)
+    return found if found is not None else _BY_NP[np.dtype(np_dtype)]
 
 
 # What PyTorch can make a tensor of (from NumPy); gradcli has fewer dtypes (see ``of_numpy``).
@@ -125,6 +128,8 @@ def set_default_dtype(d: object) -> None:
     if d.category != FLOATING:
         raise TorchTypeError("only floating-point types are supported as the default type")
     _default_float = d
+    _RESULT_TYPES.clear()  # promotion with Python floats depends on the default
+    _PAIR_TYPES.clear()
 
 
 # The 5x5 promotion table for tensors of the same priority.
@@ -152,18 +157,46 @@ def _default_of(d: DType) -> DType:
 def result_type(operands: list) -> DType:
     """PyTorch's result dtype for ``operands``: Tensors and Python numbers.
 
-    Tensors need the attributes ``dtype``, ``ndim`` and ``_wrapped`` (a
+    Tensors need the attributes ``_dtype``, ``_data`` and ``_wrapped`` (a
     Python number turned into a 0-dim tensor keeps the lowest priority).
+    The answer depends only on each operand's dtype and priority, so it is
+    worked out once per combination of those (``_RESULT_TYPES``).
     """
+    key = tuple(_promotion_key(x) for x in operands)
+    found = _RESULT_TYPES.get(key)
+    if found is None:
+        found = _RESULT_TYPES[key] = _promoted(key)
+    return found
+
+
+def pair_result_type(a: Any, b: Any) -> DType:
+    """``result_type([a, b])`` for two tensors, the common case, without building a list."""
+    key = (a._dtype, 2 if a._wrapped else (1 if a._data.ndim == 0 else 0),
+           b._dtype, 2 if b._wrapped else (1 if b._data.ndim == 0 else 0))
+    found = _PAIR_TYPES.get(key)
+    if found is None:
+        found = _PAIR_TYPES[key] = _promoted(((key[0], key[1]), (key[2], key[3])))
+    return found
+
+
+# (dtype, priority) of each operand -> result; a handful of entries in practice.
+_RESULT_TYPES: dict[tuple, DType] = {}
+_PAIR_TYPES: dict[tuple, DType] = {}
+
+
+def _promotion_key(x: Any) -> tuple[DType, int]:
+    """An operand's dtype and priority: 0 a tensor with dimensions, 1 a 0-dim tensor, 2 a
+    Python number (or one wrapped into a tensor)."""
+    if isinstance(x, (bool, int, float)):
+        return scalar_dtype(x), 2
+    return x._dtype, 2 if x._wrapped else (1 if x._data.ndim == 0 else 0)
+
+
+def _promoted(key: tuple) -> DType:
     dim_t: DType | None = None
     zero_t: DType | None = None
     wrapped: DType | None = None
-    for x in operands:
-        if isinstance(x, (bool, int, float)):
-            d, level = scalar_dtype(x), 2
-        else:
-            d = x.dtype
-            level = 2 if x._wrapped else (1 if x.ndim == 0 else 0)
+    for d, level in key:
         if level == 0:
             dim_t = d if dim_t is None else promote_types(dim_t, d)
         elif level == 1:

@@ -60,7 +60,7 @@ def _shape_gradient(node: Node, index: int, grad: Tensor, tracer: object = None)
     if meta is None:
         return grad
     shape, dtype = meta
-    if grad.shape != shape:
+    if grad._data.shape != shape:
         if not is_expandable_to(shape, grad.shape):
             got = "[" + ", ".join(map(str, grad.shape)) + "]"
             want = "[" + ", ".join(map(str, shape)) + "]"
@@ -71,7 +71,7 @@ def _shape_gradient(node: Node, index: int, grad: Tensor, tracer: object = None)
         if tracer is not None:
             tracer.reduced(node, index, grad, reduced)
         grad = reduced
-    if grad.dtype is not dtype:
+    if grad._dtype is not dtype:
         grad = grad.to(dtype)
     return grad
 
@@ -85,6 +85,10 @@ def run_backward(roots: Sequence[Edge], root_grads: Sequence[Tensor], *, keep_gr
     ``inputs`` is given only those receive them.  Without it
     (``autograd.grad``), the gradients arriving at the ``inputs`` edges are
     captured and returned, and no ``.grad`` changes.
+
+    The set-up is one walk of the graph (the needed nodes and how many edges reach each);
+    per node the loop does only what that node asks for (hooks, captures and the tracer are
+    looked at only when present).
     """
     tracer = observe.tracer
     if tracer is not None:
@@ -102,16 +106,19 @@ def run_backward(roots: Sequence[Edge], root_grads: Sequence[Tensor], *, keep_gr
 
     # Count, for every needed node, the edges arriving from needed nodes.
     deps: dict[Node, int] = {}
+    get = deps.get
     for node in needed:
         for child, _ in node.next_functions:
             if child is not None and child in needed:
-                deps[child] = deps.get(child, 0) + 1
+                deps[child] = get(child, 0) + 1
 
     buffers: dict[Node, list] = {}
     for (node, nr), grad in zip(roots, root_grads):
         if node not in needed:
             continue
-        buf = buffers.setdefault(node, [None] * node.num_outputs)
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * node.num_outputs
         buf[nr] = grad if buf[nr] is None else buf[nr] + grad
 
     ready: list = []
@@ -122,16 +129,18 @@ def run_backward(roots: Sequence[Edge], root_grads: Sequence[Tensor], *, keep_gr
             tie += 1
 
     executed: list[Node] = []
-    prev_mode = grad_mode.is_grad_enabled()
+    push, pop = heapq.heappush, heapq.heappop
+    prev_mode = grad_mode._enabled
     grad_mode._set(create_graph)
     try:
         while ready:
-            _, _, node = heapq.heappop(ready)
+            node = pop(ready)[2]
             grads = buffers.pop(node, None) or [None] * node.num_outputs
-            grads = _run_pre_hooks(node, grads, tracer)
+            if node._tensor_pre_hooks or node._pre_hooks or node._retain_hooks:
+                grads = _run_pre_hooks(node, grads, tracer)
             if tracer is not None:
                 tracer.node_starts(node, grads)
-            if node in capture:
+            if capture and node in capture:
                 for index, nr in capture[node]:
                     captured[index] = grads[nr]
                 if isinstance(node, AccumulateGrad):
@@ -139,7 +148,7 @@ def run_backward(roots: Sequence[Edge], root_grads: Sequence[Tensor], *, keep_gr
                         continue  # autograd.grad never touches .grad
                 elif not any(c in needed for c, _ in node.next_functions if c is not None):
                     continue  # nothing below this input is wanted
-            if node.skips_without_grads and all(g is None for g in grads):
+            if node.skips_without_grads and grads.count(None) == len(grads):
                 outputs: list = [None] * len(node.next_functions)
             else:
                 outputs = node.apply(grads, create_graph)
@@ -152,21 +161,28 @@ def run_backward(roots: Sequence[Edge], root_grads: Sequence[Tensor], *, keep_gr
                                for i, g in enumerate(outputs)]
                     outputs = _run_post_hooks(node, outputs, grads, tracer)
             executed.append(node)
-            for index, ((child, nr), grad) in enumerate(zip(node.next_functions, outputs)):
+            index = -1
+            for (child, nr), grad in zip(node.next_functions, outputs):
+                index += 1
                 if child is None or child not in needed:
                     continue
                 if grad is not None:
-                    grad = _shape_gradient(node, index, grad, tracer)
-                    buf = buffers.setdefault(child, [None] * child.num_outputs)
+                    meta = node.input_metadata(index)
+                    if meta is not None and (grad._data.shape != meta[0] or grad._dtype is not meta[1]):
+                        grad = _shape_gradient(node, index, grad, tracer)
+                    buf = buffers.get(child)
+                    if buf is None:
+                        buf = buffers[child] = [None] * child.num_outputs
                     if buf[nr] is None:
                         buf[nr] = grad
                     else:
                         earlier, buf[nr] = buf[nr], buf[nr] + grad
                         if tracer is not None:
                             tracer.summed(child, nr, earlier, grad, buf[nr])
-                deps[child] -= 1
-                if deps[child] == 0:
-                    heapq.heappush(ready, (-child._seq, tie, child))
+                left = deps[child] - 1
+                deps[child] = left
+                if left == 0:
+                    push(ready, (-child._seq, tie, child))
                     tie += 1
     finally:
         grad_mode._set(prev_mode)

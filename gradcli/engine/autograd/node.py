@@ -249,10 +249,23 @@ class OpNode(Node):
     def _unpack(self) -> Saved:
         if self._freed:
             raise TorchRuntimeError(FREED_MESSAGE)
-        # inputs in name order, then outputs: so that of two modified saved tensors the one
-        # PyTorch reports is reported (mul's other before self, pow's self before its result)
-        order = sorted(self._saved, key=lambda k: (k.startswith("result"), k))
-        return Saved({key: _unpack(self._saved[key]) for key in order})
+        saved = self._saved
+        keys = tuple(saved)
+        order = _UNPACK_ORDER.get(keys)
+        if order is None:
+            # inputs in name order, then outputs: so that of two modified saved tensors the one
+            # PyTorch reports is reported (mul's other before self, pow's self before its result)
+            order = _UNPACK_ORDER[keys] = tuple(sorted(keys, key=lambda k: (k.startswith("result"), k)))
+        values = {}
+        for key in order:
+            value = saved[key]
+            kind = type(value)
+            if kind is SavedTensor:
+                value = value.unpack()
+            elif (kind is list or kind is tuple) and _holds_tensor(value):
+                value = _unpack(value)
+            values[key] = value
+        return Saved(values)
 
     def apply(self, grads: list, create_graph: bool) -> list:
         return list(self._backward(self._unpack(), grads))
@@ -279,8 +292,15 @@ class OpNode(Node):
 
     def release(self) -> None:
         saved = self._saved
-        kept = {k: (_RELEASED if _holds_tensor(v) else v) for k, v in saved.items()}
-        if any(v is _RELEASED for v in kept.values()):
+        kept = {}
+        freed = False
+        for k, v in saved.items():
+            kind = type(v)
+            if kind is SavedTensor or (kind is list or kind is tuple) and _holds_tensor(v):
+                v = _RELEASED
+                freed = True
+            kept[k] = v
+        if freed:
             self._freed = True
             self._saved = kept
 
@@ -331,7 +351,16 @@ def _holds_tensor(value: Any) -> bool:
     """A saved tensor, or a list or tuple with one inside (index's indices: [(dim, tensor)])."""
     if isinstance(value, SavedTensor):
         return True
-    return isinstance(value, (list, tuple)) and any(_holds_tensor(v) for v in value)
+    if not isinstance(value, (list, tuple)):
+        return False
+    for v in value:
+        if type(v) is not int and _holds_tensor(v):  # (sizes, the common case, are ints)
+            return True
+    return False
+
+
+# The order OpNode._unpack reads saved values in, by the keys a node saved (a few per op).
+_UNPACK_ORDER: dict[tuple, tuple] = {}
 
 
 _classes: dict[str, type] = {}

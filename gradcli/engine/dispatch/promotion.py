@@ -30,6 +30,8 @@ def float_dtype(t: Tensor) -> DType:
 
 
 def promote(*tensors: Tensor) -> DType:
+    if len(tensors) == 2:
+        return dtypes.pair_result_type(tensors[0], tensors[1])
     return dtypes.result_type(list(tensors))
 
 
@@ -42,7 +44,9 @@ def check_broadcast(*tensors: Tensor) -> None:
 
 def binary_arrays(a: Tensor, b: Tensor, dt: DType | None = None) -> tuple[np.ndarray, np.ndarray, DType]:
     """Both operands as arrays of their common dtype (or ``dt``), shapes checked."""
-    if a._data.shape != b._data.shape:
-        broadcast_shapes(a._data.shape, b._data.shape)
-    rt = promote(a, b) if dt is None else dt
-    return arr(a, rt), arr(b, rt), rt
+    x, y = a._data, b._data
+    if x.shape != y.shape:
+        broadcast_shapes(x.shape, y.shape)
+    rt = dtypes.pair_result_type(a, b) if dt is None else dt
+    want = rt.np
+    return (x if x.dtype == want else x.astype(want)), (y if y.dtype == want else y.astype(want)), rt

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import dtypes
-from ..autograd import grad_mode, record
+from ..autograd import grad_mode, node_plans, record
 from ..autograd.inplace import EdgeHolder, check_inplace_allowed, rebase_history
 from ..autograd.views import mark_view
 from ..errors import TorchNotImplementedError, TorchRuntimeError
@@ -47,6 +47,28 @@ def run(op: "Op", bound: dict) -> Any:
     """Run ``op`` out of place on bound arguments; record the graph if needed."""
     _wrap_numbers(op, bound)
     out = bound.pop("out", None)
+    plan = node_plans.plan_for(op, bound) if grad_mode._enabled and op.node is not None else None
+    if plan is node_plans.GENERAL:
+        return _run_general(op, bound, out)
+    result = op.forward(bound)
+    if type(result) is tuple:
+        return _finish_many(op, bound, result, out, None, None)
+    if limits._max_elements is not None and not op.view:
+        limits.check_count(np.size(result))
+    if op.contiguous:  # (np.ascontiguousarray would make a 0-dim result 1-dim)
+        result = _c_order(result)
+    if out is not None:
+        return write_out(op, bound, result, out)
+    output = Tensor._make(result)
+    if op.view:
+        _mark_views(op, bound, (output,), False)
+    if plan is not None:
+        plan.attach(bound, output)
+    return output
+
+
+def _run_general(op: "Op", bound: dict, out: Any) -> Any:
+    """``run`` for the calls a node plan leaves to ``record.attach`` (views, lists of tensors, ...)."""
     recording = record.records(op, bound)
     before = None
     if recording and record.node_name_of(op, bound) is not None:
@@ -54,24 +76,42 @@ def run(op: "Op", bound: dict) -> Any:
         # takes them from here
         before = record.edges_before(record.tensor_inputs(op, bound, with_self=True))
     result = op.forward(bound)
+    if isinstance(result, tuple):
+        return _finish_many(op, bound, result, out, recording, before)
     if limits.limited() and not op.view:
-        for r in (result if isinstance(result, tuple) else (result,)):
-            limits.check_count(np.size(r))
-    if op.contiguous:  # (np.ascontiguousarray would make a 0-dim result 1-dim)
-        result = tuple(_c_order(r) for r in result) if isinstance(result, tuple) else _c_order(result)
+        limits.check_count(np.size(result))
+    if op.contiguous:
+        result = _c_order(result)
     if out is not None:
         return write_out(op, bound, result, out)
-    if isinstance(result, tuple):
-        outputs = tuple(Tensor._make(a) for a in result)
-    else:
-        outputs = (Tensor._make(result),)
+    outputs = (Tensor._make(result),)
     if op.view:
-        _mark_views(op, bound, outputs, isinstance(result, tuple))
+        _mark_views(op, bound, outputs, False)
     if recording:
-        record.attach(op, bound, outputs, multi=isinstance(result, tuple), before=before)
-    if isinstance(result, tuple):
-        return op.returns(*outputs) if op.returns is not None else outputs
+        record.attach(op, bound, outputs, before=before)
     return outputs[0]
+
+
+def _finish_many(op: "Op", bound: dict, result: tuple, out: Any, recording: bool | None,
+                 before: dict | None) -> Any:
+    """The end of ``run`` for an op with several outputs (max's values and indices, ...)."""
+    if recording is None:  # (from the planned path, which leaves multi-output nodes to attach)
+        recording = record.records(op, bound)
+        if recording and record.node_name_of(op, bound) is not None:
+            before = record.edges_before(record.tensor_inputs(op, bound, with_self=True))
+    if limits.limited() and not op.view:
+        for r in result:
+            limits.check_count(np.size(r))
+    if op.contiguous:
+        result = tuple(_c_order(r) for r in result)
+    if out is not None:
+        return write_out(op, bound, result, out)
+    outputs = tuple(Tensor._make(a) for a in result)
+    if op.view:
+        _mark_views(op, bound, outputs, True)
+    if recording:
+        record.attach(op, bound, outputs, multi=True, before=before)
+    return op.returns(*outputs) if op.returns is not None else outputs
 
 
 def _c_order(a: Any) -> Any:

@@ -389,10 +389,13 @@ def is_generator(value: Any) -> bool:
     return bool(getattr(type(value), "__torch_generator__", False))
 
 
+_ABSENT = object()
+
+
 class ArgParser:
     """The overloads of one function, parsed the way PyTorch parses them."""
 
-    __slots__ = ("name", "signatures", "numbers_as_tensors", "method")
+    __slots__ = ("name", "signatures", "numbers_as_tensors", "method", "_shapes")
 
     def __init__(self, signatures: Sequence[str | Signature], numbers_as_tensors: bool | str = False,
                  method: bool = False) -> None:
@@ -404,9 +407,38 @@ class ArgParser:
         self.numbers_as_tensors = numbers_as_tensors
         # Method form: the first parameter is the tensor itself, not counted in messages.
         self.method = method
+        # Bindings by call shape (see parse): argument types -> (parameter names, the defaults)
+        self._shapes: dict[tuple, tuple[tuple[str, ...], dict]] = {}
 
     def parse(self, args: Sequence, kwargs: dict) -> tuple[int, dict]:
-        """Return (overload index, bound arguments)."""
+        """Return (overload index, bound arguments).
+
+        A call without keywords that the first overload binds with every argument taken as it
+        is (a tensor for a Tensor, an int for an int or Scalar, ...) binds the same way for any
+        arguments of the same types: those checks look only at the type.  So such a binding
+        is kept by the argument types and the next call of that shape only fills it in."""
+        if not kwargs:
+            shape = tuple(map(type, args))
+            known = self._shapes.get(shape)
+            if known is not None:
+                names, defaults = known
+                bound = dict(defaults)
+                for name, value in zip(names, args):
+                    bound[name] = value
+                return 0, bound
+        index, bound = self._parse(args, kwargs)
+        if not kwargs and index == 0:
+            self._remember(shape, args, bound)
+        return index, bound
+
+    def _remember(self, shape: tuple, args: Sequence, bound: dict) -> None:
+        names = tuple(self.signatures[0].params[i].name for i in range(len(args))) \
+            if len(args) <= len(self.signatures[0].params) else None
+        if names is None or any(bound.get(n, _ABSENT) is not a for n, a in zip(names, args)):
+            return  # an argument was converted or gathered (view(2, 3)): its value matters
+        self._shapes[shape] = (names, {k: v for k, v in bound.items() if k not in names})
+
+    def _parse(self, args: Sequence, kwargs: dict) -> tuple[int, dict]:
         offset = 1 if self.method else 0
         if self.method and (len(args) > 1 or kwargs) and all(len(sig.params) == 1 for sig in self.signatures):
             # Tensor methods without arguments are plain C methods (METH_NOARGS) in PyTorch.
