@@ -30,6 +30,9 @@ from .size import Size
 from .warnings import warn, warn_once
 
 
+_new = object.__new__
+
+
 class VersionCounter:
     __slots__ = ("value",)
 
@@ -58,9 +61,18 @@ _CORE_ATTRS = frozenset({
 
 
 class Tensor:
-    __slots__ = ("_data", "_dtype", "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_vc",
-                 "_base", "_view_fn", "_view_ver", "_creation", "_wrapped", "_retains_grad", "_accumulator",
-                 "__weakref__")
+    # Every tensor sets the slots; the rest of the state keeps its class-level default until
+    # set (a leaf that requires grad, a view, a retained grad ...), so making the many
+    # intermediate tensors of a graph costs six stores.
+    __slots__ = ("_data", "_dtype", "_grad_fn", "_output_nr", "_vc", "_wrapped", "__dict__", "__weakref__")
+    _requires_grad = False
+    _grad: "Tensor | None" = None
+    _base: "Tensor | None" = None
+    _view_fn: Callable | None = None
+    _view_ver = 0
+    _creation: str | None = None  # how a view was made: None, "no_grad", "multi" or "custom" (see autograd/views.py)
+    _retains_grad = False
+    _accumulator: Any = None
 
     __script_attrs__: frozenset[str] = _CORE_ATTRS
     # An ndarray on the left of an operator leaves it to the tensor (NumPy defers to the higher
@@ -77,21 +89,13 @@ class Tensor:
             data = np.asarray(data)
         if dtype is None:
             dtype = dtypes.from_numpy(data.dtype)
-        t = object.__new__(Tensor)
+        t = _new(Tensor)
         t._data = data
         t._dtype = dtype
-        t._requires_grad = False
-        t._grad = None
         t._grad_fn = None
         t._output_nr = 0
         t._vc = VersionCounter()
-        t._base = None
-        t._view_fn = None
-        t._view_ver = 0
-        t._creation = None  # how a view was made: None, "no_grad", "multi" or "custom" (see autograd/views.py)
         t._wrapped = False
-        t._retains_grad = False
-        t._accumulator = None
         return t
 
     def _own_copy(self) -> "Tensor":

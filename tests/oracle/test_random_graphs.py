@@ -79,9 +79,10 @@ def _program() -> Program:
 
 
 def _broken(monkeypatch: pytest.MonkeyPatch, patch: Callable[[Any], None]) -> None:
-    from gradcli.engine.autograd import formulas
+    from gradcli.engine.autograd import formulas, node_plans
     from gradcli.engine.dispatch.publish import OPS
     monkeypatch.setattr(formulas, "_FORMULAS", {})  # nodes share formulas made before the patch
+    monkeypatch.setattr(node_plans, "_PLANS", {})  # and so do node plans
     patch(OPS)
     with pytest.raises(AssertionError):
         check(_program())

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import weakref
 from typing import Any, Callable, Sequence
 
 from ..errors import TorchRuntimeError
@@ -183,6 +184,47 @@ class SavedTensor:
         return t
 
 
+class SavedOutput(SavedTensor):
+    """A node's own output, saved as PyTorch saves one: its data, version counter and output
+    number, not the tensor object -- so a node and its output hold no reference cycle (a graph
+    dropped without a backward is freed at once, not at the next full garbage collection) and
+    unpacking gives a new tensor whose ``grad_fn`` is the node (``y.grad_fn._saved_result is y``
+    is False there too)."""
+
+    __slots__ = ("data", "dtype", "vc", "nr", "ref")
+
+    def __init__(self, tensor: Tensor, output_of: str | None, nr: int = 0) -> None:
+        self.data = tensor._data
+        self.dtype = tensor._dtype
+        self.vc = tensor._vc
+        self.nr = nr
+        self.version = tensor._vc.value
+        self.shape = tensor._data.shape
+        self.output_of = output_of
+        self.is_output = True
+        self.was_leaf = False
+        self.view_node = None
+        self.ref = weakref.ref(tensor)  # the views name it by the script's variable while it lives
+
+    @property  # type: ignore[override]
+    def tensor(self) -> Tensor:
+        t = self.ref()
+        return t if t is not None else self.unpack_for(None, checked=False)
+
+    def unpack(self) -> Tensor:
+        return self.unpack_for(None)
+
+    def unpack_for(self, node: "Node | None", checked: bool = True) -> Tensor:
+        """The output as the node's formulas (or ``_saved_result``) see it: ``grad_fn`` is ``node``."""
+        t = Tensor._make(self.data, self.dtype)
+        t._vc = self.vc
+        if checked and self.vc.value != self.version:
+            raise TorchRuntimeError(modified_message(t, self.output_of, self.version, self.shape))
+        t._grad_fn = node
+        t._output_nr = self.nr
+        return t
+
+
 def move_retain_hook(t: Tensor, old_fn: Any, old_nr: int) -> None:
     """retain_grad() follows the tensor: after an in-place change its new node reports the grad."""
     if not t._retains_grad or old_fn is None or not old_fn._retain_hooks or t._grad_fn is None:
@@ -262,6 +304,8 @@ class OpNode(Node):
             kind = type(value)
             if kind is SavedTensor:
                 value = value.unpack()
+            elif kind is SavedOutput:
+                value = value.unpack_for(self)
             elif (kind is list or kind is tuple) and _holds_tensor(value):
                 value = _unpack(value)
             values[key] = value
@@ -296,7 +340,7 @@ class OpNode(Node):
         freed = False
         for k, v in saved.items():
             kind = type(v)
-            if kind is SavedTensor or (kind is list or kind is tuple) and _holds_tensor(v):
+            if kind is SavedTensor or kind is SavedOutput or (kind is list or kind is tuple) and _holds_tensor(v):
                 v = _RELEASED
                 freed = True
             kept[k] = v
@@ -319,6 +363,8 @@ class OpNode(Node):
             return _as_exposed(value, exposed[1])
         if isinstance(value, Tensor) and value._wrapped:
             return value.item()  # a Scalar overload's number (x.pow(2)._saved_exponent is 2)
+        if type(value) is SavedOutput:
+            return value.unpack_for(self)
         return _unpack(value)
 
 

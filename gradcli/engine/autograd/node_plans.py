@@ -26,7 +26,7 @@ from ..errors import TorchRuntimeError
 from ..tensor import Tensor
 from . import observe
 from .formulas import formulas_for
-from .node import SavedTensor, short_name
+from .node import SavedOutput, SavedTensor, short_name
 from .record import RecordedOp, _expose, _node_class, _save_nested
 from .views import gradient_edge
 
@@ -123,12 +123,12 @@ class NodePlan:
             output._grad_fn = node
             output._output_nr = 0
             for key in self.saved_results:
-                saved[key] = SavedTensor(output, f"0 of {short_name(self.node_name)}", is_output=True)
+                saved[key] = SavedOutput(output, f"0 of {short_name(self.node_name)}")
         else:
             if not self.op.integer_result_ok:
                 raise_integer_result(output)
             for key in self.saved_results:
-                saved[key] = SavedTensor(output, None, is_output=True)
+                saved[key] = SavedOutput(output, None)
         if observe.watcher is not None:
             observe.watcher.op_recorded(node, self.op.name, bound, (output,))
         return node

@@ -16,7 +16,7 @@ from ..errors import TorchRuntimeError
 from ..tensor import Tensor
 from . import grad_mode, observe
 from .formulas import Deriv, formulas_for
-from .node import SavedTensor, expose_saved, node_class, short_name
+from .node import SavedOutput, SavedTensor, expose_saved, node_class, short_name
 from .views import gradient_edge
 
 if TYPE_CHECKING:
@@ -161,7 +161,7 @@ def attach(op: RecordedOp, bound: dict, outputs: tuple[Tensor, ...], inplace_sel
             if i < len(outputs):
                 # an integer output (max's indices) has no node to name
                 of = f"{i} of {short_name(node_name)}" if outputs[i]._dtype.is_floating_point else None
-                saved[key] = SavedTensor(outputs[i], of, is_output=True)
+                saved[key] = SavedOutput(outputs[i], of, i)
     if observe.watcher is not None:
         observe.watcher.op_recorded(node, op.name, bound, outputs)
     return node
