@@ -21,6 +21,7 @@ from typing import Any, TextIO
 
 from lark import Token
 
+from gradcli.engine import collector
 from gradcli.lang import builtins as _builtins_module
 from gradcli.lang.compiler import CLOSURE_MODULES, RunContext, compile_module
 from gradcli.lang.compiler.base import EchoMode
@@ -75,6 +76,7 @@ class Session:
         if engine is None:
             from gradcli.engine import api as engine
         self.engine = engine
+        collector.tune()  # scripts build graphs: full collections spaced out (see engine/collector.py)
         self.output = make_output(stdout or sys.stdout, color)
         self.reporter = Reporter(stderr or sys.stderr, color=diagnostics_color, hints=hints)
         self.debug = debug

@@ -65,19 +65,19 @@ RemovableHandle.__module__ = "torch.utils.hooks"
 class Node:
     """Base of all backward nodes."""
 
-    __slots__ = ("next_functions", "_seq", "_pre_hooks", "_hooks", "_tensor_pre_hooks",
-                 "_retain_hooks", "_metadata", "__weakref__")
+    # Hooks and metadata are rare: they keep their class-level None until set, so making a
+    # node stores two values (a graph has as many nodes as ops).
+    __slots__ = ("next_functions", "_seq", "__dict__", "__weakref__")
     __script_attrs__ = NODE_ATTRS
+    _pre_hooks: dict | None = None
+    _hooks: dict | None = None
+    _tensor_pre_hooks: dict | None = None  # hooks registered through a tensor (y.register_hook), by output
+    _retain_hooks: dict | None = None
+    _metadata: dict | None = None
 
     def __init__(self, next_functions: tuple = ()) -> None:
         self.next_functions = next_functions
         self._seq = next(_sequence)
-        self._pre_hooks: dict | None = None
-        self._hooks: dict | None = None
-        # Hooks registered through a tensor (``y.register_hook``), by output number.
-        self._tensor_pre_hooks: dict | None = None
-        self._retain_hooks: dict | None = None
-        self._metadata: dict | None = None
         if observe.watcher is not None:
             observe.watcher.node_made(self)
 
@@ -156,20 +156,24 @@ class Node:
 class SavedTensor:
     """A tensor saved for backward, with its version at the time it was saved."""
 
-    __slots__ = ("tensor", "version", "output_of", "was_leaf", "is_output", "view_node", "shape")
+    __slots__ = ("tensor", "version", "was_leaf", "shape", "__dict__")
+    # For the error message, "which is output 0 of Exp": fixed when a node saves
+    # its own output; otherwise the tensor's history at the time of the error.
+    output_of: str | None = None
+    is_output = False
+    # An in-place op's result that is a view: PyTorch names the view's node while it lives
+    view_node: Callable[[], Node | None] | None = None
 
     def __init__(self, tensor: Tensor, output_of: str | None, is_output: bool = False) -> None:
         self.tensor = tensor
         self.version = tensor._vc.value
         # PyTorch saves a shallow copy: its message shows the shape from before a t_() or squeeze_()
         self.shape = tensor._data.shape
-        # For the error message, "which is output 0 of Exp": fixed when a node saves
-        # its own output; otherwise the tensor's history at the time of the error.
-        self.output_of = output_of
         self.was_leaf = tensor._grad_fn is None
-        self.is_output = is_output
-        # An in-place op's result that is a view: PyTorch names the view's node while it lives
-        self.view_node: Callable[[], Node | None] | None = None
+        if output_of is not None:
+            self.output_of = output_of
+        if is_output:
+            self.is_output = True
 
     def unpack(self) -> Tensor:
         t = self.tensor
@@ -191,7 +195,9 @@ class SavedOutput(SavedTensor):
     unpacking gives a new tensor whose ``grad_fn`` is the node (``y.grad_fn._saved_result is y``
     is False there too)."""
 
-    __slots__ = ("data", "dtype", "vc", "nr", "ref")
+    __slots__ = ("data", "dtype", "vc", "nr", "ref", "output_of")
+    is_output = True
+    was_leaf = False
 
     def __init__(self, tensor: Tensor, output_of: str | None, nr: int = 0) -> None:
         self.data = tensor._data
@@ -201,9 +207,6 @@ class SavedOutput(SavedTensor):
         self.version = tensor._vc.value
         self.shape = tensor._data.shape
         self.output_of = output_of
-        self.is_output = True
-        self.was_leaf = False
-        self.view_node = None
         self.ref = weakref.ref(tensor)  # the views name it by the script's variable while it lives
 
     @property  # type: ignore[override]
@@ -220,8 +223,9 @@ class SavedOutput(SavedTensor):
         t._vc = self.vc
         if checked and self.vc.value != self.version:
             raise TorchRuntimeError(modified_message(t, self.output_of, self.version, self.shape))
-        t._grad_fn = node
-        t._output_nr = self.nr
+        if self.dtype.is_floating_point:  # (an integer output, max's indices, has no node)
+            t._grad_fn = node
+            t._output_nr = self.nr
         return t
 
 
@@ -268,18 +272,23 @@ class Saved:
 class OpNode(Node):
     """A node made by an op of the op table."""
 
-    __slots__ = ("_backward", "_saved", "_freed", "_meta", "_n_out")
+    __slots__ = ("_backward", "_saved", "_meta")
+    _freed = False
+    _n_out = 1
     # grad_fn._saved_<name> of a non-tensor value: name -> (saved key, kind); see expose_saved
     __saved_exposed__: dict[str, tuple[str, str | None]] = {}
 
     def __init__(self, next_functions: tuple, backward: Callable, saved: dict,
                  meta: Sequence[tuple | None], n_out: int = 1) -> None:
-        super().__init__(next_functions)
+        self.next_functions = next_functions
+        self._seq = next(_sequence)
         self._backward = backward
         self._saved = saved
-        self._freed = False
         self._meta = meta
-        self._n_out = n_out
+        if n_out != 1:
+            self._n_out = n_out
+        if observe.watcher is not None:
+            observe.watcher.node_made(self)
 
     @property
     def num_outputs(self) -> int:
