@@ -445,7 +445,9 @@ def _list(shape: tuple) -> str:
 
 def wrap_scalar(value: Any) -> Tensor:
     """A Python number as PyTorch wraps it: 0-dim, lowest priority in type promotion."""
-    if isinstance(value, bool):
+    if type(value) is float:
+        t = Tensor._make(np.array(value, dtype=np.float64), dtypes.float64)
+    elif isinstance(value, bool):
         t = Tensor._make(np.array(value, dtype=np.bool_), dtypes.bool_)
     elif isinstance(value, int):
         try:

@@ -148,7 +148,7 @@ def run_backward(roots: Sequence[Edge], root_grads: Sequence[Tensor], *, keep_gr
                         continue  # autograd.grad never touches .grad
                 elif not any(c in needed for c, _ in node.next_functions if c is not None):
                     continue  # nothing below this input is wanted
-            if node.skips_without_grads and grads.count(None) == len(grads):
+            if node.skips_without_grads and _all_none(grads):
                 outputs: list = [None] * len(node.next_functions)
             else:
                 outputs = node.apply(grads, create_graph)
@@ -192,6 +192,14 @@ def run_backward(roots: Sequence[Edge], root_grads: Sequence[Tensor], *, keep_gr
             for node in executed:
                 node.release()
     return captured
+
+
+def _all_none(grads: list) -> bool:
+    # (by identity: list.count(None) would compare tensors with ==)
+    for g in grads:
+        if g is not None:
+            return False
+    return True
 
 
 def _run_pre_hooks(node: Node, grads: list, tracer: object = None) -> list:

@@ -28,7 +28,6 @@ from . import observe
 from .formulas import formulas_for
 from .node import SavedOutput, SavedTensor, short_name
 from .record import RecordedOp, _expose, _node_class, _save_nested
-from .views import gradient_edge
 
 # What plan_for answers when no node is made (nothing requires grad, or a form without a node)
 # and when the general path must decide.
@@ -38,6 +37,7 @@ GENERAL = "general"
 # Codes of a graph input in a call shape.
 _MISSING, _NONE, _WRAPPED, _PLAIN, _REQUIRES = range(5)
 _ABSENT = object()
+_NO_EDGE = (None, 0)
 
 
 class NodePlan:
@@ -89,17 +89,23 @@ class NodePlan:
         for n in self.entries:
             t = bound[n]
             if t is None:
-                edges.append((None, 0))
+                edges.append(_NO_EDGE)
                 meta.append(None)
             else:
-                edge = gradient_edge(t)
-                edges.append(edge if edge is not None else (None, 0))
+                # (gradient_edge for a tensor that is no view: plan_for sends views elsewhere)
+                if t._grad_fn is not None:
+                    edges.append((t._grad_fn, t._output_nr))
+                elif t._requires_grad:
+                    edges.append((t._grad_accumulator(), 0))
+                else:
+                    edges.append(_NO_EDGE)
                 meta.append((t._data.shape, t._dtype))
         saved: dict[str, Any] = {}
-        inputs = self.inputs
-        for key, value in bound.items():  # the non-tensor arguments (dim, alpha, what the kernel added)
-            if key not in inputs and not isinstance(value, Tensor):
-                saved[key] = _save_nested(value) if isinstance(value, (list, tuple)) else value
+        if len(bound) > len(self.entries):
+            inputs = self.inputs
+            for key, value in bound.items():  # the non-tensor arguments (dim, alpha, what the kernel added)
+                if key not in inputs and not isinstance(value, Tensor):
+                    saved[key] = _save_nested(value) if isinstance(value, (list, tuple)) else value
         for sizes_key, dtype_key, i in self.sizes:
             m = meta[i]
             saved[sizes_key] = m[0]

@@ -17,7 +17,7 @@ from .. import dtypes
 from ..tensor import Tensor, wrap_scalar
 from .op import BINARY, INPLACE, METHOD, REFLECTED, Op
 from .python_signature import LazySignature
-from .runner import rename_input, run, run_inplace, run_inplace_view
+from .runner import rename_input, run, run_inplace, run_inplace_view, run_wrapped
 
 
 def function_form(op: Op) -> Callable:
@@ -91,17 +91,23 @@ def operator_form(op: Op, kind: str, method: Callable, name: str = "") -> Callab
             other = operand(other)
             if other is None:
                 return NotImplemented
-            return run(op, {"self": other if isinstance(other, Tensor) else wrap_scalar(other), "other": self,
-                            **defaults()})
+            return run_wrapped(op, {"self": other if isinstance(other, Tensor) else wrap_scalar(other),
+                                    "other": self, **defaults()})
         return reflected_operator
     assert kind == BINARY, kind
     arrays = op.array_operands and not name.startswith("__r")  # (n + t is NumPy's to refuse)
 
     def binary_operator(self: Tensor, other: Any) -> Any:
-        other = operand(other, arrays)
-        if other is None:
-            return NotImplemented
-        return run(op, {"self": self, "other": other, **defaults()})
+        kind = type(other)
+        if kind is float or kind is int:
+            other = wrap_scalar(other)
+        elif not isinstance(other, Tensor):
+            other = operand(other, arrays)
+            if other is None:
+                return NotImplemented
+            if not isinstance(other, Tensor):
+                other = wrap_scalar(other)
+        return run_wrapped(op, {"self": self, "other": other, **(cache[0] if cache else defaults())})
     return binary_operator
 
 

@@ -46,7 +46,12 @@ def _wrap_numbers(op: "Op", bound: dict) -> None:
 def run(op: "Op", bound: dict) -> Any:
     """Run ``op`` out of place on bound arguments; record the graph if needed."""
     _wrap_numbers(op, bound)
-    out = bound.pop("out", None)
+    return run_wrapped(op, bound)
+
+
+def run_wrapped(op: "Op", bound: dict) -> Any:
+    """``run`` for arguments whose numbers are already tensors (the operators wrap their own)."""
+    out = bound.pop("out", None) if "out" in bound else None
     plan = node_plans.plan_for(op, bound) if grad_mode._enabled and op.node is not None else None
     if plan is node_plans.GENERAL:
         return _run_general(op, bound, out)
