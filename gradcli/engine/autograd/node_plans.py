@@ -11,8 +11,8 @@ work (edges, sizes, saved tensors, the node itself).
 
 Calls the plans leave to the general path (``GENERAL``): an input that is a
 view (its edge may have to be refreshed before the kernel runs, in PyTorch's
-order), a list of tensors (``cat``), ops whose saved set depends on the
-arguments (``op.saves``), error nodes (``NotImplemented``).  Multi-output and
+order), a list of tensors (``cat``), error nodes (``NotImplemented``).  What
+``op.saves`` keeps for a call is part of its shape.  Multi-output and
 in-place ops never come here.  A plan's node is the node ``attach`` would make:
 the same class, edges, formulas, saved values (in the same insertion order)
 and metadata.
@@ -47,7 +47,8 @@ class NodePlan:
     __slots__ = ("op", "node_name", "cls", "formulas", "entries", "requires", "inputs", "sizes",
                  "saved_inputs", "saved_results", "exposes")
 
-    def __init__(self, op: RecordedOp, bound: dict, node_name: str, codes: tuple) -> None:
+    def __init__(self, op: RecordedOp, bound: dict, node_name: str, codes: tuple,
+                 kept: frozenset | None) -> None:
         self.op = op
         self.node_name = node_name
         inputs = op.inputs
@@ -69,7 +70,9 @@ class NodePlan:
         self.inputs = frozenset(inputs)
         self.sizes = tuple((n + "_sym_sizes", n + "_dtype", i) for i, (n, c) in enumerate(entries)
                            if c != _NONE)
-        needs = formulas.needs
+        needs, declared = formulas.needs, formulas.declared
+        if kept is not None:  # (op.saves: what this overload's node keeps)
+            needs, declared = needs & kept, declared & kept
         saved_inputs = []
         self.saved_results = []
         for key in needs:  # (the frozenset's order, as attach iterates it)
@@ -79,7 +82,7 @@ class NodePlan:
                 continue
             saved_inputs.append((key, key in op.scalar_inputs))
         self.saved_inputs = tuple(saved_inputs)
-        self.cls = _node_class(node_name, formulas.declared)
+        self.cls = _node_class(node_name, declared)
         self.exposes = bool(op.exposes)
 
     def attach(self, bound: dict, output: Tensor) -> Any:
@@ -177,13 +180,14 @@ def plan_for(op: RecordedOp, bound: dict) -> Any:
     node_name = node(bound) if callable(node) else node
     if node_name is None:
         return NO_NODE
-    key = (id(op), node_name, tuple(codes), tuple(bound))  # (op records live as long as the process)
+    kept = None if op.saves is None else frozenset(op.saves(bound))
+    key = (id(op), node_name, tuple(codes), tuple(bound), kept)  # (op records live as long as the process)
     plan = _PLANS.get(key)
     if plan is None:
-        if op.saves is not None or node_name == "NotImplemented":
+        if node_name == "NotImplemented":
             plan = GENERAL
         else:
-            plan = NodePlan(op, bound, node_name, tuple(codes))
+            plan = NodePlan(op, bound, node_name, tuple(codes), kept)
         _PLANS[key] = plan
     return plan
 
