@@ -96,13 +96,15 @@ class Formulas:
         else:
             g = grads[0]
         out = []
-        per_list: dict[str, Any] = {}
+        per_list: dict[str, Any] | None = None
         for (name, index), deriv in zip(self.keys, self.derivs):
             if deriv is None:
                 out.append(None)
             elif index is None:
                 out.append(deriv.fn(g, saved))
             else:
+                if per_list is None:
+                    per_list = {}
                 if name not in per_list:
                     per_list[name] = deriv.fn(g, saved)
                 out.append(per_list[name][index])

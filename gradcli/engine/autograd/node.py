@@ -266,7 +266,7 @@ class Saved:
     """The unpacked saved values a formula reads as attributes (``s.self``, ``s.result``)."""
 
     def __init__(self, values: dict) -> None:
-        self.__dict__.update(values)
+        self.__dict__ = values  # (the dict is made for this object alone)
 
 
 class OpNode(Node):
@@ -321,7 +321,8 @@ class OpNode(Node):
         return Saved(values)
 
     def apply(self, grads: list, create_graph: bool) -> list:
-        return list(self._backward(self._unpack(), grads))
+        out = self._backward(self._unpack(), grads)
+        return out if type(out) is list else list(out)
 
     def rule_lines(self) -> list[str]:
         """``d/d<input> = <rule>`` for each input that requires grad, from the op's record; a

@@ -154,11 +154,18 @@ _PLANS: dict[tuple, Any] = {}
 def plan_for(op: RecordedOp, bound: dict) -> Any:
     """The plan recording ``op``'s node for this call: NO_NODE when none is made, GENERAL when
     ``record.attach`` must decide, else a ``NodePlan``."""
+    for name in op.inputs:  # first the common answer: nothing requires grad
+        v = bound.get(name)
+        if v is not None and (not isinstance(v, Tensor) or v._requires_grad or v._grad_fn is not None
+                              or v._view_fn is not None):
+            break
+    else:
+        return NO_NODE
     codes = []
     any_requires = False
     for name in op.inputs:
-        v = bound.get(name, _MISSING)
-        if v is _MISSING:
+        v = bound.get(name, _ABSENT)
+        if v is _ABSENT:
             codes.append(_MISSING)
         elif v is None:
             codes.append(_NONE)
