@@ -19,8 +19,6 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, TextIO
 
-from lark import Token
-
 from gradcli.lang import builtins as _builtins_module
 from gradcli.lang.compiler import CLOSURE_MODULES, RunContext, compile_module
 from gradcli.lang.compiler.base import EchoMode
@@ -32,6 +30,7 @@ from gradcli.lang.functions import Frame
 from gradcli.lang.namespaces import Modules
 from gradcli.lang.output import make_output
 from gradcli.lang.syntax import parse, prepare
+from gradcli.lang.syntax_tree import Token
 
 _COMPILED_CODE_FILES = frozenset(os.path.abspath(module.__file__) for module in CLOSURE_MODULES)
 
