@@ -13,6 +13,7 @@ garbage collector is paused: its passes over the hundreds of thousands of object
 that importing makes find nothing to free and cost about a tenth of a run.  Once
 set up, those objects are frozen (``gc.freeze``) so that the script's own
 collections, which it needs for the graphs it drops, never walk them again.
+NumPy's BLAS worker threads are asked not to spin for long when idle (BLAS_SPIN).
 """
 
 # No `from __future__ import annotations`: Typer reads the commands' annotations,
@@ -421,8 +422,17 @@ def parse_fast_path(argv: list[str]) -> tuple[str, str | None, dict] | None:
     return command, positional[0] if positional else None, options
 
 
+# NumPy's OpenBLAS starts a worker thread per core when NumPy is imported, and an idle worker
+# spins for 2**28 cycles (~0.1 s) before it sleeps.  A whole tutorial run is about that long: on
+# a busy machine the spinning worker takes the CPU the run needs (tens of ms).  2**20 cycles
+# (~0.4 ms) still keeps it awake between the matrix products of a loop.  The threads and how
+# they split a product are unchanged, so every result is the same bit for bit.
+BLAS_SPIN = ("OPENBLAS_THREAD_TIMEOUT", "20")
+
+
 def main() -> None:
     """Console-script entry point."""
+    os.environ.setdefault(*BLAS_SPIN)  # (before anything imports NumPy; a user's own setting wins)
     try:
         argv = sys.argv[1:]
         if argv in (["--version"], ["-V"]):

@@ -69,7 +69,7 @@ def twist(words: np.ndarray) -> None:
 class MT19937:
     """A stream of 32-bit words with torch's ``left``/``next`` state."""
 
-    __slots__ = ("_words", "_left", "_next", "_drawn", "_bits", "_pending", "_pending_end")
+    __slots__ = ("_words", "_seed32", "_left", "_next", "_drawn", "_bits", "_pending", "_pending_end")
 
     def __init__(self, seed32: int = 5489) -> None:
         self._bits = None  # numpy.random.MT19937 once the stream has drawn OWN_TWIST_WORDS
@@ -77,7 +77,13 @@ class MT19937:
         self.seed(seed32)
 
     def seed(self, seed32: int) -> None:
-        """Reseed from the low 32 bits of ``seed32``."""
+        """Reseed from the low 32 bits of ``seed32``.
+
+        On the engine's own twist the 624 words are made when first needed: a run seeds a
+        generator two or three times (at start, then ``manual_seed``) before it draws."""
+        if self._bits is None:
+            self._words, self._seed32, self._left, self._next = None, seed32 & _MASK32, 1, 0
+            return
         self.set_state(init_genrand(seed32), left=1, next_=0)
 
     # -- state ---------------------------------------------------------------
@@ -103,7 +109,7 @@ class MT19937:
     def get_state(self) -> tuple[np.ndarray, int, int]:
         """``(words, left, next)`` as torch would save them."""
         if self._bits is None:
-            return self._words.copy(), self._left, self._next
+            return self._seeded_words().copy(), self._left, self._next
         st = self._bits.state["state"]
         words = np.array(st["key"], dtype=np.uint32)
         if self._pending is not None:
@@ -144,7 +150,7 @@ class MT19937:
 
     def _own_draw(self, n: int) -> np.ndarray:
         """``n`` words by the NumPy twist: the ``left - 1`` still due, then whole regenerations."""
-        words, left, next_ = self._words, self._left, self._next
+        words, left, next_ = self._seeded_words(), self._left, self._next
         due = min(n, left - 1)
         parts = [words[next_ : next_ + due]]
         left -= due
@@ -162,7 +168,12 @@ class MT19937:
 
     def _to_numpy(self) -> None:
         """From now on NumPy's C twist: the same state, in ``numpy.random.MT19937``."""
+        words, left, next_ = self._seeded_words(), self._left, self._next
         self._bits = np.random.MT19937(0)
-        words, left, next_ = self._words, self._left, self._next
-        del self._words, self._left, self._next
+        del self._words, self._seed32, self._left, self._next
         self.set_state(words, left, next_)
+
+    def _seeded_words(self) -> np.ndarray:
+        if self._words is None:
+            self._words = init_genrand(self._seed32)
+        return self._words
