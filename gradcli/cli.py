@@ -7,10 +7,18 @@ and never import it; ``--help``, shell completion and malformed options go to
 the Typer app.  The language, the engine and Rich are imported only when needed
 (Rich only when colouring), and the REPL (prompt_toolkit) only for ``gradcli``
 alone or ``gradcli repl``.
+
+While a run sets up (imports NumPy and the engine, builds the session) the cyclic
+garbage collector is paused: its passes over the hundreds of thousands of objects
+that importing makes find nothing to free and cost about a tenth of a run.  Once
+set up, those objects are frozen (``gc.freeze``) so that the script's own
+collections never walk them again (how often those run: engine/collector.py).
+NumPy's BLAS worker threads are asked not to spin for long when idle (BLAS_SPIN).
 """
 
 # No `from __future__ import annotations`: Typer reads the commands' annotations,
 # and `typer.Context` names the module imported inside build_app.
+import gc
 import os
 import sys
 from typing import Any, Callable, Optional
@@ -310,6 +318,7 @@ def _execute(text: str, filename: str, echo: str, *, no_color: bool = False, deb
              max_elements: Optional[int] = None, seed: Optional[int] = None, plot_dir: Optional[str] = None,
              trace_backward: bool = False, json: bool = False) -> int:
     """Run text in a fresh Session; return the exit status."""
+    gc.disable()  # until the script starts: see the module's docstring
     try:
         from gradcli.lang.output import wants_color
         from gradcli.lang.runtime import Session
@@ -331,7 +340,10 @@ def _execute(text: str, filename: str, echo: str, *, no_color: bool = False, deb
         if views is not None:
             views.before(session)
     except Exception as error:  # gradcli itself failed to start: a bug, never a bare traceback
+        gc.enable()
         return _internal_error(error, debug)
+    gc.freeze()
+    gc.enable()
     outcome = session.run_source(text, filename, echo=echo)  # type: ignore[arg-type]
     if views is not None:
         return views.after(session, outcome)
@@ -410,8 +422,17 @@ def parse_fast_path(argv: list[str]) -> tuple[str, str | None, dict] | None:
     return command, positional[0] if positional else None, options
 
 
+# NumPy's OpenBLAS starts a worker thread per core when NumPy is imported, and an idle worker
+# spins for 2**28 cycles (~0.1 s) before it sleeps.  A whole tutorial run is about that long: on
+# a busy machine the spinning worker takes the CPU the run needs (tens of ms).  2**20 cycles
+# (~0.4 ms) still keeps it awake between the matrix products of a loop.  The threads and how
+# they split a product are unchanged, so every result is the same bit for bit.
+BLAS_SPIN = ("OPENBLAS_THREAD_TIMEOUT", "20")
+
+
 def main() -> None:
     """Console-script entry point."""
+    os.environ.setdefault(*BLAS_SPIN)  # (before anything imports NumPy; a user's own setting wins)
     try:
         argv = sys.argv[1:]
         if argv in (["--version"], ["-V"]):

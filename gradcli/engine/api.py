@@ -25,7 +25,7 @@ from .ops import generators, legacy
 from .printing import reset_printoptions, set_printoptions
 from .size import Size
 from .tensor import Tensor
-from ..__init__ import TORCH_VERSION
+from .. import TORCH_VERSION
 from .transforms import autograd_functional as _functional
 from .transforms.gradcheck import gradcheck, gradgradcheck
 from .warnings import reset_warned_once

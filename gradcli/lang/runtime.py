@@ -11,15 +11,10 @@ for each complete entry (see ``gradcli.lang.is_complete``); variables persist.
 from __future__ import annotations
 
 import os
-import signal
 import sys
-import threading
-import traceback
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, TextIO
-
-from lark import Token
 
 from gradcli.engine import collector
 from gradcli.lang import builtins as _builtins_module
@@ -33,6 +28,7 @@ from gradcli.lang.functions import Frame
 from gradcli.lang.namespaces import Modules
 from gradcli.lang.output import make_output
 from gradcli.lang.syntax import parse, prepare
+from gradcli.lang.syntax_tree import Token
 
 _COMPILED_CODE_FILES = frozenset(os.path.abspath(module.__file__) for module in CLOSURE_MODULES)
 
@@ -164,6 +160,7 @@ class Session:
     def _report(self, error: BaseException) -> Outcome:
         if isinstance(error, MemoryError):
             error = _allocation_failure(error)
+        import traceback  # (here: a run that ends well never needs it)
         if is_script_error(error):
             self.reporter.error(error, span_of(error), self._statement_span)
             if self.debug:
@@ -336,18 +333,26 @@ class _RunGuard:
         if engine_warnings is not None:
             engine_warnings.set_warning_handler(self.session.warn)
         timeout = self.session.timeout
-        if timeout and threading.current_thread() is threading.main_thread():
+        if timeout and _in_main_thread():
+            import signal
             self.previous_alarm = signal.signal(signal.SIGALRM, _raise_timeout)
             signal.setitimer(signal.ITIMER_REAL, timeout)
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
         if self.previous_alarm is not None:
+            import signal
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, self.previous_alarm)
         if self.engine_warnings is not None:
             self.engine_warnings.set_warning_handler(None)
         sys.setrecursionlimit(self.previous_limit)
+
+
+def _in_main_thread() -> bool:
+    """Only the main thread may set a signal handler (signal.signal raises elsewhere)."""
+    import threading  # (here: only a run with a time limit asks)
+    return threading.current_thread() is threading.main_thread()
 
 
 def _raise_timeout(signum: int, frame: Any) -> None:

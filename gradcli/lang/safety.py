@@ -14,7 +14,6 @@ replaced by a formatter whose ``{0.attr}`` fields go through the same checks.
 
 from __future__ import annotations
 
-import string
 from types import MethodType
 from typing import Any, Callable
 
@@ -302,15 +301,23 @@ def _raise(error: BaseException) -> Any:
     raise error
 
 
-class _SafeFormatter(string.Formatter):
-    """``str.format`` whose ``{0.attr}`` fields obey the attribute whitelist."""
+def _safe_formatter() -> Any:
+    """The one ``string.Formatter`` whose ``{0.attr}`` fields obey the attribute whitelist (made on
+    first use: importing ``string`` compiles its Template pattern, ~1 ms a run would pay for nothing)."""
+    global _formatter
+    if _formatter is None:
+        import string
 
-    def get_field(self, field_name: str, args: Any, kwargs: Any) -> tuple[Any, Any]:
-        first, rest = _formatter_field_name_split(field_name)
-        obj = self.get_value(first, args, kwargs)
-        for is_attribute, key in rest:
-            obj = get_attribute(obj, key) if is_attribute else obj[key]
-        return obj, first
+        class _SafeFormatter(string.Formatter):
+            def get_field(self, field_name: str, args: Any, kwargs: Any) -> tuple[Any, Any]:
+                first, rest = _formatter_field_name_split(field_name)
+                obj = self.get_value(first, args, kwargs)
+                for is_attribute, key in rest:
+                    obj = get_attribute(obj, key) if is_attribute else obj[key]
+                return obj, first
+
+        _formatter = _SafeFormatter()
+    return _formatter
 
 
 def _formatter_field_name_split(field_name: str):
@@ -318,7 +325,7 @@ def _formatter_field_name_split(field_name: str):
     return _string.formatter_field_name_split(field_name)
 
 
-_formatter = _SafeFormatter()
+_formatter: Any = None
 
 
 class SafeFormat:
@@ -330,7 +337,7 @@ class SafeFormat:
         self.template = template
 
     def __call__(self, *args: Any, **kwargs: Any) -> str:
-        return _formatter.vformat(self.template, args, kwargs)
+        return _safe_formatter().vformat(self.template, args, kwargs)
 
     def __repr__(self) -> str:
         return f"<built-in method format of str object at {id(self.template):#x}>"
@@ -340,7 +347,7 @@ def _unbound_format(template: str, *args: Any, **kwargs: Any) -> str:
     if not isinstance(template, str):
         raise ScriptTypeError("descriptor 'format' for 'str' objects doesn't apply to a "
                               f"'{type(template).__name__}' object")
-    return _formatter.vformat(template, args, kwargs)
+    return _safe_formatter().vformat(template, args, kwargs)
 
 
 # (at the bottom: class_access reads this module's whitelists)

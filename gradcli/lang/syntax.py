@@ -6,13 +6,14 @@ or can never become valid.
 
 from __future__ import annotations
 
-from typing import Literal
-
-from lark import Tree, UnexpectedInput, UnexpectedToken
+from typing import TYPE_CHECKING, Literal
 
 from gradcli.lang.errors import ScriptSyntaxError
-from gradcli.lang.grammar_loader import get_parser
+from gradcli.lang.syntax_tree import Tree
 from gradcli.lang.tree_cache import cached_parse, is_cached
+
+if TYPE_CHECKING:
+    from lark import UnexpectedToken
 
 Completeness = Literal["complete", "incomplete", "invalid"]
 
@@ -45,18 +46,29 @@ _COMPOUND = {"if_stmt", "while_stmt", "for_stmt", "with_stmt", "try_stmt", "try_
 
 
 def parse(text: str, start: str = "file_input", interactive: bool = False) -> Tree:
-    """Parse a script (or an f-string field with ``start="field_input"``).
+    """Parse a script (or an f-string field with ``start="field_input"``) into a
+    gradcli.lang.syntax_tree tree.
 
     A failure raises the ScriptSyntaxError CPython 3.11 raises for the text
     (gradcli.lang.syntax_errors, read on the first failure).  ``interactive``
     is a REPL entry: as in Python's REPL, what follows the error is not read.
+    A script's tree comes from the tree cache when it holds one: then Lark is
+    not even imported.
     """
     if not text.endswith("\n"):
         text += "\n"
+    if interactive:  # REPL entries: short, and many are incomplete
+        return _parse_with_lark(text, start, interactive)
+    return cached_parse(text, start, lambda: _parse_with_lark(text, start, interactive))
+
+
+def _parse_with_lark(text: str, start: str, interactive: bool) -> Tree:
+    from lark import UnexpectedInput
+
+    from gradcli.lang.grammar_loader import get_parser
+    from gradcli.lang.syntax_tree import from_lark
     try:
-        if interactive:  # REPL entries: short, and many are incomplete
-            return get_parser().parse(text, start=start)
-        return cached_parse(text, start, lambda: get_parser().parse(text, start=start))
+        return from_lark(get_parser().parse(text, start=start))
     except UnexpectedInput as error:
         from gradcli.lang.syntax_errors import explain
         raise explain(error, text, interactive) from None
@@ -69,6 +81,7 @@ def prepare(text: str) -> None:
     """Build (or load) the parser now unless a script's tree is cached, so that the time it
     takes is gradcli's and not counted against the script's time limit."""
     if not is_cached(text if text.endswith("\n") else text + "\n", "file_input"):
+        from gradcli.lang.grammar_loader import get_parser
         get_parser()
 
 
@@ -226,6 +239,7 @@ def _terminal_literals() -> dict[str, str]:
     """Terminal name -> its fixed text, for terminals that are plain strings ("(" is LPAR)."""
     global _literals
     if _literals is None:
+        from gradcli.lang.grammar_loader import get_parser
         _literals = {}
         for terminal in get_parser().terminals:
             if terminal.pattern.type == "str":

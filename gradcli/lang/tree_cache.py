@@ -1,24 +1,35 @@
-"""Parse trees kept on disk, so that running an unchanged script skips Lark altogether.
+"""Parse trees kept on disk, so that running an unchanged script needs neither Lark nor its parser.
 
-Building the LALR parser from its cached tables and parsing take about 35 ms of a 200 ms run;
-unpickling the tree the last run made takes under 1 ms.  A tree is stored under the hash of
-everything that decides it: the grammar, gradcli's and Lark's versions, the start symbol and
-the text.  Only successful parses are kept (errors are reported by parsing again); the folder
-is trimmed to its newest ``LIMIT`` trees.  Any trouble with the folder only means parsing.
+Importing Lark, loading the LALR parser from its cached tables and parsing take about 45 ms of
+a run; reading back the tree the last run made takes under 1 ms.  The stored tree is made of
+gradcli's own classes (gradcli.lang.syntax_tree), so reading it imports no Lark: a run of a
+cached script never loads Lark at all, as CPython's ``__pycache__`` spares it the compiler.
+
+A tree is stored under the hash of everything that decides it: the stored format, gradcli's
+version, the grammar, the Lark that parsed it (its ``__init__.py``, found without importing
+it), the start symbol and the text.  So an edited script, another gradcli or another Lark is
+parsed again, never served a stale tree.  Only successful parses are kept (errors are reported
+by parsing again, so they read exactly as on a first run); the folder is trimmed to its newest
+``LIMIT`` trees.  Any trouble with the folder or a file in it only means parsing.
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
-import io
 import os
 import pickle
 from typing import Any, Callable
 
+try:  # the built-in BLAKE2: hashlib would load OpenSSL first (~2 ms of every start)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - CPython builds it unless told not to
+    from hashlib import blake2b
+
 # Trees kept; past it the oldest go (an f-string field's is a few hundred bytes, a script's a few
 # kB to a few hundred kB).  Even a short text is worth keeping: parsing it means loading the parser.
 LIMIT = 2000
+# Part of every key: bump it when what a stored file holds changes (gradcli.lang.syntax_tree).
+FORMAT = b"gradcli-tree-2"
 
 _folder: str | None | bool = False  # False: not looked for yet; None: no usable folder
 _salt: bytes | None = None
@@ -35,7 +46,7 @@ def cached_parse(text: str, start: str, parse: Callable[[], Any]) -> Any:
     try:
         with open(path, "rb") as stored:
             return pickle.load(stored)
-    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError, TypeError):
+    except Exception:  # missing, unreadable, truncated or not ours: parse as if it were not there
         pass
     tree = parse()
     _store(folder, path, tree)
@@ -52,17 +63,31 @@ def is_cached(text: str, start: str) -> bool:
 
 @functools.lru_cache(maxsize=64)  # a run asks for its script's key twice (is_cached, then the parse)
 def _key(text: str, start: str) -> str:
+    digest = blake2b(_salt_bytes(), digest_size=16)
+    digest.update(b"\0" + start.encode() + b"\0" + text.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def _salt_bytes() -> bytes:
+    """What every key shares: the format, gradcli's version, the grammar and Lark's identity."""
     global _salt
     if _salt is None:
-        import lark
-
         from gradcli import __version__
         from gradcli.lang.grammar_loader import grammar_path
         with open(grammar_path(), "rb") as grammar:
-            _salt = b"\0".join([grammar.read(), lark.__version__.encode(), __version__.encode()])
-    digest = hashlib.sha256(_salt)
-    digest.update(b"\0" + start.encode() + b"\0" + text.encode("utf-8", "surrogatepass"))
-    return digest.hexdigest()[:32]
+            _salt = b"\0".join([FORMAT, __version__.encode(), grammar.read(), _lark_identity()])
+    return _salt
+
+
+def _lark_identity() -> bytes:
+    """The text of Lark's ``__init__.py`` (it holds its version), read without importing Lark."""
+    from importlib.machinery import PathFinder
+    try:
+        spec = PathFinder.find_spec("lark")
+        with open(spec.origin, "rb") as init:  # type: ignore[union-attr, arg-type]
+            return init.read()
+    except (AttributeError, TypeError, OSError):  # no Lark on the path: the parse will say so
+        return b""
 
 
 def _cache_folder() -> str | None:
@@ -78,38 +103,15 @@ def _cache_folder() -> str | None:
     return _folder  # type: ignore[return-value]
 
 
-def _token(kind: str, value: str, start: Any, line: Any, column: Any, end_line: Any, end_column: Any,
-           end_pos: Any) -> Any:
-    from lark import Token
-    return Token(kind, value, start, line, column, end_line, end_column, end_pos)
-
-
-class _TreePickler(pickle.Pickler):
-    """Lark's Token pickles without its end positions (which the error carets use): keep them."""
-
-    def reducer_override(self, obj: Any) -> Any:
-        from lark import Token
-        if type(obj) is Token:
-            return _token, (obj.type, str(obj), obj.start_pos, obj.line, obj.column, obj.end_line,
-                            obj.end_column, obj.end_pos)
-        return NotImplemented
-
-
-def _dumps(tree: Any) -> bytes:
-    buffer = io.BytesIO()
-    _TreePickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(tree)
-    return buffer.getvalue()
-
-
 def _store(folder: str, path: str, tree: Any) -> None:
     try:
-        data = _dumps(tree)
+        data = pickle.dumps(tree, protocol=pickle.HIGHEST_PROTOCOL)
         partial = f"{path}.{os.getpid()}.part"
         with open(partial, "wb") as out:
             out.write(data)
         os.replace(partial, path)  # readers see the whole file or none
         _trim(folder)
-    except (OSError, pickle.PicklingError, RecursionError, TypeError):
+    except (OSError, pickle.PicklingError, RecursionError, TypeError, AttributeError):
         pass
 
 

@@ -9,6 +9,7 @@ written here.
 
 from __future__ import annotations
 
+import importlib
 import json
 import struct
 import subprocess
@@ -177,6 +178,49 @@ def test_stream_matches_reference_mt19937(seed: int) -> None:
     assert got == [ref.random() for _ in range(1500)]
     _, left, _, next_, words = _state_fields(gen)
     assert (left, next_, words) == (ref.left, ref.next, ref.words)
+
+
+@pytest.mark.parametrize("sizes", [[1, 5, 700], [623, 1, 1, 1300], [2000], [3, 624, 624, 5, 1249]])
+def test_own_twist_and_numpys_give_one_stream(sizes: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine twists by itself, then hands its state to numpy.random's MT19937 (after
+    OWN_TWIST_WORDS words, made small here): every word and every saved state is torch's."""
+    from gradcli.engine.random import mt19937
+    monkeypatch.setattr(mt19937, "OWN_TWIST_WORDS", 1000)
+    for seed in (0, 7, 2**32 - 1):
+        engine, ref = mt19937.MT19937(seed), RefMT(seed)
+        for n in sizes * 2:
+            assert engine.random_u32(n).tolist() == [ref.random() for _ in range(n)]
+            words, left, next_ = engine.get_state()
+            assert (words.tolist(), left, next_) == (ref.words, ref.left, ref.next)
+        assert engine._bits is not None  # the hand-over happened
+
+
+def test_a_state_restored_before_or_after_the_hand_over_replays(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gradcli.engine.random import mt19937
+    monkeypatch.setattr(mt19937, "OWN_TWIST_WORDS", 1000)
+    ref = RefMT(3)
+    ref.left, ref.next = 5, 3   # a crafted state: words 3..6 are still due
+    for drawn_first in (0, 2000):  # restore into an engine still on its own twist, then one on NumPy's
+        engine = mt19937.MT19937(9)
+        engine.random_u32(drawn_first)
+        engine.set_state(np.array(ref.words, dtype=np.uint32), 5, 3)
+        copy = RefMT(3)
+        copy.left, copy.next = 5, 3
+        assert engine.random_u32(1500).tolist() == [copy.random() for _ in range(1500)]
+
+
+def test_the_package_names_where_each_of_its_names_lives() -> None:
+    import gradcli.engine.random as package
+    assert set(package.__all__) == set(package._HOMES)
+    for name in package.__all__:
+        assert getattr(package, name) is getattr(importlib.import_module(f"gradcli.engine.random.{package._HOMES[name]}"), name)
+
+
+def test_a_small_script_never_imports_numpy_random() -> None:
+    code = ("import sys; from gradcli.engine.random import default_generator, normal; "
+            "default_generator.manual_seed(0); normal((3, 4)); print('numpy.random' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "False", done.stderr
 
 
 # -- seeding ------------------------------------------------------------------------

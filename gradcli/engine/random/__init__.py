@@ -44,14 +44,41 @@ checks of the probabilities (made where torch makes them, between draws);
 every other torch message is quoted in the docstrings for the caller to raise.
 """
 
-from .bernoulli_sampling import bernoulli, bernoulli_, dropout_noise
-from .generator import DEFAULT_SEED, STATE_SIZE, Generator, default_generator
-from .integer_sampling import adjust_float_bounds, randint, randint_, random_, randperm
-from .draw_order import empty_like
-from .serial_sampling import cauchy_, exponential_, geometric_, log_normal_, poisson
-from .multinomial_sampling import multinomial
-from .normal_sampling import normal, normal_, normal_tensor
-from .uniform_sampling import uniform, uniform_
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+
+# Each name and the module defining it.  The samplers load on first use (PEP 562), so that a
+# script drawing only normals never imports the Bernoulli, integer, serial or multinomial code.
+_HOMES = {
+    "bernoulli": "bernoulli_sampling", "bernoulli_": "bernoulli_sampling", "dropout_noise": "bernoulli_sampling",
+    "DEFAULT_SEED": "generator", "STATE_SIZE": "generator", "Generator": "generator",
+    "default_generator": "generator",
+    "adjust_float_bounds": "integer_sampling", "randint": "integer_sampling", "randint_": "integer_sampling",
+    "random_": "integer_sampling", "randperm": "integer_sampling",
+    "empty_like": "draw_order",
+    "cauchy_": "serial_sampling", "exponential_": "serial_sampling", "geometric_": "serial_sampling",
+    "log_normal_": "serial_sampling", "poisson": "serial_sampling",
+    "multinomial": "multinomial_sampling",
+    "normal": "normal_sampling", "normal_": "normal_sampling", "normal_tensor": "normal_sampling",
+    "uniform": "uniform_sampling", "uniform_": "uniform_sampling",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value  # later reads find it directly
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOMES))
+
 
 __all__ = [
     "DEFAULT_SEED",

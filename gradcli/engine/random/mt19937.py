@@ -1,19 +1,20 @@
 """The MT19937 engine behind PyTorch's CPU generator (``at::mt19937``, ATen's MT19937RNGEngine.h).
 
-Seeding is the reference ``init_genrand``.  Regeneration and tempering are the
-reference mt19937 (N=624, M=397), which is exactly what
-``numpy.random.MT19937`` runs in C: with its key set to our words and
-``pos == 624`` its ``random_raw`` yields torch's stream (torch keeps ``left_``/``next_`` beside the words; the tests
-cross-check it against a plain transcription of the twist).  Delegating the
-twist keeps bulk draws at C speed; a NumPy twist works in 227-word slices and
-costs about 20x more per value.
+Seeding is the reference ``init_genrand``.  Regeneration (the twist) and tempering are the
+reference mt19937 (N=624, M=397).  The state is torch's: the 624 words and ``left``/``next``
+(``mt19937_data_pod``): a draw first does ``--left`` and regenerates when it reaches 0, then
+reads ``words[next++]``.  Between calls ``left == 625 - next``, except right after seeding
+(``left == 1, next == 0``) or in a restored state, which may hold any ``left``/``next``.
 
-Position bookkeeping is torch's ``mt19937_data_pod``: a draw first does
-``--left`` and regenerates when it reaches 0, then reads ``words[next++]``.
-Between calls ``left == 625 - next``, except right after seeding
-(``left == 1, next == 0``).  A restored state may hold any ``left``/``next``;
-we emit the ``left - 1`` words it will read before regenerating ourselves
-(``_pending``) and leave the rest to NumPy's generator.
+Two ways to twist, one stream.  A script typically draws a few small tensors, and
+``numpy.random`` (whose ``MT19937`` runs the same twist in C) costs about 9 ms to import,
+more than the whole rest of those draws; so the engine starts with a NumPy twist of its own
+(four vectorised slices, ~20x slower per word than C).  Once a stream has drawn
+``OWN_TWIST_WORDS`` words, it hands its state to ``numpy.random.MT19937`` (key = the words,
+``pos == 624`` so that NumPy's next draw regenerates, as torch's does once the ``left - 1``
+words still due are read: those are kept ``_pending``) and stays there.  So a script that draws
+little never imports ``numpy.random``, and one that draws much pays at most a few ms before
+switching.  The tests cross-check both against a plain transcription of torch's engine.
 """
 
 from __future__ import annotations
@@ -21,7 +22,15 @@ from __future__ import annotations
 import numpy as np
 
 N = 624
+_M = 397
 _MASK32 = 0xFFFFFFFF
+_UPPER = np.uint32(0x80000000)
+_LOWER = np.uint32(0x7FFFFFFF)
+_MATRIX_A = np.uint32(0x9908B0DF)
+_ONE = np.uint32(1)
+# Words a stream draws with its own twist before NumPy's C twist takes over (at ~40 us per 624
+# words, about 3 ms of twisting: the price of importing numpy.random).
+OWN_TWIST_WORDS = 64 * N
 
 
 def init_genrand(seed32: int) -> np.ndarray:
@@ -44,19 +53,37 @@ def temper(words: np.ndarray) -> np.ndarray:
     return y
 
 
+def twist(words: np.ndarray) -> None:
+    """Regenerate the 624 uint32 ``words`` in place, as the reference's sequential loop does.
+
+    Word i is made from words i and i+1 and word i+397 (mod 624).  The loop runs upwards, so
+    word i+397 is still the old one for i < 227 and already the new one after; each slice
+    below reads only words that the loop would have (or not yet have) rewritten likewise."""
+    for start, stop, source in ((0, N - _M, _M), (N - _M, 2 * (N - _M), 0), (2 * (N - _M), N - 1, N - _M)):
+        y = (words[start:stop] & _UPPER) | (words[start + 1:stop + 1] & _LOWER)
+        words[start:stop] = words[source:source + stop - start] ^ (y >> _ONE) ^ ((y & _ONE) * _MATRIX_A)
+    y = (words[N - 1] & _UPPER) | (words[0] & _LOWER)
+    words[N - 1] = words[_M - 1] ^ (y >> _ONE) ^ ((y & _ONE) * _MATRIX_A)
+
+
 class MT19937:
     """A stream of 32-bit words with torch's ``left``/``next`` state."""
 
-    __slots__ = ("_bits", "_pending", "_pending_end")
+    __slots__ = ("_words", "_seed32", "_left", "_next", "_drawn", "_bits", "_pending", "_pending_end")
 
     def __init__(self, seed32: int = 5489) -> None:
-        self._bits = np.random.MT19937(0)
-        self._pending: np.ndarray | None = None
-        self._pending_end = 0
+        self._bits = None  # numpy.random.MT19937 once the stream has drawn OWN_TWIST_WORDS
+        self._drawn = 0
         self.seed(seed32)
 
     def seed(self, seed32: int) -> None:
-        """Reseed from the low 32 bits of ``seed32``."""
+        """Reseed from the low 32 bits of ``seed32``.
+
+        On the engine's own twist the 624 words are made when first needed: a run seeds a
+        generator two or three times (at start, then ``manual_seed``) before it draws."""
+        if self._bits is None:
+            self._words, self._seed32, self._left, self._next = None, seed32 & _MASK32, 1, 0
+            return
         self.set_state(init_genrand(seed32), left=1, next_=0)
 
     # -- state ---------------------------------------------------------------
@@ -69,17 +96,20 @@ class MT19937:
         """
         if not (1 <= left <= N and 0 <= next_ <= N and next_ + left - 1 <= N):
             raise ValueError("invalid mt19937 position")
-        key = np.ascontiguousarray(words, dtype=np.uint32)
+        key = np.array(words, dtype=np.uint32)
         if key.shape != (N,):
             raise ValueError("mt19937 needs 624 words")
-        # pos == 624: NumPy's next draw regenerates, as torch's does once the
-        # left - 1 pending words are read.
+        if self._bits is None:
+            self._words, self._left, self._next = key, left, next_
+            return
         self._bits.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": N}}
         self._pending = temper(key[next_ : next_ + left - 1])
         self._pending_end = next_ + left - 1
 
     def get_state(self) -> tuple[np.ndarray, int, int]:
         """``(words, left, next)`` as torch would save them."""
+        if self._bits is None:
+            return self._seeded_words().copy(), self._left, self._next
         st = self._bits.state["state"]
         words = np.array(st["key"], dtype=np.uint32)
         if self._pending is not None:
@@ -96,6 +126,11 @@ class MT19937:
         """
         if n <= 0:
             return np.empty(0, dtype=np.uint64)
+        if self._bits is None:
+            self._drawn += n
+            if self._drawn <= OWN_TWIST_WORDS:
+                return self._own_draw(n)
+            self._to_numpy()
         pending = self._pending
         if pending is None:
             return self._bits.random_raw(n)
@@ -112,3 +147,33 @@ class MT19937:
         hi = raw[0::2] << np.uint64(32)
         hi |= raw[1::2]
         return hi
+
+    def _own_draw(self, n: int) -> np.ndarray:
+        """``n`` words by the NumPy twist: the ``left - 1`` still due, then whole regenerations."""
+        words, left, next_ = self._seeded_words(), self._left, self._next
+        due = min(n, left - 1)
+        parts = [words[next_ : next_ + due]]
+        left -= due
+        next_ += due
+        n -= due
+        while n > 0:
+            parts[-1] = parts[-1].copy()  # (the twist below rewrites the words in place)
+            twist(words)
+            take = min(n, N)
+            parts.append(words[:take])
+            left, next_ = N + 1 - take, take
+            n -= take
+        self._left, self._next = left, next_
+        return temper(parts[0] if len(parts) == 1 else np.concatenate(parts))
+
+    def _to_numpy(self) -> None:
+        """From now on NumPy's C twist: the same state, in ``numpy.random.MT19937``."""
+        words, left, next_ = self._seeded_words(), self._left, self._next
+        self._bits = np.random.MT19937(0)
+        del self._words, self._seed32, self._left, self._next
+        self.set_state(words, left, next_)
+
+    def _seeded_words(self) -> np.ndarray:
+        if self._words is None:
+            self._words = init_genrand(self._seed32)
+        return self._words

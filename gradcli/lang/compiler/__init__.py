@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from lark import Tree
-
 from gradcli.lang.compiler import (attributes_and_subscripts, calls, classes, comprehensions, containers,
                                    definitions, exceptions, expressions, literals, names, operators, statements,
                                    targets)
@@ -15,6 +13,7 @@ from gradcli.lang.compiler.expressions import ExpressionCompiler
 from gradcli.lang.compiler.statements import StatementCompiler
 from gradcli.lang.compiler.targets import TargetCompiler
 from gradcli.lang.errors import Source, Span
+from gradcli.lang.syntax_tree import Tree
 
 __all__ = ["CLOSURE_MODULES", "CompiledStatement", "RunContext", "compile_module"]
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from lark import Tree
-
 from gradcli.lang.compiler.base import CompilerBase, Evaluator
 from gradcli.lang.compiler.containers import spread
 from gradcli.lang.compiler.literals import constant
@@ -13,6 +11,7 @@ from gradcli.lang.errors import mark
 from gradcli.lang.functions import Frame
 from gradcli.lang.class_access import SCRIPT_MEMBERS
 from gradcli.lang.safety import READABLE_CACHE, get_attribute, is_dunder
+from gradcli.lang.syntax_tree import Tree
 
 
 class AccessCompiler(CompilerBase):

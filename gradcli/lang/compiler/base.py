@@ -5,11 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal
 
-from lark import Token, Tree
-
 from gradcli.lang.compiler.scopes import Scope
 from gradcli.lang.errors import ScriptSyntaxError, Source, Span
 from gradcli.lang.functions import CallDepth
+from gradcli.lang.syntax_tree import Token, Tree
 
 Evaluator = Callable[[Any], Any]     # frame -> value
 Executor = Callable[[Any], Any]      # frame -> None or a BREAK/CONTINUE/RETURN signal

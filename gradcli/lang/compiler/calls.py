@@ -5,11 +5,10 @@ from __future__ import annotations
 from types import MethodType
 from typing import Any
 
-from lark import Tree
-
 from gradcli.lang.compiler.base import CompilerBase, Evaluator
 from gradcli.lang.errors import ScriptSyntaxError, ScriptTypeError, mark_call
 from gradcli.lang.functions import EMPTY_KWARGS, Frame, UserFunction
+from gradcli.lang.syntax_tree import Tree
 
 
 class CallCompiler(CompilerBase):

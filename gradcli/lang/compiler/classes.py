@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from lark import Token, Tree
-
 from gradcli.lang.classes import SPECIAL_METHODS, make_class
 from gradcli.lang.compiler.base import CompilerBase, Evaluator, Executor
 from gradcli.lang.compiler.containers import spread
@@ -20,6 +18,7 @@ from gradcli.lang.compiler.scopes import Scope, bindings
 from gradcli.lang.errors import ScriptRuntimeError, ScriptSyntaxError, ScriptTypeError, Span, mark
 from gradcli.lang.functions import Frame
 from gradcli.lang.safety import is_dunder
+from gradcli.lang.syntax_tree import Token, Tree
 
 _SPECIAL_HINT = "a class may define these special methods: " + " ".join(sorted(SPECIAL_METHODS))
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from lark import Tree
-
 from gradcli.lang.compiler.base import CompilerBase, Evaluator
 from gradcli.lang.compiler.scopes import Scope, target_names
 from gradcli.lang.errors import mark
 from gradcli.lang.functions import Frame
+from gradcli.lang.syntax_tree import Tree
 
 
 class ComprehensionCompiler(CompilerBase):

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from lark import Tree
-
 from gradcli.lang.compiler.base import CompilerBase, Evaluator
 from gradcli.lang.compiler.literals import constant
 from gradcli.lang.errors import ScriptTypeError, mark
 from gradcli.lang.functions import Frame
+from gradcli.lang.syntax_tree import Tree
 
 
 

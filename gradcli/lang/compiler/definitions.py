@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from lark import Token, Tree
-
 from gradcli.lang.compiler.base import CompilerBase, Executor
 from gradcli.lang.compiler.scopes import Scope, bindings
 from gradcli.lang.errors import mark
 from gradcli.lang.functions import RETURN, Frame, Signature, UserFunction
+from gradcli.lang.syntax_tree import Token, Tree
 
 # A lambda's parameters (no annotations) are compiled like a def's.
 _PARAMETER_KINDS = {"lambda_param": "param", "lambda_star_param": "star_param",

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from lark import Tree
-
 from gradcli.lang.compiler.base import CompilerBase, Executor
 from gradcli.lang.error_origin import is_catchable
 from gradcli.lang.errors import ScriptRuntimeError, ScriptSyntaxError, ScriptTypeError, mark
 from gradcli.lang.functions import Frame
+from gradcli.lang.syntax_tree import Tree
 
 _NOT_AN_EXCEPTION_CLASS = "catching classes that do not inherit from BaseException is not allowed"
 

@@ -8,8 +8,6 @@ is compiled by one of the classes combined here.
 
 from __future__ import annotations
 
-from lark import Token, Tree
-
 from gradcli.lang.compiler.attributes_and_subscripts import AccessCompiler
 from gradcli.lang.compiler.base import Evaluator
 from gradcli.lang.compiler.calls import CallCompiler
@@ -18,6 +16,7 @@ from gradcli.lang.compiler.containers import ContainerCompiler
 from gradcli.lang.compiler.literals import LiteralCompiler
 from gradcli.lang.compiler.names import NameCompiler
 from gradcli.lang.compiler.operators import BINARY_RULES, OperatorCompiler
+from gradcli.lang.syntax_tree import Token, Tree
 
 
 class ExpressionCompiler(LiteralCompiler, NameCompiler, ContainerCompiler, OperatorCompiler,

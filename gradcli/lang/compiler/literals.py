@@ -8,13 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from lark import Token, Tree
-
 from gradcli.lang.compiler.base import CompilerBase, Evaluator
 from gradcli.lang.errors import ScriptSyntaxError, Span, mark
 from gradcli.lang.fstrings import Field, FStringError, parse_fstring, split_literal, unescape
 from gradcli.lang.functions import Frame
 from gradcli.lang.syntax import parse
+from gradcli.lang.syntax_tree import Token, Tree
 
 
 def constant(value: Any) -> Evaluator:

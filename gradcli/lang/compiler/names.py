@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from lark import Tree
-
 from gradcli.lang.compiler.base import CompilerBase, Evaluator
 from gradcli.lang.errors import ScriptNotImplementedError, ScriptUnboundLocalError, mark, name_error
 from gradcli.lang.functions import Frame
+from gradcli.lang.syntax_tree import Tree
 
 
 _UNSUPPORTED_KEYWORDS = {"yield": "generators ('yield')", "async": "'async' code", "await": "'async' code"}

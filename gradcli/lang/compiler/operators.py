@@ -9,12 +9,11 @@ from __future__ import annotations
 import operator
 from typing import Any
 
-from lark import Token, Tree
-
 from gradcli.lang.compiler.base import CompilerBase, Evaluator
 from gradcli.lang.compiler.literals import constant
 from gradcli.lang.errors import mark
 from gradcli.lang.functions import Frame
+from gradcli.lang.syntax_tree import Token, Tree
 
 BINARY_OPERATORS = {
     "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Iterable, Literal
 
-from lark import Token, Tree
+from gradcli.lang.syntax_tree import Token, Tree
 
 ScopeKind = Literal["module", "function", "comprehension", "class"]
 

@@ -9,14 +9,13 @@ from __future__ import annotations
 import operator
 from typing import Any
 
-from lark import Tree
-
 from gradcli.lang.compiler.base import CompilerBase, Executor
 from gradcli.lang.classes import is_script_class
 from gradcli.lang.error_origin import is_catchable
 from gradcli.lang.errors import ScriptAssertionError, ScriptSyntaxError, ScriptTypeError, mark, visible_class
 from gradcli.lang.functions import BREAK, CONTINUE, RETURN, Frame
 from gradcli.lang.safety import get_attribute, set_attribute, type_name
+from gradcli.lang.syntax_tree import Tree
 
 # What CPython 3.11's __future__ module knows.
 FUTURE_FEATURES = frozenset({"nested_scopes", "generators", "division", "absolute_import", "with_statement",

@@ -5,13 +5,12 @@ from __future__ import annotations
 from itertools import islice
 from typing import Any, Callable
 
-from lark import Tree
-
 from gradcli.lang.compiler.base import CompilerBase
 from gradcli.lang.errors import (ScriptNameError, ScriptSyntaxError, ScriptTypeError, ScriptValueError, mark,
                                  name_error)
 from gradcli.lang.functions import Frame
 from gradcli.lang.safety import delete_attribute, set_attribute, type_name
+from gradcli.lang.syntax_tree import Tree
 
 Store = Callable[[Frame, Any], None]
 Delete = Callable[[Frame], None]
