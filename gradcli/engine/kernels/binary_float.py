@@ -72,6 +72,12 @@ def binary(name: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
 def pow_scalar(x: np.ndarray, e: float) -> np.ndarray:
     """``pow(Tensor, Scalar)`` of a float array ``x`` and a Python number ``e``."""
     dt = x.dtype.type
+    # the squares and cubes of every polynomial first: no error state to set up (NumPy's is
+    # "ignore" all along, see dispatch/promotion.py; errstate is kept below for the casts)
+    if e == 2:
+        return x * x
+    if e == 3:
+        return x * x * x
     one = dt(1)
     with np.errstate(all="ignore"):
         e_vec = dt(e)  # the vector loop's Vec(exp): the exponent in the tensor's dtype
