@@ -301,21 +301,16 @@ class OpNode(Node):
         if self._freed:
             raise TorchRuntimeError(FREED_MESSAGE)
         saved = self._saved
-        keys = tuple(saved)
-        order = _UNPACK_ORDER.get(keys)
-        if order is None:
-            # inputs in name order, then outputs: so that of two modified saved tensors the one
-            # PyTorch reports is reported (mul's other before self, pow's self before its result)
-            order = _UNPACK_ORDER[keys] = tuple(sorted(keys, key=lambda k: (k.startswith("result"), k)))
+        order = _unpack_order(tuple(saved))
         values = {}
-        for key in order:
+        for key, sizes in order:
             value = saved[key]
             kind = type(value)
             if kind is SavedTensor:
                 value = value.unpack()
             elif kind is SavedOutput:
                 value = value.unpack_for(self)
-            elif (kind is list or kind is tuple) and _holds_tensor(value):
+            elif (kind is list or kind is tuple) and not sizes and _holds_tensor(value):
                 value = _unpack(value)
             values[key] = value
         return Saved(values)
@@ -350,7 +345,8 @@ class OpNode(Node):
         freed = False
         for k, v in saved.items():
             kind = type(v)
-            if kind is SavedTensor or kind is SavedOutput or (kind is list or kind is tuple) and _holds_tensor(v):
+            if kind is SavedTensor or kind is SavedOutput or (
+                    (kind is list or kind is tuple) and not k.endswith("_sym_sizes") and _holds_tensor(v)):
                 v = _RELEASED
                 freed = True
             kept[k] = v
@@ -417,6 +413,18 @@ def _holds_tensor(value: Any) -> bool:
 
 # The order OpNode._unpack reads saved values in, by the keys a node saved (a few per op).
 _UNPACK_ORDER: dict[tuple, tuple] = {}
+
+
+def _unpack_order(keys: tuple) -> tuple[tuple[str, bool], ...]:
+    """``keys`` in the order a node unpacks them -- inputs in name order, then outputs, so that
+    of two modified saved tensors the one PyTorch reports is reported (mul's other before self,
+    pow's self before its result) -- each with whether it is an input's sizes (which never hold
+    a tensor, so nothing looks inside)."""
+    order = _UNPACK_ORDER.get(keys)
+    if order is None:
+        ordered = sorted(keys, key=lambda k: (k.startswith("result"), k))
+        order = _UNPACK_ORDER[keys] = tuple((k, k.endswith("_sym_sizes")) for k in ordered)
+    return order
 
 
 _classes: dict[str, type] = {}
