@@ -2,8 +2,7 @@
 
 PyTorch sums float32/float64 with its own ``cascade_sum`` kernel, not with a
 pairwise sum like NumPy's, so ``np.sum`` differs in the last bit for about half
-of all inputs.  ``torch_sum`` reproduces the CPU kernel's order of additions
-(vectorised with NumPy; only the few levels of the cascade are Python loops):
+of all inputs.  ``torch_sum`` reproduces the CPU kernel's order of additions:
 
 * The reduction goes through TensorIterator: dimensions are sorted with the
   reduced ones first and the rest by stride (``reorder_dimensions``), then
@@ -26,6 +25,15 @@ of all inputs.  ``torch_sum`` reproduces the CPU kernel's order of additions
   one value is cut into ``NUM_THREADS`` equal ranges of the iteration (summed
   separately, then added), otherwise the outermost kept dimension is split
   (rounded to 128 bytes when contiguous).
+
+How the orders are computed: every sequential sum ("rows added one after another") is
+one ``np.add.reduce`` over an axis that is not NumPy's inner loop -- some other axis has
+a smaller stride, so NumPy adds whole rows in order (checked once on first use); only
+where that cannot be arranged (a sum along the innermost axis, broadcast strides) is it
+an ``np.add.accumulate``, sequential by definition but writing every partial sum.  The
+cascade's blocks are reshapes of the rows, so a sum is a handful of such calls.  Which
+of two nans an addition keeps differs between NumPy's loops, so a nan result's sign and
+payload are not PyTorch's (nor stable between versions of this module); its place is.
 
 The vector width is AVX2's (32 bytes: 8 floats, 4 doubles).  PyTorch 2.13 uses
 those sum kernels under its default AVX512 dispatch as well; both orders were
@@ -71,8 +79,8 @@ def torch_sum(a: np.ndarray, axes: Any = None, keepdims: bool = False) -> np.nda
         if a.size:
             out += a.reshape(1)
         return out[:math.prod(final_shape)].reshape(final_shape)
-    if len(axes) == nd and a.size < GRAIN_SIZE and (a.flags.c_contiguous or a.flags.f_contiguous):
-        # dense and serial: the iteration is one contiguous dimension
+    if out.size == 1 and (a.flags.c_contiguous or a.flags.f_contiguous):
+        # to one value from a dense input: the iteration is one contiguous dimension
         out[0] = _dense_sum(a.reshape(-1, order="C" if a.flags.c_contiguous else "F"))
     else:
         _reduce_into(out, a, axes)
@@ -80,15 +88,29 @@ def torch_sum(a: np.ndarray, axes: Any = None, keepdims: bool = False) -> np.nda
 
 
 def _dense_sum(flat: np.ndarray) -> Any:
-    """0 + the 2-D loop on one contiguous row (vectorized_inner_sum, or row_sum when shorter
-    than a vector)."""
+    """0 + the sum of one contiguous run: the 2-D loop on it, or from ``GRAIN_SIZE`` elements on
+    (parallel_reduce) on each thread's equal share, the shares' sums then summed by row_sum."""
+    n = flat.size
+    if n < GRAIN_SIZE or NUM_THREADS == 1:
+        return flat.dtype.type(0) + _inner_sum(flat)
+    threads = min(NUM_THREADS, -(-n // GRAIN_SIZE)) if n > GRAIN_SIZE else 1
+    chunk = -(-n // threads)
+    slots = np.zeros(NUM_THREADS, flat.dtype)
+    for t in range(threads):
+        slots[t] = _inner_sum(flat[t * chunk:min(n, (t + 1) * chunk)])
+    return flat.dtype.type(0) + _row_sum(slots[:, None], 0)[0]
+
+
+def _inner_sum(flat: np.ndarray) -> Any:
+    """The 2-D loop on one contiguous row: vectorized_inner_sum, or row_sum when shorter than a
+    vector (each up to the sign of a zero sum)."""
     lanes = VECTOR_BYTES // flat.itemsize
     n = flat.size
     if n < lanes:
-        return flat.dtype.type(0) + _row_sum(flat, 0)
+        return _row_sum(flat, 0)
     nv = n // lanes
     lane_sums = _row_sum(flat[:nv * lanes].reshape(nv, lanes), 0)
-    return flat.dtype.type(0) + _seq(np.concatenate([flat[nv * lanes:], lane_sums]), 0)
+    return _seq(np.concatenate([flat[nv * lanes:], lane_sums]), 0)
 
 
 def _torch_layout(a: Any) -> np.ndarray:
@@ -327,51 +349,52 @@ def _part(x: np.ndarray, ax: int, start: int, stop: int) -> np.ndarray:
 
 def _seq(x: np.ndarray, ax: int) -> np.ndarray:
     """x summed along ``ax`` strictly left to right (zeros when empty)."""
-    n = x.shape[ax]
-    if n == 0:
+    if x.shape[ax] == 0:
         return np.zeros(x.shape[:ax] + x.shape[ax + 1:], x.dtype)
-    if x.size <= 2048:                          # one C call (accumulate adds in order)
-        return np.add.accumulate(x, axis=ax)[(slice(None),) * ax + (-1,)]
-    if n <= 32:
-        idx = (slice(None),) * ax
-        acc = x[idx + (0,)].copy()
-        for k in range(1, n):
-            acc += x[idx + (k,)]
-        return acc
+    if _rows_added_in_order(x, ax) and _reduce_in_order():
+        return np.add.reduce(x, axis=ax)
     return np.add.accumulate(x, axis=ax)[(slice(None),) * ax + (-1,)]
 
 
-def _blocks(x: np.ndarray, ax: int, step: int) -> tuple[np.ndarray, np.ndarray]:
-    """The sequential sums of the whole blocks of ``step`` along ``ax``, and of the rest."""
+def _blocks(x: np.ndarray, ax: int, step: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """The sequential sums of the whole blocks of ``step`` along ``ax``, and of the rest (None
+    when there is none)."""
     size = x.shape[ax]
     nb = size // step
     head = _part(x, ax, 0, nb * step).reshape(x.shape[:ax] + (nb, step) + x.shape[ax + 1:])
-    if _long_rows(head, ax + 1) and _reduce_in_order():
-        sums = np.add.reduce(head, axis=ax + 1)
-    else:
-        sums = _seq(head, ax + 1)
-    return sums, _seq(_part(x, ax, nb * step, size), ax)
+    return _seq(head, ax + 1), (_seq(_part(x, ax, nb * step, size), ax) if size > nb * step else None)
 
 
-def _long_rows(x: np.ndarray, ax: int) -> bool:
-    """Whether NumPy reduces ``x`` along ``ax`` as whole rows added one after another: its
-    last axis (not ``ax``) is contiguous and long, so it is NumPy's inner loop and the
-    reduction is no pairwise sum.  Only then is np.add.reduce faster than slicing."""
-    return (ax != x.ndim - 1 and x.shape[-1] >= 128 and x.strides[-1] == x.itemsize
-            and all(s > 0 for s in x.strides) and x.strides[ax] > x.itemsize)
+def _rows_added_in_order(x: np.ndarray, ax: int) -> bool:
+    """Whether NumPy's add.reduce along ``ax`` adds whole rows one after another, each element
+    starting from the first row's: some other axis of ``x`` (longer than 1) has a smaller
+    stride, so NumPy's iterator keeps ``ax`` out of its inner loop, where the reduction would
+    be a pairwise sum.  Broadcast (0) strides leave NumPy's axis order to chance: accumulate,
+    sequential by definition, is used then."""
+    stride = x.strides[ax]
+    if stride <= 0:
+        return False
+    inner = False
+    for k, (n, s) in enumerate(zip(x.shape, x.strides)):
+        if n > 1 and k != ax:
+            if s <= 0:
+                return False
+            inner = inner or s < stride
+    return inner
 
 
 @functools.lru_cache(maxsize=None)
 def _reduce_in_order() -> bool:
-    """np.add.reduce over a middle axis with a long contiguous last axis must add the rows
-    in order (NumPy does; checked on first use, not at start-up; the slicing loop is the
-    fallback).  The data mixes magnitudes so that any other order rounds differently."""
+    """np.add.reduce over an axis outside NumPy's inner loop must add the rows in order (NumPy
+    does; checked on first use, not at start-up; accumulate is the fallback), for long and short
+    rows.  The data mixes magnitudes so that any other order rounds differently."""
     k = np.arange(3 * 20 * 130)
-    mixed = (np.sin(k * 0.7) * 10.0 ** (k % 17 - 8)).reshape(3, 20, 130)
+    mixed = np.sin(k * 0.7) * 10.0 ** (k % 17 - 8)
     for dt in (np.float32, np.float64):
-        x = mixed.astype(dt)
-        if not np.array_equal(np.add.reduce(x, axis=1), _seq(x, 1)):
-            return False
+        for shape, ax in (((3, 20, 130), 1), ((20, 2), 0), ((3, 20, 4, 8), 1), ((5, 20, 3), 1)):
+            x = mixed[:math.prod(shape)].reshape(shape).astype(dt)
+            if not np.array_equal(np.add.reduce(x, axis=ax), np.add.accumulate(x, axis=ax).take(-1, axis=ax)):
+                return False
     return True
 
 
@@ -382,32 +405,40 @@ def _cascade(x: np.ndarray, ax: int) -> np.ndarray:
     step = 1 << max(4, _ceil_log2(size) // 4)
     if size < step:
         return _seq(x, ax)
-    # (a level that never filled adds only zeros, which change nothing but a -0.0 that
-    # the final 0 + sum turns to +0.0 anyway)
-    level1, acc0 = _blocks(x, ax, step)
-    if level1.shape[ax] < step:
-        return acc0 + _seq(level1, ax)
-    level2, acc1 = _blocks(level1, ax, step)
-    if level2.shape[ax] < step:
-        return (acc0 + acc1) + _seq(level2, ax)
-    level3, acc2 = _blocks(level2, ax, step)
-    return ((acc0 + acc1) + acc2) + _seq(level3, ax)
+    rests = []                                  # the partly filled levels: acc0, acc1, acc2
+    level = x
+    for _ in range(3):
+        sums, rest = _blocks(level, ax, step)
+        if rest is not None:
+            rests.append(rest)
+        level = sums
+        if level.shape[ax] < step:
+            break
+    top = _seq(level, ax)
+    if not rests:
+        return top
+    # ((acc0 + acc1) + acc2) + top; a level that never filled is left out: it adds only
+    # zeros, which change nothing but a -0.0 that the final 0 + sum turns to +0.0 anyway
+    total = rests[0]
+    for rest in rests[1:]:
+        total = total + rest
+    return total + top
 
 
 def _row_sum(x: np.ndarray, ax: int) -> np.ndarray:
     """row_sum down ``ax``: the rows as (-1, 4), four cascaded partial sums; the leftover
-    rows go into the first, then the other three are added to it."""
+    rows go into the first, then the other three are added to it -- one sequential sum
+    over [part0, leftovers..., part1, part2, part3]."""
     size = x.shape[ax]
     s4 = size // 4
+    if s4 == 0:                                 # only leftovers (the parts add zeros)
+        return _seq(x, ax)
     head = _part(x, ax, 0, s4 * 4).reshape(x.shape[:ax] + (s4, 4) + x.shape[ax + 1:])
     part = _cascade(head, ax)                   # axis ax now has the 4 partial sums
-    idx = (slice(None),) * ax
-    p = part[idx + (0,)]
-    for i in range(s4 * 4, size):
-        p = p + x[idx + (i,)]
-    return ((p + part[idx + (1,)]) + part[idx + (2,)]) + part[idx + (3,)]
-
-
+    if size == s4 * 4:
+        return _seq(part, ax)
+    rows = (_part(part, ax, 0, 1), _part(x, ax, s4 * 4, size), _part(part, ax, 1, 4))
+    return _seq(np.concatenate(rows, axis=ax), ax)
 
 
 # -- nll_loss's own cascade ---------------------------------------------------------------------
