@@ -62,19 +62,11 @@ def torch_sum(a: np.ndarray, axes: Any = None, keepdims: bool = False) -> np.nda
     float64 follow ``cascade_sum``, other dtypes are summed with NumPy.
     The result has ``a``'s dtype."""
     a = _torch_layout(a)
-    nd = a.ndim
-    if axes is None:
-        axes = ()
-    elif isinstance(axes, (int, np.integer)):
-        axes = (int(axes),)
-    axes = tuple(sorted({int(d) % nd for d in axes})) if nd else ()
-    if not axes:
-        axes = tuple(range(nd))
+    axes, size, final_shape = _layout(a.shape, tuple(axes) if isinstance(axes, list) else axes, keepdims)
     if a.dtype not in (np.float32, np.float64):
         return np.asarray(np.sum(a, axis=axes, keepdims=keepdims, dtype=a.dtype))
-    keep_shape = tuple(1 if d in axes else a.shape[d] for d in range(nd))
-    final_shape = keep_shape if keepdims else tuple(a.shape[d] for d in range(nd) if d not in axes)
-    out = np.zeros(max(1, math.prod(keep_shape)), a.dtype)
+    nd = a.ndim
+    out = np.zeros(size, a.dtype)
     if a.size == 0 or nd == 0:
         if a.size:
             out += a.reshape(1)
@@ -85,6 +77,23 @@ def torch_sum(a: np.ndarray, axes: Any = None, keepdims: bool = False) -> np.nda
     else:
         _reduce_into(out, a, axes)
     return out.reshape(final_shape)
+
+
+@functools.lru_cache(maxsize=256)
+def _layout(shape: tuple, axes: Any, keepdims: bool) -> tuple[tuple, int, tuple]:
+    """The reduced dims (sorted, all when ``axes`` is None or empty), the size of the zeroed
+    output and the result's shape (worked out once per shape: sums repeat in a loop)."""
+    nd = len(shape)
+    if axes is None:
+        axes = ()
+    elif isinstance(axes, (int, np.integer)):
+        axes = (int(axes),)
+    axes = tuple(sorted({int(d) % nd for d in axes})) if nd else ()
+    if not axes:
+        axes = tuple(range(nd))
+    keep_shape = tuple(1 if d in axes else shape[d] for d in range(nd))
+    final_shape = keep_shape if keepdims else tuple(shape[d] for d in range(nd) if d not in axes)
+    return axes, max(1, math.prod(keep_shape)), final_shape
 
 
 def _dense_sum(flat: np.ndarray) -> Any:
@@ -175,16 +184,22 @@ def reorder_dimensions(shape: Sequence[int], operand_strides: Sequence[Sequence[
 def _geometry(a: np.ndarray, axes: tuple) -> tuple[list, list, list, list]:
     """reorder_dimensions + coalesce_dimensions of a reduction: (shape, input strides,
     output strides, perm), dimension 0 fastest, strides in bytes, output strides 0
-    on reduced dimensions."""
-    nd = a.ndim
-    out_shape = [1 if d in axes else a.shape[d] for d in range(nd)]
+    on reduced dimensions (fresh lists: the callers edit them)."""
+    return [list(part) for part in _iteration(a.shape, a.strides, a.itemsize, axes)]  # type: ignore[return-value]
+
+
+@functools.lru_cache(maxsize=256)
+def _iteration(shape_: tuple, strides: tuple, itemsize: int, axes: tuple) -> tuple[tuple, ...]:
+    """``_geometry`` of one shape, strides and dims (worked out once for each)."""
+    nd = len(shape_)
+    out_shape = [1 if d in axes else shape_[d] for d in range(nd)]
     ost = [0] * nd
-    acc = a.itemsize
+    acc = itemsize
     for d in range(nd - 1, -1, -1):
         ost[d] = 0 if d in axes else acc
         acc *= out_shape[d]
-    shape = list(a.shape)
-    ist = list(a.strides)
+    shape = list(shape_)
+    ist = list(strides)
     perm = reorder_dimensions(shape, (ost, ist), list(range(nd - 1, -1, -1)), reduction=True)
     shape = [shape[p] for p in perm]
     ist = [ist[p] for p in perm]
@@ -201,7 +216,7 @@ def _geometry(a: np.ndarray, axes: tuple) -> tuple[list, list, list, list]:
             if prev != d:
                 ist[prev], ost[prev], shape[prev] = ist[d], ost[d], shape[d]
     n = prev + 1
-    return shape[:n], ist[:n], ost[:n], perm
+    return tuple(shape[:n]), tuple(ist[:n]), tuple(ost[:n]), tuple(perm)
 
 
 def _reduce_into(out: np.ndarray, a: np.ndarray, axes: tuple) -> None:
@@ -247,18 +262,23 @@ def _reduce_into(out: np.ndarray, a: np.ndarray, axes: tuple) -> None:
         return
     # serial (or split along an outer dimension, which keeps every element's order)
     vals = _loop2d(it, ist[0], ist[1], isz, lanes)          # (s1, s2, ..., s_{n-1})
-    nd = len(shape)
-    nred = sum(1 for k in range(1, nd) if ost[k] == 0)      # reduced dims are 1..nred
-    v = np.transpose(vals, list(range(vals.ndim - 1, -1, -1)))   # execution order, dim n-1 slowest
-    kept_shape = tuple(shape[k] for k in range(nd - 1, nred, -1))
-    kept_ost = tuple(ost[k] for k in range(nd - 1, nred, -1))
-    v = v.reshape(kept_shape + (-1,))
-    if v.shape[-1] == 1:
+    kept_shape, kept_ost, calls = _calls(tuple(shape), tuple(ost))
+    v = vals.transpose().reshape(kept_shape + (calls,))     # execution order, dim n-1 slowest
+    if calls == 1:
         s = v[..., 0] + dt.type(0)
     else:
         s = _seq(np.concatenate([np.zeros(kept_shape + (1,), dt), v], axis=-1), v.ndim - 1)
-    dst = _strided(out, kept_shape, kept_ost)
-    dst[...] = s
+    _strided(out, kept_shape, kept_ost)[...] = s
+
+
+@functools.lru_cache(maxsize=256)
+def _calls(shape: tuple, ost: tuple) -> tuple[tuple, tuple, int]:
+    """For the serial loop: the kept dimensions (slowest first) with their output strides, and
+    how many 2-D loop calls add into each output element (the reduced dims 1..nred)."""
+    nd = len(shape)
+    nred = sum(1 for k in range(1, nd) if ost[k] == 0)
+    kept = range(nd - 1, nred, -1)
+    return tuple(shape[k] for k in kept), tuple(ost[k] for k in kept), math.prod(shape[1:nred + 1])
 
 
 def _strided(out: np.ndarray, shape: Any, strides: Any) -> np.ndarray:
@@ -331,7 +351,10 @@ def _loop2d(block: np.ndarray, st0: int, st1: int, isz: int, lanes: int) -> np.n
 def _columns(block: np.ndarray, kernel: Any) -> np.ndarray:
     """``kernel`` down axis 0 of every column of ``block``, computed with the axes in
     memory order (long contiguous runs for NumPy); result (size1, *batch)."""
-    order = sorted(range(block.ndim), key=lambda k: -abs(block.strides[k]))
+    strides = block.strides
+    if block.ndim == 2 and abs(strides[0]) >= abs(strides[1]):
+        return kernel(block, 0)                 # already in memory order
+    order = sorted(range(block.ndim), key=lambda k: -abs(strides[k]))
     x = block.transpose(order)
     ax = order.index(0)
     r = kernel(x, ax)                           # axes: order without 0
