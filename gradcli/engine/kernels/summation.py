@@ -53,6 +53,8 @@ import numpy as np
 GRAIN_SIZE = 32768
 NUM_THREADS = 2
 VECTOR_BYTES = 32
+# A sequential sum of at most this many rows, each in at least this many pieces, adds slices.
+SLICED_ROWS = 32
 
 
 def torch_sum(a: np.ndarray, axes: Any = None, keepdims: bool = False) -> np.ndarray:
@@ -372,8 +374,17 @@ def _part(x: np.ndarray, ax: int, start: int, stop: int) -> np.ndarray:
 
 def _seq(x: np.ndarray, ax: int) -> np.ndarray:
     """x summed along ``ax`` strictly left to right (zeros when empty)."""
-    if x.shape[ax] == 0:
+    n = x.shape[ax]
+    if n == 0:
         return np.zeros(x.shape[:ax] + x.shape[ax + 1:], x.dtype)
+    if n <= SLICED_ROWS and math.prod(x.shape[:ax]) >= SLICED_ROWS:
+        # few rows, each split in many pieces (as in memory order): NumPy's reduce costs more
+        # per piece than adding whole slices
+        idx = (slice(None),) * ax
+        acc = x[idx + (0,)].copy()
+        for k in range(1, n):
+            acc += x[idx + (k,)]
+        return acc
     if _rows_added_in_order(x, ax) and _reduce_in_order():
         return np.add.reduce(x, axis=ax)
     return np.add.accumulate(x, axis=ax)[(slice(None),) * ax + (-1,)]
@@ -450,8 +461,7 @@ def _cascade(x: np.ndarray, ax: int) -> np.ndarray:
 
 def _row_sum(x: np.ndarray, ax: int) -> np.ndarray:
     """row_sum down ``ax``: the rows as (-1, 4), four cascaded partial sums; the leftover
-    rows go into the first, then the other three are added to it -- one sequential sum
-    over [part0, leftovers..., part1, part2, part3]."""
+    rows go into the first, then the other three are added to it."""
     size = x.shape[ax]
     s4 = size // 4
     if s4 == 0:                                 # only leftovers (the parts add zeros)
@@ -460,8 +470,11 @@ def _row_sum(x: np.ndarray, ax: int) -> np.ndarray:
     part = _cascade(head, ax)                   # axis ax now has the 4 partial sums
     if size == s4 * 4:
         return _seq(part, ax)
-    rows = (_part(part, ax, 0, 1), _part(x, ax, s4 * 4, size), _part(part, ax, 1, 4))
-    return _seq(np.concatenate(rows, axis=ax), ax)
+    idx = (slice(None),) * ax
+    p = part[idx + (0,)]
+    for i in range(s4 * 4, size):
+        p = p + x[idx + (i,)]
+    return ((p + part[idx + (1,)]) + part[idx + (2,)]) + part[idx + (3,)]
 
 
 # -- nll_loss's own cascade ---------------------------------------------------------------------
