@@ -26,14 +26,16 @@ of all inputs.  ``torch_sum`` reproduces the CPU kernel's order of additions:
   separately, then added), otherwise the outermost kept dimension is split
   (rounded to 128 bytes when contiguous).
 
-How the orders are computed: every sequential sum ("rows added one after another") is
-one ``np.add.reduce`` over an axis that is not NumPy's inner loop -- some other axis has
-a smaller stride, so NumPy adds whole rows in order (checked once on first use); only
-where that cannot be arranged (a sum along the innermost axis, broadcast strides) is it
-an ``np.add.accumulate``, sequential by definition but writing every partial sum.  The
-cascade's blocks are reshapes of the rows, so a sum is a handful of such calls.  Which
-of two nans an addition keeps differs between NumPy's loops, so a nan result's sign and
-payload are not PyTorch's (nor stable between versions of this module); its place is.
+How the orders are computed: a sequential sum ("rows added one after another") is one
+``np.add.reduce`` over an axis that is not NumPy's inner loop -- some other axis has a
+smaller stride, so NumPy adds whole rows in order (checked once on first use).  Where
+the rows are few but split in many pieces (NumPy's reduce pays per piece) the rows are
+added as slices; where no other axis is inner (a sum along the innermost axis, broadcast
+strides) it is an ``np.add.accumulate``, sequential by definition.  The cascade's blocks
+are reshapes of the rows, so a sum is a handful of such calls, and what depends only on
+the shapes and strides is worked out once per combination.  Which of two nans an
+addition keeps differs between NumPy's loops, so a nan result's sign and payload are not
+PyTorch's (nor stable between versions of this module); its place is.
 
 The vector width is AVX2's (32 bytes: 8 floats, 4 doubles).  PyTorch 2.13 uses
 those sum kernels under its default AVX512 dispatch as well; both orders were
