@@ -128,3 +128,32 @@ def test_nll_loss_and_var_match_torch():
                 _bits(torch.from_numpy(big.copy()).var(correction=correction).numpy())
             assert _bits(Tensor._make(x).std(0, correction=correction)._data) == \
                 _bits(torch.from_numpy(x).std(0, correction=correction).numpy()) or dtype == np.float64
+
+
+SPECIALS = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-41, -2e-39, 3e38, -1e30])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_short_rows_and_special_values_match_torch(seed):
+    # Reductions of a few rows or columns (NumPy's reduce keeps whole rows in order only where
+    # another axis is inner), (n, 1) columns, a thread split of one dense run, and -0, +-inf,
+    # nan, denormals: every bit but a nan's sign and payload, which are left to chance
+    rng = np.random.default_rng(100 + seed)
+    shapes = [((256, 1), (0,)), ((1, 300), (1,)), ((5, 2), (0,)), ((3, 7), (1,)), ((40, 3), (0,)),
+              ((9, 33), (0,)), ((17, 8), (1,)), ((2, 64, 3), (1,)), ((70000,), None), ((300, 256), (0,)),
+              ((1000, 2), (0,)), ((2, 1000), (1,)), ((4, 5, 6), (0, 2)), ((16, 16), None)]
+    for shape, dims in shapes:
+        for dtype in (np.float32, np.float64):
+            data = rng.standard_normal(shape) * np.exp(rng.standard_normal(shape) * 3)
+            spots = rng.random(shape) < (0.0 if rng.random() < 0.3 else 0.05)
+            data[spots] = rng.choice(SPECIALS, size=int(spots.sum()))
+            data = data.astype(dtype)
+            for view in (lambda x: x, lambda x: x.t() if x.ndim == 2 else x):
+                ref_in, ours_in = view(torch.from_numpy(data.copy())), view(Tensor._make(data.copy()))
+                for name in ("sum", "mean"):
+                    args = () if dims is None else (dims,)
+                    ref = getattr(ref_in, name)(*args).numpy().reshape(-1)
+                    ours = np.asarray(getattr(ours_in, name)(*args)._data).reshape(-1)
+                    nan = np.isnan(ref)
+                    assert np.array_equal(np.isnan(ours), nan), (shape, dims, name)
+                    assert ours[~nan].tobytes() == ref[~nan].tobytes(), (shape, dims, dtype, name)

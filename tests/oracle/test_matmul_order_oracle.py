@@ -100,6 +100,24 @@ def test_the_gradients_of_a_product_match_bit_for_bit() -> None:
             assert np.array_equal(gx.grad.numpy(), tx.grad.numpy()), (m, k, n)
 
 
+def test_special_values_match_bit_for_bit() -> None:
+    # -0, infinities, nans, denormals and overflowing products in the running sums (the einsum
+    # kernel and its loop fallback); a nan's sign and payload are MKL's own and not compared
+    rng = np.random.default_rng(21)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-41, -2e-39, 3e38, -1e30])
+    for a, b in known_cases(7, 80):
+        for x in (a, b):
+            spots = rng.random(x.shape) < 0.08
+            x[spots] = rng.choice(specials, size=int(spots.sum())).astype(x.dtype)
+        (ta, ga), (tb, gb) = both(a), both(b)
+        expected = (ta @ tb).numpy()
+        with np.errstate(all="ignore"):
+            got = T["mm"](ga, gb).numpy()
+        nan = np.isnan(expected)
+        assert np.array_equal(np.isnan(got), nan), (a.shape, a.strides, b.shape, b.strides)
+        assert got[~nan].tobytes() == expected[~nan].tobytes(), (a.shape, a.strides, b.shape, b.strides)
+
+
 def test_a_product_in_numpys_order_is_noticed() -> None:
     # The same comparison with NumPy's BLAS in place of the running sum must fail somewhere.
     mismatches = 0

@@ -18,6 +18,20 @@ What was measured against torch 2.13 (tests/oracle/test_matmul_order_oracle.py k
 
 Elsewhere the result is NumPy's BLAS, which can differ from PyTorch's in the last bit.
 
+How the running sums are computed: NumPy's ``einsum`` (without ``optimize``, so without BLAS) runs
+``ik,kj->ij`` with the inner dimension outside its inner loop: ``out[i, :] += a[i, k] * b[k, :]``
+for k in order, the output zeroed first, one SIMD pass per (i, k) over a row of the output that
+stays in cache.  NumPy compiles einsum for its baseline CPU (x86-64-v2 here), which has no fused
+multiply-add, so each product is rounded before it is added: exactly the order above, at about the
+speed of one multiply and one add per term (a Python loop over k costs ~5x that, a (k, m, n) array
+of products and one ``add.reduce`` ~4x).  For that the operands are made C-contiguous (else NumPy's
+iterator may put k innermost, where einsum sums in SIMD lanes), and the inner loop runs along the
+output's longer side: a product with more rows than columns (a single column included) is computed
+transposed.  Whether this NumPy adds that way is checked once, on first use, against the plain
+loop (``_einsum_adds_in_order``); a build with fused multiply-adds falls back to the loop.  So does
+a result with a nan in it: einsum adds ``product + sum`` where the loop (and MKL) add ``sum +
+product``, and of two nans x86 keeps the first, so the sign of a nan could differ.
+
 What is known of the dot-product case, for whoever takes it further: MKL splits the rows of
 the output between its threads (60 rows on 2 threads: 0-29, 30-59); inside a thread's block
 the main tiles add in order (all of a 256 x 64 output, rows 0-27 of a 30-row block), while
@@ -27,6 +41,8 @@ shape and the length of the sum.
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
@@ -110,15 +126,56 @@ def product_in_order(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a @ b`` for 2-d arrays as a running sum over the inner dimension, each product rounded
     to the result's dtype before it is added, starting from +0."""
     rows, cols = a.shape[0], b.shape[1]
+    if a.dtype == b.dtype and a.dtype.type in _EINSUM_DTYPES and rows * cols > 1 and _einsum_adds_in_order():
+        out = _einsum_product(a, b)
+        if not np.isnan(out).any():  # (a nan's sign: see the module docstring)
+            return out
+    return _looped_product(a, b)
+
+
+_EINSUM_DTYPES = (np.float32, np.float64)
+
+
+def _einsum_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The running sums by einsum (see the module docstring); float32/float64, not 1 x 1."""
+    if a.shape[0] > b.shape[1]:
+        # einsum's inner loop runs along the output's rows: the longer side, so the transposed
+        # product (rows of a.T scaled by b's elements), then a copy in row-major order
+        transposed = np.einsum("kj,ki->ji", np.ascontiguousarray(b), np.ascontiguousarray(a.T))
+        return transposed.T.copy()
+    return np.einsum("ik,kj->ij", np.ascontiguousarray(a), np.ascontiguousarray(b))
+
+
+def _looped_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The running sums with the additions spelled out (any dtype; the fallback and the reference)."""
+    rows, cols = a.shape[0], b.shape[1]
     dtype = np.result_type(a, b)
     if rows * cols <= SMALL_OUTPUT:
         products = a[:, :, None] * b[None, :, :]
         total = np.add.accumulate(products, axis=1, dtype=dtype)[:, -1, :]
-        return total + dtype.type(0)  # +0 first, so an all -0 sum is +0 as in the kernel
+        # +0 first, so an all -0 sum is +0 as in the kernel; a fresh row-major result as mm's
+        return np.add(total, dtype.type(0), order="C")
     acc = np.zeros((rows, cols), dtype=dtype)
     for i in range(a.shape[1]):
         acc += a[:, i:i + 1] * b[i:i + 1, :]
     return acc
+
+
+@functools.lru_cache(maxsize=None)
+def _einsum_adds_in_order() -> bool:
+    """Whether this NumPy's einsum adds rounded products in order (checked on first use, not at
+    start-up).  Products of 24-bit (53-bit) mantissas round, so a fused multiply-add differs; the
+    magnitudes are mixed, so any other order of the additions differs."""
+    k = np.arange(2 * 9 * 6, dtype=np.float64)
+    mixed = np.sin(k * 0.7) * 10.0 ** (k % 13 - 6) * (1 + 2.0 ** -30)
+    for dtype in _EINSUM_DTYPES:
+        values = mixed.astype(dtype)
+        for a, b in ((values[:27].reshape(3, 9), values[54:].reshape(9, 6)),
+                     (values[:54].reshape(6, 9), values[54:63].reshape(9, 1)),
+                     (values[:54].reshape(6, 9), values[63:81].reshape(9, 2))):
+            if not np.array_equal(_einsum_product(a, b), _looped_product(a, b)):
+                return False
+    return True
 
 
 def matrix_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -2,8 +2,7 @@
 
 PyTorch sums float32/float64 with its own ``cascade_sum`` kernel, not with a
 pairwise sum like NumPy's, so ``np.sum`` differs in the last bit for about half
-of all inputs.  ``torch_sum`` reproduces the CPU kernel's order of additions
-(vectorised with NumPy; only the few levels of the cascade are Python loops):
+of all inputs.  ``torch_sum`` reproduces the CPU kernel's order of additions:
 
 * The reduction goes through TensorIterator: dimensions are sorted with the
   reduced ones first and the rest by stride (``reorder_dimensions``), then
@@ -27,6 +26,17 @@ of all inputs.  ``torch_sum`` reproduces the CPU kernel's order of additions
   separately, then added), otherwise the outermost kept dimension is split
   (rounded to 128 bytes when contiguous).
 
+How the orders are computed: a sequential sum ("rows added one after another") is one
+``np.add.reduce`` over an axis that is not NumPy's inner loop -- some other axis has a
+smaller stride, so NumPy adds whole rows in order (checked once on first use).  Where
+the rows are few but split in many pieces (NumPy's reduce pays per piece) the rows are
+added as slices; where no other axis is inner (a sum along the innermost axis, broadcast
+strides) it is an ``np.add.accumulate``, sequential by definition.  The cascade's blocks
+are reshapes of the rows, so a sum is a handful of such calls, and what depends only on
+the shapes and strides is worked out once per combination.  Which of two nans an
+addition keeps differs between NumPy's loops, so a nan result's sign and payload are not
+PyTorch's (nor stable between versions of this module); its place is.
+
 The vector width is AVX2's (32 bytes: 8 floats, 4 doubles).  PyTorch 2.13 uses
 those sum kernels under its default AVX512 dispatch as well; both orders were
 checked equal.  ``NUM_THREADS`` is the thread count of the machine the
@@ -45,6 +55,8 @@ import numpy as np
 GRAIN_SIZE = 32768
 NUM_THREADS = 2
 VECTOR_BYTES = 32
+# A sequential sum of at most this many rows, each in at least this many pieces, adds slices.
+SLICED_ROWS = 32
 
 
 def torch_sum(a: np.ndarray, axes: Any = None, keepdims: bool = False) -> np.ndarray:
@@ -54,7 +66,28 @@ def torch_sum(a: np.ndarray, axes: Any = None, keepdims: bool = False) -> np.nda
     float64 follow ``cascade_sum``, other dtypes are summed with NumPy.
     The result has ``a``'s dtype."""
     a = _torch_layout(a)
+    axes, size, final_shape = _layout(a.shape, tuple(axes) if isinstance(axes, list) else axes, keepdims)
+    if a.dtype not in (np.float32, np.float64):
+        return np.asarray(np.sum(a, axis=axes, keepdims=keepdims, dtype=a.dtype))
     nd = a.ndim
+    out = np.zeros(size, a.dtype)
+    if a.size == 0 or nd == 0:
+        if a.size:
+            out += a.reshape(1)
+        return out[:math.prod(final_shape)].reshape(final_shape)
+    if out.size == 1 and (a.flags.c_contiguous or a.flags.f_contiguous):
+        # to one value from a dense input: the iteration is one contiguous dimension
+        out[0] = _dense_sum(a.reshape(-1, order="C" if a.flags.c_contiguous else "F"))
+    else:
+        _reduce_into(out, a, axes)
+    return out.reshape(final_shape)
+
+
+@functools.lru_cache(maxsize=256)
+def _layout(shape: tuple, axes: Any, keepdims: bool) -> tuple[tuple, int, tuple]:
+    """The reduced dims (sorted, all when ``axes`` is None or empty), the size of the zeroed
+    output and the result's shape (worked out once per shape: sums repeat in a loop)."""
+    nd = len(shape)
     if axes is None:
         axes = ()
     elif isinstance(axes, (int, np.integer)):
@@ -62,33 +95,35 @@ def torch_sum(a: np.ndarray, axes: Any = None, keepdims: bool = False) -> np.nda
     axes = tuple(sorted({int(d) % nd for d in axes})) if nd else ()
     if not axes:
         axes = tuple(range(nd))
-    if a.dtype not in (np.float32, np.float64):
-        return np.asarray(np.sum(a, axis=axes, keepdims=keepdims, dtype=a.dtype))
-    keep_shape = tuple(1 if d in axes else a.shape[d] for d in range(nd))
-    final_shape = keep_shape if keepdims else tuple(a.shape[d] for d in range(nd) if d not in axes)
-    out = np.zeros(max(1, math.prod(keep_shape)), a.dtype)
-    if a.size == 0 or nd == 0:
-        if a.size:
-            out += a.reshape(1)
-        return out[:math.prod(final_shape)].reshape(final_shape)
-    if len(axes) == nd and a.size < GRAIN_SIZE and (a.flags.c_contiguous or a.flags.f_contiguous):
-        # dense and serial: the iteration is one contiguous dimension
-        out[0] = _dense_sum(a.reshape(-1, order="C" if a.flags.c_contiguous else "F"))
-    else:
-        _reduce_into(out, a, axes)
-    return out.reshape(final_shape)
+    keep_shape = tuple(1 if d in axes else shape[d] for d in range(nd))
+    final_shape = keep_shape if keepdims else tuple(shape[d] for d in range(nd) if d not in axes)
+    return axes, max(1, math.prod(keep_shape)), final_shape
 
 
 def _dense_sum(flat: np.ndarray) -> Any:
-    """0 + the 2-D loop on one contiguous row (vectorized_inner_sum, or row_sum when shorter
-    than a vector)."""
+    """0 + the sum of one contiguous run: the 2-D loop on it, or from ``GRAIN_SIZE`` elements on
+    (parallel_reduce) on each thread's equal share, the shares' sums then summed by row_sum."""
+    n = flat.size
+    if n < GRAIN_SIZE or NUM_THREADS == 1:
+        return flat.dtype.type(0) + _inner_sum(flat)
+    threads = min(NUM_THREADS, -(-n // GRAIN_SIZE)) if n > GRAIN_SIZE else 1
+    chunk = -(-n // threads)
+    slots = np.zeros(NUM_THREADS, flat.dtype)
+    for t in range(threads):
+        slots[t] = _inner_sum(flat[t * chunk:min(n, (t + 1) * chunk)])
+    return flat.dtype.type(0) + _row_sum(slots[:, None], 0)[0]
+
+
+def _inner_sum(flat: np.ndarray) -> Any:
+    """The 2-D loop on one contiguous row: vectorized_inner_sum, or row_sum when shorter than a
+    vector (each up to the sign of a zero sum)."""
     lanes = VECTOR_BYTES // flat.itemsize
     n = flat.size
     if n < lanes:
-        return flat.dtype.type(0) + _row_sum(flat, 0)
+        return _row_sum(flat, 0)
     nv = n // lanes
     lane_sums = _row_sum(flat[:nv * lanes].reshape(nv, lanes), 0)
-    return flat.dtype.type(0) + _seq(np.concatenate([flat[nv * lanes:], lane_sums]), 0)
+    return _seq(np.concatenate([flat[nv * lanes:], lane_sums]), 0)
 
 
 def _torch_layout(a: Any) -> np.ndarray:
@@ -153,16 +188,22 @@ def reorder_dimensions(shape: Sequence[int], operand_strides: Sequence[Sequence[
 def _geometry(a: np.ndarray, axes: tuple) -> tuple[list, list, list, list]:
     """reorder_dimensions + coalesce_dimensions of a reduction: (shape, input strides,
     output strides, perm), dimension 0 fastest, strides in bytes, output strides 0
-    on reduced dimensions."""
-    nd = a.ndim
-    out_shape = [1 if d in axes else a.shape[d] for d in range(nd)]
+    on reduced dimensions (fresh lists: the callers edit them)."""
+    return [list(part) for part in _iteration(a.shape, a.strides, a.itemsize, axes)]  # type: ignore[return-value]
+
+
+@functools.lru_cache(maxsize=256)
+def _iteration(shape_: tuple, strides: tuple, itemsize: int, axes: tuple) -> tuple[tuple, ...]:
+    """``_geometry`` of one shape, strides and dims (worked out once for each)."""
+    nd = len(shape_)
+    out_shape = [1 if d in axes else shape_[d] for d in range(nd)]
     ost = [0] * nd
-    acc = a.itemsize
+    acc = itemsize
     for d in range(nd - 1, -1, -1):
         ost[d] = 0 if d in axes else acc
         acc *= out_shape[d]
-    shape = list(a.shape)
-    ist = list(a.strides)
+    shape = list(shape_)
+    ist = list(strides)
     perm = reorder_dimensions(shape, (ost, ist), list(range(nd - 1, -1, -1)), reduction=True)
     shape = [shape[p] for p in perm]
     ist = [ist[p] for p in perm]
@@ -179,7 +220,7 @@ def _geometry(a: np.ndarray, axes: tuple) -> tuple[list, list, list, list]:
             if prev != d:
                 ist[prev], ost[prev], shape[prev] = ist[d], ost[d], shape[d]
     n = prev + 1
-    return shape[:n], ist[:n], ost[:n], perm
+    return tuple(shape[:n]), tuple(ist[:n]), tuple(ost[:n]), tuple(perm)
 
 
 def _reduce_into(out: np.ndarray, a: np.ndarray, axes: tuple) -> None:
@@ -225,18 +266,23 @@ def _reduce_into(out: np.ndarray, a: np.ndarray, axes: tuple) -> None:
         return
     # serial (or split along an outer dimension, which keeps every element's order)
     vals = _loop2d(it, ist[0], ist[1], isz, lanes)          # (s1, s2, ..., s_{n-1})
-    nd = len(shape)
-    nred = sum(1 for k in range(1, nd) if ost[k] == 0)      # reduced dims are 1..nred
-    v = np.transpose(vals, list(range(vals.ndim - 1, -1, -1)))   # execution order, dim n-1 slowest
-    kept_shape = tuple(shape[k] for k in range(nd - 1, nred, -1))
-    kept_ost = tuple(ost[k] for k in range(nd - 1, nred, -1))
-    v = v.reshape(kept_shape + (-1,))
-    if v.shape[-1] == 1:
+    kept_shape, kept_ost, calls = _calls(tuple(shape), tuple(ost))
+    v = vals.transpose().reshape(kept_shape + (calls,))     # execution order, dim n-1 slowest
+    if calls == 1:
         s = v[..., 0] + dt.type(0)
     else:
         s = _seq(np.concatenate([np.zeros(kept_shape + (1,), dt), v], axis=-1), v.ndim - 1)
-    dst = _strided(out, kept_shape, kept_ost)
-    dst[...] = s
+    _strided(out, kept_shape, kept_ost)[...] = s
+
+
+@functools.lru_cache(maxsize=256)
+def _calls(shape: tuple, ost: tuple) -> tuple[tuple, tuple, int]:
+    """For the serial loop: the kept dimensions (slowest first) with their output strides, and
+    how many 2-D loop calls add into each output element (the reduced dims 1..nred)."""
+    nd = len(shape)
+    nred = sum(1 for k in range(1, nd) if ost[k] == 0)
+    kept = range(nd - 1, nred, -1)
+    return tuple(shape[k] for k in kept), tuple(ost[k] for k in kept), math.prod(shape[1:nred + 1])
 
 
 def _strided(out: np.ndarray, shape: Any, strides: Any) -> np.ndarray:
@@ -309,7 +355,10 @@ def _loop2d(block: np.ndarray, st0: int, st1: int, isz: int, lanes: int) -> np.n
 def _columns(block: np.ndarray, kernel: Any) -> np.ndarray:
     """``kernel`` down axis 0 of every column of ``block``, computed with the axes in
     memory order (long contiguous runs for NumPy); result (size1, *batch)."""
-    order = sorted(range(block.ndim), key=lambda k: -abs(block.strides[k]))
+    strides = block.strides
+    if block.ndim == 2 and abs(strides[0]) >= abs(strides[1]):
+        return kernel(block, 0)                 # already in memory order
+    order = sorted(range(block.ndim), key=lambda k: -abs(strides[k]))
     x = block.transpose(order)
     ax = order.index(0)
     r = kernel(x, ax)                           # axes: order without 0
@@ -330,48 +379,58 @@ def _seq(x: np.ndarray, ax: int) -> np.ndarray:
     n = x.shape[ax]
     if n == 0:
         return np.zeros(x.shape[:ax] + x.shape[ax + 1:], x.dtype)
-    if x.size <= 2048:                          # one C call (accumulate adds in order)
-        return np.add.accumulate(x, axis=ax)[(slice(None),) * ax + (-1,)]
-    if n <= 32:
+    if n <= SLICED_ROWS and math.prod(x.shape[:ax]) >= SLICED_ROWS:
+        # few rows, each split in many pieces (as in memory order): NumPy's reduce costs more
+        # per piece than adding whole slices
         idx = (slice(None),) * ax
         acc = x[idx + (0,)].copy()
         for k in range(1, n):
             acc += x[idx + (k,)]
         return acc
+    if _rows_added_in_order(x, ax) and _reduce_in_order():
+        return np.add.reduce(x, axis=ax)
     return np.add.accumulate(x, axis=ax)[(slice(None),) * ax + (-1,)]
 
 
-def _blocks(x: np.ndarray, ax: int, step: int) -> tuple[np.ndarray, np.ndarray]:
-    """The sequential sums of the whole blocks of ``step`` along ``ax``, and of the rest."""
+def _blocks(x: np.ndarray, ax: int, step: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """The sequential sums of the whole blocks of ``step`` along ``ax``, and of the rest (None
+    when there is none)."""
     size = x.shape[ax]
     nb = size // step
     head = _part(x, ax, 0, nb * step).reshape(x.shape[:ax] + (nb, step) + x.shape[ax + 1:])
-    if _long_rows(head, ax + 1) and _reduce_in_order():
-        sums = np.add.reduce(head, axis=ax + 1)
-    else:
-        sums = _seq(head, ax + 1)
-    return sums, _seq(_part(x, ax, nb * step, size), ax)
+    return _seq(head, ax + 1), (_seq(_part(x, ax, nb * step, size), ax) if size > nb * step else None)
 
 
-def _long_rows(x: np.ndarray, ax: int) -> bool:
-    """Whether NumPy reduces ``x`` along ``ax`` as whole rows added one after another: its
-    last axis (not ``ax``) is contiguous and long, so it is NumPy's inner loop and the
-    reduction is no pairwise sum.  Only then is np.add.reduce faster than slicing."""
-    return (ax != x.ndim - 1 and x.shape[-1] >= 128 and x.strides[-1] == x.itemsize
-            and all(s > 0 for s in x.strides) and x.strides[ax] > x.itemsize)
+def _rows_added_in_order(x: np.ndarray, ax: int) -> bool:
+    """Whether NumPy's add.reduce along ``ax`` adds whole rows one after another, each element
+    starting from the first row's: some other axis of ``x`` (longer than 1) has a smaller
+    stride, so NumPy's iterator keeps ``ax`` out of its inner loop, where the reduction would
+    be a pairwise sum.  Broadcast (0) strides leave NumPy's axis order to chance: accumulate,
+    sequential by definition, is used then."""
+    stride = x.strides[ax]
+    if stride <= 0:
+        return False
+    inner = False
+    for k, (n, s) in enumerate(zip(x.shape, x.strides)):
+        if n > 1 and k != ax:
+            if s <= 0:
+                return False
+            inner = inner or s < stride
+    return inner
 
 
 @functools.lru_cache(maxsize=None)
 def _reduce_in_order() -> bool:
-    """np.add.reduce over a middle axis with a long contiguous last axis must add the rows
-    in order (NumPy does; checked on first use, not at start-up; the slicing loop is the
-    fallback).  The data mixes magnitudes so that any other order rounds differently."""
+    """np.add.reduce over an axis outside NumPy's inner loop must add the rows in order (NumPy
+    does; checked on first use, not at start-up; accumulate is the fallback), for long and short
+    rows.  The data mixes magnitudes so that any other order rounds differently."""
     k = np.arange(3 * 20 * 130)
-    mixed = (np.sin(k * 0.7) * 10.0 ** (k % 17 - 8)).reshape(3, 20, 130)
+    mixed = np.sin(k * 0.7) * 10.0 ** (k % 17 - 8)
     for dt in (np.float32, np.float64):
-        x = mixed.astype(dt)
-        if not np.array_equal(np.add.reduce(x, axis=1), _seq(x, 1)):
-            return False
+        for shape, ax in (((3, 20, 130), 1), ((20, 2), 0), ((3, 20, 4, 8), 1), ((5, 20, 3), 1)):
+            x = mixed[:math.prod(shape)].reshape(shape).astype(dt)
+            if not np.array_equal(np.add.reduce(x, axis=ax), np.add.accumulate(x, axis=ax).take(-1, axis=ax)):
+                return False
     return True
 
 
@@ -382,16 +441,24 @@ def _cascade(x: np.ndarray, ax: int) -> np.ndarray:
     step = 1 << max(4, _ceil_log2(size) // 4)
     if size < step:
         return _seq(x, ax)
-    # (a level that never filled adds only zeros, which change nothing but a -0.0 that
-    # the final 0 + sum turns to +0.0 anyway)
-    level1, acc0 = _blocks(x, ax, step)
-    if level1.shape[ax] < step:
-        return acc0 + _seq(level1, ax)
-    level2, acc1 = _blocks(level1, ax, step)
-    if level2.shape[ax] < step:
-        return (acc0 + acc1) + _seq(level2, ax)
-    level3, acc2 = _blocks(level2, ax, step)
-    return ((acc0 + acc1) + acc2) + _seq(level3, ax)
+    rests = []                                  # the partly filled levels: acc0, acc1, acc2
+    level = x
+    for _ in range(3):
+        sums, rest = _blocks(level, ax, step)
+        if rest is not None:
+            rests.append(rest)
+        level = sums
+        if level.shape[ax] < step:
+            break
+    top = _seq(level, ax)
+    if not rests:
+        return top
+    # ((acc0 + acc1) + acc2) + top; a level that never filled is left out: it adds only
+    # zeros, which change nothing but a -0.0 that the final 0 + sum turns to +0.0 anyway
+    total = rests[0]
+    for rest in rests[1:]:
+        total = total + rest
+    return total + top
 
 
 def _row_sum(x: np.ndarray, ax: int) -> np.ndarray:
@@ -399,15 +466,17 @@ def _row_sum(x: np.ndarray, ax: int) -> np.ndarray:
     rows go into the first, then the other three are added to it."""
     size = x.shape[ax]
     s4 = size // 4
+    if s4 == 0:                                 # only leftovers (the parts add zeros)
+        return _seq(x, ax)
     head = _part(x, ax, 0, s4 * 4).reshape(x.shape[:ax] + (s4, 4) + x.shape[ax + 1:])
     part = _cascade(head, ax)                   # axis ax now has the 4 partial sums
+    if size == s4 * 4:
+        return _seq(part, ax)
     idx = (slice(None),) * ax
     p = part[idx + (0,)]
     for i in range(s4 * 4, size):
         p = p + x[idx + (i,)]
     return ((p + part[idx + (1,)]) + part[idx + (2,)]) + part[idx + (3,)]
-
-
 
 
 # -- nll_loss's own cascade ---------------------------------------------------------------------

@@ -41,10 +41,13 @@ def _is_identity(mean: float, std: float) -> bool:
 
 
 # -- block path ----------------------------------------------------------------
-def _fill16_f32(u: np.ndarray, mean: float, std: float) -> np.ndarray:
-    """``normal_fill_16_AVX2`` over consecutive 16-blocks of float32 uniforms."""
+def _fill16_f32(u: np.ndarray, mean: float, std: float, dest: np.ndarray | None = None) -> np.ndarray:
+    """``normal_fill_16_AVX2`` over consecutive 16-blocks of float32 uniforms, into ``dest``
+    (1-D, ``u``'s size; a new array when None), which is returned."""
+    if dest is None:
+        dest = np.empty(u.size, F32)
     blocks = u.reshape(-1, BLOCK)
-    out = np.empty_like(blocks)
+    out = dest.reshape(-1, BLOCK)
     std32, mean32 = F32(std), F32(mean)
     plain = _is_identity(mean32, std32)
     rows = max(1, min(len(blocks), _CHUNK // 8))
@@ -57,13 +60,16 @@ def _fill16_f32(u: np.ndarray, mean: float, std: float) -> np.ndarray:
         k = part.shape[0] * 8
         avx_mathfun.radius(part[:, :8], rad[:k], ws)
         avx_mathfun.sincos(part[:, 8:], sin_v[:k], cos_v[:k], ws)
-        dest = out[start : start + len(part)]
-        np.multiply(rad[:k].reshape(shape), cos_v[:k].reshape(shape), out=dest[:, :8])
-        np.multiply(rad[:k].reshape(shape), sin_v[:k].reshape(shape), out=dest[:, 8:])
-    if plain:
-        out += F32(0.0)  # fma(v, 1, 0): -0.0 becomes +0.0
-        return out.reshape(-1)
-    return fma32(out.reshape(-1), std32, mean32)
+        chunk = out[start : start + len(part)]
+        np.multiply(rad[:k].reshape(shape), cos_v[:k].reshape(shape), out=chunk[:, :8])
+        np.multiply(rad[:k].reshape(shape), sin_v[:k].reshape(shape), out=chunk[:, 8:])
+        if plain and not rad[:k].all():
+            # fma(v, 1, 0) turns -0.0 into +0.0; a product is -0.0 only where the radius is
+            # zero (neither polynomial yields -0.0), so only such chunks need the pass
+            chunk += F32(0.0)
+    if not plain:
+        dest[...] = fma32(dest, std32, mean32)
+    return dest
 
 
 def _map(fn: Any, x: np.ndarray) -> np.ndarray:
@@ -76,36 +82,39 @@ def _map(fn: Any, x: np.ndarray) -> np.ndarray:
     return np.fromiter(map(fn, memoryview(flat)), dtype=F64, count=flat.size).reshape(x.shape)
 
 
-def _fill16_f64(u: np.ndarray, mean: float, std: float) -> np.ndarray:
-    """``normal_fill_16<double>`` over consecutive 16-blocks of uniforms."""
+def _fill16_f64(u: np.ndarray, mean: float, std: float, dest: np.ndarray | None = None) -> np.ndarray:
+    """``normal_fill_16<double>`` over consecutive 16-blocks of uniforms, into ``dest`` (a new
+    array when None), which is returned."""
+    if dest is None:
+        dest = np.empty(u.size, F64)
     blocks = u.reshape(-1, BLOCK)
     radius = np.sqrt(-2.0 * _map(math.log, 1.0 - blocks[:, :8]))
     theta = _TWO_PI * blocks[:, 8:]
-    out = np.empty_like(blocks)
-    out[:, :8] = radius * _map(math.cos, theta)
-    out[:, 8:] = radius * _map(math.sin, theta)
+    out = dest.reshape(-1, BLOCK)
+    np.multiply(radius, _map(math.cos, theta), out=out[:, :8])
+    np.multiply(radius, _map(math.sin, theta), out=out[:, 8:])
     if _is_identity(mean, std):
-        out += 0.0  # fma(v, 1, 0): -0.0 becomes +0.0
+        dest += 0.0  # fma(v, 1, 0): -0.0 becomes +0.0
     else:
-        out = fma64(out, std, mean)
-    return out.reshape(-1)
+        dest[...] = fma64(dest, std, mean)
+    return dest
 
 
-def _block_values(n: int, dt: np.dtype, mean: float, std: float, gen: Generator) -> np.ndarray:
-    """torch's ``normal_fill`` for ``n >= 16`` contiguous elements."""
-    if dt == F32:
+def _block_values(dest: np.ndarray, mean: float, std: float, gen: Generator) -> None:
+    """torch's ``normal_fill`` into ``dest``: 1-D, contiguous, float32 or float64, at least 16
+    elements."""
+    n = dest.size
+    if dest.dtype == F32:
         draw, fill16 = gen.uniform_f32, _fill16_f32
     else:
         draw, fill16 = gen.uniform_f64, _fill16_f64
     u = draw(n)
     full = n - n % BLOCK
-    out = np.empty(n, dtype=dt)
-    out[:full] = fill16(u[:full], mean, std)
+    fill16(u[:full], mean, std, dest[:full])
     if full != n:
         # The tail's first uniforms are wasted: 16 fresh ones overwrite the
         # last 16 slots, including already transformed ones.
-        out[n - BLOCK :] = fill16(draw(BLOCK), mean, std)
-    return out
+        fill16(draw(BLOCK), mean, std, dest[n - BLOCK :])
 
 
 # -- per-element path ------------------------------------------------------------
@@ -176,7 +185,7 @@ def normal_(
     dt = float_dtype(out.dtype)
     gen = resolve(generator)
     if n >= BLOCK and draw_order.is_contiguous(out):
-        out.reshape(-1)[...] = _block_values(n, dt, mean, std, gen)
+        _block_values(out.reshape(-1), mean, std, gen)  # a view: the values go straight into out
     else:
         draw_order.fill(out, per_element_normals(n, mean, std, gen).astype(dt))
 
