@@ -19,7 +19,7 @@ from ..dispatch.op import METHOD, Op
 from ..dispatch.promotion import arr, float_dtype
 from ..dispatch.publish import Catalog
 from ..errors import TorchRuntimeError, no_kernel
-from ..kernels import elementwise, sleef, sleef_f32, vml_sqrt
+from ..kernels import elementwise, select, sleef, sleef_f32, vml_sqrt
 from ..kernels.float32_math import erf, wide
 from ..tensor import Tensor
 from . import backward_ops
@@ -169,7 +169,7 @@ def _relu(a: np.ndarray) -> np.ndarray:
     if a.dtype == np.bool_:
         raise TorchRuntimeError("Boolean inputs not supported for relu")
     # x < 0 ? 0 : x, so relu(-0.0) is -0.0 and NaN stays NaN, as in PyTorch
-    return np.where(a < 0, a.dtype.type(0), a)
+    return select.relu(a)
 
 
 unary("sign", _sign, "SignBackward0", d(rule=STEP)(lambda g, s: zeros_like(g)), float_only=False)
