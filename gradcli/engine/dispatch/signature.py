@@ -392,6 +392,26 @@ def is_generator(value: Any) -> bool:
 _ABSENT = object()
 
 
+def _fails_by_shape(sig: "Signature", args: Sequence, kwargs: dict) -> bool:
+    """Whether ``sig`` refuses a call for its shape alone (too many positional arguments, a
+    keyword it has no parameter or alias for), whatever the values: an overload after it that
+    binds may then be remembered for that shape."""
+    if len(args) > sum(1 for p in sig.params if not p.kwonly):
+        return True
+    names = {p.name for p in sig.params}
+    aliases = {a for n in names for a in NUMPY_ALIASES.get(n, ())}
+    return any(k not in names and k not in aliases for k in kwargs)
+
+
+def _taken_as_given(bound: Any, given: Any) -> bool:
+    """Whether binding kept the argument as it was: the same object, or a tuple of ints that
+    an int[] parameter copied element for element."""
+    if bound is given:
+        return True
+    return (type(given) is tuple and type(bound) is tuple and bound == given
+            and all(type(v) is int for v in given) and all(type(v) is int for v in bound))
+
+
 class ArgParser:
     """The overloads of one function, parsed the way PyTorch parses them."""
 
@@ -408,35 +428,47 @@ class ArgParser:
         # Method form: the first parameter is the tensor itself, not counted in messages.
         self.method = method
         # Bindings by call shape (see parse): argument types -> (parameter names, the defaults)
-        self._shapes: dict[tuple, tuple[tuple[str, ...], dict]] = {}
+        self._shapes: dict[tuple, tuple[int, tuple[str, ...], dict]] = {}
 
     def parse(self, args: Sequence, kwargs: dict) -> tuple[int, dict]:
         """Return (overload index, bound arguments).
 
-        A call without keywords that the first overload binds with every argument taken as it
-        is (a tensor for a Tensor, an int for an int or Scalar, ...) binds the same way for any
-        arguments of the same types: those checks look only at the type.  So such a binding
-        is kept by the argument types and the next call of that shape only fills it in."""
-        if not kwargs:
-            shape = tuple(map(type, args))
-            known = self._shapes.get(shape)
-            if known is not None:
-                names, defaults = known
-                bound = dict(defaults)
-                for name, value in zip(names, args):
-                    bound[name] = value
-                return 0, bound
+        A call that the first overload binds with every argument taken as it is (a tensor for
+        a Tensor, an int for an int or Scalar, a tuple of ints for an int[], each keyword by its
+        own name) binds the same way for any arguments of the same types: those checks look
+        only at the type.  So such a binding is kept by the call's shape -- the types of the
+        arguments, the keywords' names and types -- and the next call of that shape only fills
+        it in."""
+        shape = tuple(map(type, args))
+        if tuple in shape:  # a tuple's shape is its elements' types (an int[] of ints)
+            shape = tuple(("tuple", *map(type, a)) if t is tuple else t for a, t in zip(args, shape))
+        if kwargs:
+            shape += tuple((k, type(v)) for k, v in kwargs.items())
+        known = self._shapes.get(shape)
+        if known is not None:
+            index, names, defaults = known
+            bound = dict(defaults)
+            for name, value in zip(names, args):
+                bound[name] = value
+            if kwargs:
+                bound.update(kwargs)
+            return index, bound
         index, bound = self._parse(args, kwargs)
-        if not kwargs and index == 0:
-            self._remember(shape, args, bound)
+        if all(_fails_by_shape(sig, args, kwargs) for sig in self.signatures[:index]):
+            self._remember(shape, index, args, kwargs, bound)
         return index, bound
 
-    def _remember(self, shape: tuple, args: Sequence, bound: dict) -> None:
-        names = tuple(self.signatures[0].params[i].name for i in range(len(args))) \
-            if len(args) <= len(self.signatures[0].params) else None
-        if names is None or any(bound.get(n, _ABSENT) is not a for n, a in zip(names, args)):
+    def _remember(self, shape: tuple, index: int, args: Sequence, kwargs: dict, bound: dict) -> None:
+        params = self.signatures[index].params
+        if len(args) > len(params):
+            return
+        names = tuple(params[i].name for i in range(len(args)))
+        if not all(_taken_as_given(bound.get(n, _ABSENT), a) for n, a in zip(names, args)):
             return  # an argument was converted or gathered (view(2, 3)): its value matters
-        self._shapes[shape] = (names, {k: v for k, v in bound.items() if k not in names})
+        if any(k in names or bound.get(k, _ABSENT) is not v for k, v in kwargs.items()):
+            return  # a keyword by a NumPy alias (axis=), or converted
+        given = set(names) | set(kwargs)
+        self._shapes[shape] = (index, names, {k: v for k, v in bound.items() if k not in given})
 
     def _parse(self, args: Sequence, kwargs: dict) -> tuple[int, dict]:
         offset = 1 if self.method else 0
