@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, TextIO
 
-from gradcli.engine import collector
+from gradcli.engine import allocator, collector
 from gradcli.lang import builtins as _builtins_module
 from gradcli.lang.compiler import CLOSURE_MODULES, RunContext, compile_module
 from gradcli.lang.compiler.base import EchoMode
@@ -73,6 +73,7 @@ class Session:
             from gradcli.engine import api as engine
         self.engine = engine
         collector.tune()  # scripts build graphs: full collections spaced out (see engine/collector.py)
+        allocator.keep_freed_memory()  # arrays reuse freed pages (engine/allocator.py)
         self.output = make_output(stdout or sys.stdout, color)
         self.reporter = Reporter(stderr or sys.stderr, color=diagnostics_color, hints=hints)
         self.debug = debug
