@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from lark import Tree
 
 from gradcli.lang.compiler import (attributes_and_subscripts, calls, classes, comprehensions, containers,
@@ -16,12 +18,16 @@ from gradcli.lang.compiler.statements import StatementCompiler
 from gradcli.lang.compiler.targets import TargetCompiler
 from gradcli.lang.errors import Source, Span
 
-__all__ = ["CLOSURE_MODULES", "CompiledStatement", "RunContext", "compile_module"]
+__all__ = ["CLOSURE_MODULES", "FUSED_FILES", "CompiledStatement", "RunContext", "compile_module"]
 
 # The modules that compile a script and hold the closures it runs as: an exception
 # Python raises in one of them is the script's own operation failing.
 CLOSURE_MODULES = (expressions, literals, names, containers, operators, attributes_and_subscripts,
                    calls, comprehensions, statements, definitions, classes, exceptions, targets)
+# The same for hot loops rebuilt as Python code (fusion.py names its code after itself) and
+# what that code calls: imported only when a loop gets hot.
+FUSED_FILES = tuple(os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
+                    for name in ("fusion.py", "fused_runtime.py"))
 
 
 class Compiler(StatementCompiler, ExceptionCompiler, DefinitionCompiler, ClassCompiler, TargetCompiler,

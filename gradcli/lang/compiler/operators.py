@@ -11,7 +11,7 @@ from typing import Any
 
 from lark import Token, Tree
 
-from gradcli.lang.compiler.base import CompilerBase, Evaluator
+from gradcli.lang.compiler.base import CompilerBase, Evaluator, described
 from gradcli.lang.compiler.literals import constant
 from gradcli.lang.errors import mark
 from gradcli.lang.functions import Frame
@@ -68,7 +68,7 @@ class OperatorCompiler(CompilerBase):
             except BaseException as error:
                 mark(error, span)
                 raise
-        return binary
+        return described(binary, "binary", function, left, right, span)
 
     def e_power(self, node: Tree) -> Evaluator:
         base, exponent = node.children
@@ -88,7 +88,7 @@ class OperatorCompiler(CompilerBase):
             except BaseException as error:
                 mark(error, span)
                 raise
-        return unary
+        return described(unary, "unary", function, operand, span)
 
     def e_not_expr(self, node: Tree) -> Evaluator:
         operand = self.expr(node.children[0])
@@ -100,7 +100,7 @@ class OperatorCompiler(CompilerBase):
             except BaseException as error:
                 mark(error, span)
                 raise
-        return negation
+        return described(negation, "not", operand, span)
 
     def e_and_test(self, node: Tree) -> Evaluator:
         operands = tuple(self.expr(child) for child in node.children)
@@ -117,7 +117,7 @@ class OperatorCompiler(CompilerBase):
             except BaseException as error:
                 mark(error, span)
                 raise
-        return conjunction
+        return described(conjunction, "and", operands, span)
 
     def e_or_test(self, node: Tree) -> Evaluator:
         operands = tuple(self.expr(child) for child in node.children)
@@ -134,7 +134,7 @@ class OperatorCompiler(CompilerBase):
             except BaseException as error:
                 mark(error, span)
                 raise
-        return disjunction
+        return described(disjunction, "or", operands, span)
 
     def e_comparison(self, node: Tree) -> Evaluator:
         children = node.children
@@ -163,7 +163,7 @@ class OperatorCompiler(CompilerBase):
             except BaseException as error:
                 mark(error, span)
                 raise
-        return chain
+        return described(chain, "chain", first, steps_tuple, span)
 
     def e_conditional(self, node: Tree) -> Evaluator:
         body, test, orelse = (self.expr(child) for child in node.children)
@@ -176,4 +176,4 @@ class OperatorCompiler(CompilerBase):
                 mark(error, span)
                 raise
             return chosen(frame)
-        return choose
+        return described(choose, "conditional", body, test, orelse, span)
