@@ -209,3 +209,31 @@ def test_a_member_a_script_class_gains_is_seen_by_fused_reads(monkeypatch):
             "    if i >= 2:\n        print(a.f())\n    else:\n        print(hasattr(a, 'f'))\n")
     out, _, _ = same_when_fused(text, monkeypatch)
     assert out == "False\nFalse\n7\n7\n"
+
+
+# ---------------------------------------------------------------- constant folding
+def _compiled_expression(text: str):
+    from gradcli.lang.compiler import RunContext
+    from gradcli.lang.compiler import Compiler
+    from gradcli.lang.errors import Source
+    from gradcli.lang.syntax import parse
+    context = RunContext(globals={}, builtins={}, import_module=None, import_name=None, echo=None)
+    expression_statement = parse(text + "\n").children[0].children[0]
+    return Compiler(Source(text, "c.ag"), context).expr(expression_statement.children[0])
+
+
+def _cpython_folds(text: str) -> bool:
+    import dis
+    return [op.opname for op in dis.get_instructions(compile(text, "c", "eval"))] == [
+        "RESUME", "LOAD_CONST", "RETURN_VALUE"]
+
+
+@pytest.mark.parametrize("text", ["2 ** 10 - 3 * 4", "1 / 3", "-2 ** 2", "2 ** -1", "1 << 3", "7 // 2 + 10 % 3",
+                                  "2.5 * 4", "True + 1", "2 ** 64", "2 ** 127", "1 << 100", "1 << 200", "1 << -1",
+                                  "1e308 * 10", "1 / 0", "5 % 0", "2 ** 1000", "3 * 2 ** 100", "2.0 ** 10000",
+                                  "(2 ** 64) * (2 ** 64)", "(2 ** 64) * (2 ** 65)", "-0.0 * 1", "0 ** -1"])
+def test_number_literals_are_folded_where_cpython_folds_them(text):
+    compiled = _compiled_expression(text)
+    assert hasattr(compiled, "constant") == _cpython_folds(text)
+    if hasattr(compiled, "constant"):
+        assert repr(compiled.constant) == repr(eval(compile(text, "c", "eval")))

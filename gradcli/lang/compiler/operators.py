@@ -1,7 +1,9 @@
 """Operators: arithmetic and bitwise, unary, ``not``/``and``/``or``, comparisons, ``a if c else b``.
 
 The operators are Python's own (``operator.add`` ...), so Python's error
-messages come for free.
+messages come for free.  Arithmetic on number literals is done once, at compile time, where
+CPython's compiler does it (``2 ** 10``, ``1 / 3``, ``-1``): the values are the same either way,
+and what would fail or make a huge number is left to run time, as CPython leaves it.
 """
 
 from __future__ import annotations
@@ -39,8 +41,35 @@ COMPARISONS = {
     "isnot": operator.is_not,
 }
 
+_ARITHMETIC = frozenset(BINARY_OPERATORS.values())
+
 # Grammar rules whose children alternate operand, operator, operand, ...
 BINARY_RULES = {"expr", "xor_expr", "and_expr", "shift_expr", "arith_expr", "term"}
+
+_NUMBER_TYPES = frozenset({int, float, complex, bool})
+_UNFOLDED = object()
+_MAX_FOLDED_INT_BITS = 128   # CPython's MAX_INT_SIZE (Python/ast_opt.c)
+
+
+def folded(function: Any, left: Any, right: Any) -> Any:
+    """``function(left, right)`` for two number literals where CPython's compiler folds them
+    (ast_opt.c: not ``@``, no int of more than 128 bits made by ``*``, ``**`` or ``<<``, nothing
+    that raises), else _UNFOLDED."""
+    if type(left) not in _NUMBER_TYPES or type(right) not in _NUMBER_TYPES or function is operator.matmul:
+        return _UNFOLDED
+    if type(left) in (int, bool) and type(right) in (int, bool) and left and right:
+        bits = left.bit_length()
+        if function is operator.mul and bits + right.bit_length() > _MAX_FOLDED_INT_BITS:
+            return _UNFOLDED
+        if function is operator.pow and right > 0 and bits > _MAX_FOLDED_INT_BITS // right:
+            return _UNFOLDED
+        if function is operator.lshift and (right < 0 or right > _MAX_FOLDED_INT_BITS
+                                            or bits > _MAX_FOLDED_INT_BITS - right):
+            return _UNFOLDED
+    try:
+        return function(left, right)
+    except Exception:
+        return _UNFOLDED
 
 
 class OperatorCompiler(CompilerBase):
@@ -62,6 +91,11 @@ class OperatorCompiler(CompilerBase):
 
     @staticmethod
     def _binary_closure(function, left: Evaluator, right: Evaluator, span) -> Evaluator:
+        if hasattr(left, "constant") and hasattr(right, "constant") and function in _ARITHMETIC:
+            value = folded(function, left.constant, right.constant)
+            if value is not _UNFOLDED:
+                return constant(value)
+
         def binary(frame: Frame) -> Any:
             try:
                 return function(left(frame), right(frame))
