@@ -123,6 +123,26 @@ SCRIPTS = {
                  "for i in range(2):\n    print(lgamma(1.0))\n",
     "delete": "for i in range(3):\n    del undefined_x\n",
     "assert": "for i in range(2):\n    assert i < 1, 'too big'\n",
+    # function bodies (fused after as many calls)
+    "function errors": "def f(x):\n    y = x * 2\n    return y + undefined\nfor i in range(3):\n    try:\n"
+                       "        f(i)\n    except NameError as e:\n        print(e)\nf(1)\n",
+    "function returns": "class M:\n    def __enter__(self):\n        return self\n    def __exit__(self, *a):\n"
+                        "        print('exit')\ndef f(n):\n    with M():\n        if n:\n            return n\n"
+                        "    try:\n        return -1\n    finally:\n        print('finally')\n"
+                        "print([f(i) for i in range(3)])\ndef g():\n    pass\nprint(g(), g())\n",
+    "methods and super": "class A:\n    def __init__(self, v):\n        self.v = v\n    def get(self):\n"
+                         "        return self.v\nclass B(A):\n    def __init__(self, v):\n        super().__init__(v * 2)\n"
+                         "    def get(self):\n        return super().get() + 1\nprint([B(i).get() for i in range(4)])\n",
+    "defaults and closures": "def make(k):\n    def add(x, y=k):\n        return x + y + k\n    return add\n"
+                             "fs = [make(i) for i in range(3)]\nprint([f(1) for f in fs], [f(1, 0) for f in fs])\n",
+    "a module's forward": "import torch\nfrom torch import nn\nclass Net(nn.Module):\n    def __init__(self):\n"
+                          "        super().__init__()\n        self.fc = nn.Linear(2, 1)\n    def forward(self, x):\n"
+                          "        return self.fc(x).relu() + self.nothing\nnet = Net()\nfor i in range(3):\n    try:\n"
+                          "        net(torch.ones(1, 2))\n    except AttributeError as e:\n        print(e)\n"
+                          "net(torch.ones(1, 2))\n",
+    "hooks": "import torch\nx = torch.ones(2, requires_grad=True)\ndef hook(g):\n    return g * 2\n"
+             "for i in range(3):\n    y = (x * x).sum()\n    h = x.register_hook(hook)\n    y.backward()\n    h.remove()\n"
+             "print(x.grad)\n",
 }
 
 

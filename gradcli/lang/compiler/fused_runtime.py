@@ -26,7 +26,8 @@ from gradcli.lang.class_access import SCRIPT_MEMBERS
 from gradcli.lang.classes import SCRIPT_CLASS, is_script_class
 from gradcli.lang.error_origin import is_catchable
 from gradcli.lang.errors import ScriptTypeError, Span, mark, mark_call, visible_class
-from gradcli.lang.safety import READABLE_CACHE, get_attribute, set_attribute, settable_attributes, type_name
+from gradcli.lang.safety import (READABLE_CACHE, Namespace, get_attribute, set_attribute, settable_attributes,
+                                 type_name)
 
 # attribute name -> the types on which fused code reads (writes) it with CPython's own lookup
 DIRECT_READS: dict[str, set[type]] = {}
@@ -91,6 +92,8 @@ def read_attribute(obj: Any, name: str, direct: set) -> Any:
     """``obj.name`` for a type not (yet) in ``direct``: the closures' attribute read, which also
     tells ``direct`` when ``type(obj)`` may be read directly from now on."""
     cls = type(obj)
+    if cls is Namespace:    # a module's member: what get_attribute reads first
+        return obj.lookup(name)
     allowed = READABLE_CACHE.get(cls)
     if allowed is not None:
         if name in allowed:
@@ -136,8 +139,3 @@ def with_failed(entered: tuple, error: BaseException, table: Table) -> bool:
     if isinstance(error, KeyboardInterrupt) or not is_script_class(cls):
         cls.__exit__(context, type(error), error, error.__traceback__)
     return False
-
-
-def with_exit(entered: tuple) -> None:
-    """Leave a ``with`` whose body ended without an exception."""
-    entered[0].__exit__(entered[1], None, None, None)

@@ -1,8 +1,9 @@
-"""Hot loops as Python code: a loop's closures rebuilt as one Python function.
+"""Hot code as Python code: a loop's (or a function body's) closures rebuilt as one Python function.
 
 Each node of a script is compiled to a closure (gradcli.lang.compiler), which is the
 language's meaning; running a loop of them costs a Python call or more per node.  Once a loop
-is hot (statements.HOT_ITERATIONS) it is rebuilt from the recipes its closures carry
+is hot (statements.HOT_ITERATIONS iterations; a def's body: as many calls) it is rebuilt from
+the recipes its closures carry
 (base.described) as the Python code that does the same, compiled once, and runs on as that: the
 operators are CPython's own, names are read from the same dicts, and a node without a recipe
 (or one whose rare path needs the closure) is called as its closure.  Rebuilding never changes
@@ -36,13 +37,13 @@ from typing import Any, Callable
 
 from gradcli.lang.compiler import fused_runtime
 from gradcli.lang.compiler.fused_runtime import Table
-from gradcli.lang.compiler.fusion_expressions import _LOAD, _STORE, _name
+from gradcli.lang.compiler.fusion_expressions import _LOAD, _STORE, _constant, _name
 from gradcli.lang.compiler.fusion_statements import StatementBuilder
 from gradcli.lang.functions import BREAK, CONTINUE, EMPTY_KWARGS, RETURN, UserFunction
 from gradcli.lang.safety import get_attribute
 
 FILENAME = os.path.abspath(__file__)   # (what the fused code is named after: compiler.FUSED_FILES)
-FUNCTION_NAME = "fused_loop"
+FUNCTION_NAME = "fused_code"
 
 # The helpers every fused loop may call (and nothing else of Python's).
 _HELPERS = {
@@ -50,7 +51,7 @@ _HELPERS = {
     "_BREAK": BREAK, "_CONTINUE": CONTINUE, "_RETURN": RETURN, "_BaseException": BaseException,
     "_read": fused_runtime.read_attribute, "_write": fused_runtime.write_attribute,
     "_get_attribute": get_attribute, "_with_enter": fused_runtime.with_enter,
-    "_with_failed": fused_runtime.with_failed, "_with_exit": fused_runtime.with_exit,
+    "_with_failed": fused_runtime.with_failed,
     "_failed": fused_runtime.failed,
 }
 
@@ -69,12 +70,30 @@ def fuse_loop(loop: Callable) -> Callable | None:
         return None
 
 
+def fuse_body(body: Callable) -> Callable | None:
+    """The Python function ``frame -> return value`` doing what a def's ``body`` closure does
+    (definitions._function_body); None if it cannot be rebuilt."""
+    try:
+        _, block, context = body.recipe
+        return _Builder(context, returns_values=True).body_function(block)
+    except Exception:
+        if STRICT:
+            raise
+        return None
+
+
 class _Builder(StatementBuilder):
     """Builds the Python function of one loop."""
 
-    def __init__(self, context: Any) -> None:
+    def __init__(self, context: Any, returns_values: bool = False) -> None:
         super().__init__()
         self.namespace.update(_HELPERS, _g=context.globals, _b=context.builtins)
+        self.returns_values = returns_values
+
+    def body_function(self, block: Any) -> Callable:
+        outer = (None, None)    # (what the body does not mark, the call of the function marks)
+        statements = self.block(block, outer) + [self.at(ast.Return(value=_constant(None)), outer)]
+        return self.function(statements, [])
 
     # ------------------------------------------------------------ the function
     def loop_function(self, loop: Callable) -> Callable:
@@ -82,6 +101,11 @@ class _Builder(StatementBuilder):
         outer = (None, None)    # the closures around the loop mark what leaves it themselves
         statements = self.s_for(loop, loop.recipe, outer, iterator=_name("_it")) if kind == "for" \
             else self.s_while(loop, loop.recipe, outer)
+        return self.function(statements, ["_it"] if kind == "for" else [])
+
+    def function(self, statements: list, parameters: list[str]) -> Callable:
+        """The function ``(frame, *parameters)`` running ``statements``, compiled."""
+        outer = (None, None)
         prologue = []
         if self.uses_locals:
             prologue.append(self.at(ast.Assign(targets=[_name("_l", _STORE)], value=self.frame_vars(0)), outer))
@@ -92,9 +116,9 @@ class _Builder(StatementBuilder):
             ast.Expr(value=ast.Call(func=_name("_failed"), args=[_name("_e"), _name("_TABLE")], keywords=[])),
             ast.Raise(exc=None, cause=None)])
         body = [*prologue, ast.Try(body=statements, handlers=[handler], orelse=[], finalbody=[])]
-        parameters = [ast.arg(arg="frame")] + ([ast.arg(arg="_it")] if kind == "for" else [])
+        arguments = [ast.arg(arg=name) for name in ["frame", *parameters]]
         function = ast.FunctionDef(
-            name=FUNCTION_NAME, args=ast.arguments(posonlyargs=[], args=parameters, vararg=None, kwonlyargs=[],
+            name=FUNCTION_NAME, args=ast.arguments(posonlyargs=[], args=arguments, vararg=None, kwonlyargs=[],
                                                   kw_defaults=[], kwarg=None, defaults=[]),
             body=body, decorator_list=[], returns=None, type_comment=None)
         module = ast.Module(body=[function], type_ignores=[])

@@ -67,6 +67,7 @@ class ExpressionBuilder:
         self.loop_depth = 0                # loops of the built code around the code being built
         self.parents: set[int] = set()     # depths of the enclosing frames whose variables it uses
         self.uses_locals = False
+        self.returns_values = False        # building a function's body (RETURN is a Python return)
 
     # ------------------------------------------------------------ positions
     def at(self, node: Any, ctx: Context, call: tuple | None = None) -> Any:

@@ -57,8 +57,12 @@ class StatementBuilder(ExpressionBuilder):
         return [run, passed]
 
     def pass_signal(self, signal: str, ctx: Context) -> list:
-        """A closure's BREAK/CONTINUE/RETURN, where the built code now is."""
-        give = self.at(ast.Return(value=_name(signal)), ctx)
+        """A closure's BREAK/CONTINUE/RETURN, where the built code now is (in a function's body,
+        RETURN is the value the closure left in ``frame.ret``)."""
+        if self.returns_values:
+            give = self.at(ast.Return(value=ast.Attribute(value=_name("frame"), attr="ret", ctx=_LOAD)), ctx)
+        else:
+            give = self.at(ast.Return(value=_name(signal)), ctx)
         if not self.loop_depth:
             return [give]
         return [self.at(ast.If(test=_is(_name(signal), _name("_BREAK")), body=[self.at(ast.Break(), ctx)], orelse=[
@@ -192,6 +196,8 @@ class StatementBuilder(ExpressionBuilder):
     def s_return(self, executor: Any, recipe: tuple, ctx: Context) -> list:
         value = recipe[1]
         result = self.at(_constant(None), ctx) if value is None else self.expr(value, ctx)
+        if self.returns_values:
+            return [self.at(ast.Return(value=result), ctx)]
         store = ast.Assign(targets=[ast.Attribute(value=_name("frame"), attr="ret", ctx=_STORE)], value=result)
         return [self.at(store, ctx), self.at(ast.Return(value=_name("_RETURN")), ctx)]
 
@@ -256,6 +262,14 @@ class StatementBuilder(ExpressionBuilder):
                        orelse=self.optional_block(orelse, (ctx[0], span)), type_comment=None)
         return [self.at(loop, inner)]
 
+    @staticmethod
+    def exit_normally(entered: str) -> ast.expr:
+        """``cls.__exit__(manager, None, None, None)`` of what fused_runtime.with_enter gave."""
+        def part(index: int) -> ast.expr:
+            return ast.Subscript(value=_name(entered), slice=_constant(index), ctx=_LOAD)
+        return ast.Call(func=ast.Attribute(value=part(0), attr="__exit__", ctx=_LOAD),
+                        args=[part(1), _constant(None), _constant(None), _constant(None)], keywords=[])
+
     def s_with(self, executor: Any, recipe: tuple, ctx: Context) -> list:
         """``with m as x: body``: entered and left by fused_runtime as the closures' with does."""
         _, manager, span, store, body = recipe
@@ -276,7 +290,7 @@ class StatementBuilder(ExpressionBuilder):
                 body=[self.at(ast.Raise(exc=None, cause=None), inside)], orelse=[]), inside)]
         handler = self.at(ast.ExceptHandler(type=_name("_BaseException"), name=error, body=leave_failed), inside)
         leave = self.at(ast.If(test=ast.Compare(left=_name(entered), ops=[ast.IsNot()], comparators=[_constant(None)]),
-                               body=[self.at(ast.Expr(value=ast.Call(func=_name("_with_exit"), args=[_name(entered)],
-                                                                     keywords=[])), inside)], orelse=[]), inside)
+                               body=[self.at(ast.Expr(value=self.exit_normally(entered)), inside)], orelse=[]),
+                       inside)
         guarded = ast.Try(body=statements, handlers=[handler], orelse=[], finalbody=[leave])
         return [self.at(enter, entering), self.at(guarded, inside)]
