@@ -77,6 +77,12 @@ SCRIPTS = {
                    "print(h())\n",
     "not a manager": "for i in range(3):\n    with 5:\n        pass\n",
     "unpacking": "for a, b in [[1, 2], [3, 4]]:\n    print(a + b)\nfor a, b in [1]:\n    pass\n",
+    "unpacking into variables": "x, y = 0, 1\nfor i, (p, q) in enumerate(zip('ab', 'cd')):\n    x, y = y, x + y\n"
+                                "    print(i, p, q, x, y)\nfor i in range(2):\n    try:\n        a, b = 1, 2, 3\n"
+                                "    except ValueError as e:\n        print(type(e), repr(e))\n"
+                                "import torch\nfor i in range(2):\n    a, b = torch.ones(2, 3).shape\n"
+                                "    (a, b), c = [1], 3\n",
+    "unpacking a 0-d tensor": "import torch\nfor a, b in [torch.tensor(1.0)]:\n    pass\n",
     "operator errors": "for i in range(3):\n    print('a' + i)\n",
     "index error": "for i in range(3):\n    print([1, 2][i * 2])\n",
     "key error": "d = {'a': 1}\nfor k in ['a', 'b']:\n    print(d[k])\n",

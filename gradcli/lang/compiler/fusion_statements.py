@@ -83,9 +83,17 @@ class StatementBuilder(ExpressionBuilder):
             statements.extend(self.store(store, _name(held), ctx))
         return statements
 
-    def variable(self, store: Any) -> ast.expr | None:
-        """The Python target of a store into a variable's dict, else None."""
+    def variable(self, store: Any, ctx: Context) -> ast.expr | None:
+        """The Python target of a store into variables (a variable's dict, or an unpacking into
+        variables only), else None."""
         kind = getattr(store, "recipe", ("",))[0]
+        if kind == "unpack":
+            _, stores, span = store.recipe
+            # (Python's unpacking says what _exact_unpack says, in its words)
+            targets = [self.variable(inner, (ctx[0], span)) for inner in stores]
+            if any(target is None for target in targets):
+                return None
+            return self.at(ast.Tuple(elts=targets, ctx=_STORE), (span, span))
         if kind == "store_global":
             mapping = _name("_g")
         elif kind == "store_local":
@@ -96,13 +104,13 @@ class StatementBuilder(ExpressionBuilder):
             mapping = _name(f"_p{store.recipe[2]}")
         else:
             return None
-        return ast.Subscript(value=mapping, slice=_constant(store.recipe[1]), ctx=_STORE)
+        return self.at(ast.Subscript(value=mapping, slice=_constant(store.recipe[1]), ctx=_STORE), ctx)
 
     def store(self, store: Any, item: ast.expr, ctx: Context) -> list:
         """Store the value of ``item`` (an expression built already) as the store closure would."""
-        target = self.variable(store)
+        target = self.variable(store, ctx)
         if target is not None:
-            return [self.at(ast.Assign(targets=[self.at(target, ctx)], value=item), ctx)]
+            return [self.at(ast.Assign(targets=[target], value=item), ctx)]
         recipe = getattr(store, "recipe", None)
         kind = recipe[0] if recipe is not None else None
         if kind not in ("bind", "store_attribute", "store_item"):
@@ -252,9 +260,9 @@ class StatementBuilder(ExpressionBuilder):
         _, store, iterable, body, orelse, span, _ = recipe
         inner = (span, span)
         source = self.at(iterator, inner) if iterator is not None else self.expr(iterable, inner)
-        target = self.variable(store)
+        target = self.variable(store, inner)
         if target is not None:
-            target, stores = self.at(target, inner), []
+            stores = []
         else:
             item = self.temp("_i")
             target, stores = self.at(_name(item, _STORE), inner), self.store(store, self.at(_name(item), inner), inner)

@@ -148,7 +148,7 @@ class TargetCompiler(CompilerBase):
         span = self.span(node)
         if stars:
             return _starred_unpack(tuple(stores), stars[0], span)
-        return _exact_unpack(tuple(stores), span)
+        return described(_exact_unpack(tuple(stores), span), "unpack", tuple(stores), span)
 
     def delete_target(self, node: Tree) -> Delete:
         kind = node.data
