@@ -94,6 +94,10 @@ SCRIPTS = {
     "truth in not": "import torch\nx = torch.tensor([1.0, 2.0])\nfor i in range(2):\n    print(not x)\n",
     "truth in a chain": "import torch\nx = torch.tensor([1.0, 2.0])\nfor i in range(2):\n    print(1 < x < 3)\n",
     "f-strings": "for i in range(3):\n    print(f'{i:>4} {i!r} {i=}')\n    print(f'{i:{undefined}}')\n",
+    "f-string conversions and specs": "class R:\n    def __repr__(self):\n        print('repr!')\n        return 'R'\n"
+                                      "    def __format__(self, spec):\n        return 'fmt' + spec\nr = R()\n"
+                                      "for i in range(2):\n    print(f'{r} {r!r} {r:x} {r!r:>5} {r=} {i!a:{i + 2}}')\n"
+                                      "    print(f'{r!r:{undefined_spec}}')\n",
     "str.format": "for i in range(3):\n    print('x{}'.format(i), '{0.real}'.format(i))\n"
                   "    print('{0.__class__}'.format(i))\n",
     "calls": "def f(a, b=2, *, c):\n    return a + b\nfor i in range(3):\n    print(f(i, c=1), f(i, 3, c=i))\n"

@@ -32,6 +32,8 @@ _COMPARE = {operator.lt: ast.Lt, operator.gt: ast.Gt, operator.eq: ast.Eq, opera
 _UNARY = {operator.neg: ast.USub, operator.pos: ast.UAdd, operator.invert: ast.Invert}
 _LITERAL_TYPES = (int, float, complex, str, bytes, bool)
 
+_CONVERSIONS = {None: -1, str: ord("s"), repr: ord("r"), ascii: ord("a")}   # (FormattedValue's codes)
+
 _LOAD, _STORE = ast.Load(), ast.Store()
 
 Context = tuple  # (mark, where): the spans of the Record for the code being built
@@ -237,6 +239,36 @@ class ExpressionBuilder:
 
     def e_list(self, closure: Any, recipe: tuple, ctx: Context) -> ast.expr:
         return self.at(ast.List(elts=[self.expr(item, ctx) for item in recipe[1]], ctx=_LOAD), ctx)
+
+    def e_joined(self, closure: Any, recipe: tuple, ctx: Context) -> ast.expr:
+        values: list = []
+        for part in recipe[1]:
+            values.extend([self.at(_constant(part), ctx)] if part.__class__ is str else self.formatted(part, ctx))
+        return self.at(ast.JoinedStr(values=values), ctx)
+
+    def e_field(self, closure: Any, recipe: tuple, ctx: Context) -> ast.expr:
+        return self.at(ast.JoinedStr(values=self.formatted(closure, ctx)), ctx)
+
+    def formatted(self, field: Any, ctx: Context) -> list:
+        """The pieces of an f-string field: CPython's FORMAT_VALUE is format(conversion(value),
+        spec), as the field closure's.  (It evaluates the spec before converting: a field with
+        both a conversion and a computed spec is called as its closure.)"""
+        recipe = getattr(field, "recipe", None)
+        if recipe is None or recipe[0] != "field" or (recipe[2] is not None and recipe[3] is not None
+                                                       and not hasattr(recipe[3], "constant")):
+            return [self.at(ast.FormattedValue(value=self.leaf(field, ctx), conversion=-1, format_spec=None), ctx)]
+        _, expression, conversion, spec, prefix, span = recipe
+        inner = (span, span)
+        if spec is None:
+            spec_node = None
+        elif hasattr(spec, "constant"):
+            spec_node = self.at(ast.JoinedStr(values=[self.at(_constant(spec.constant), inner)]), inner)
+        else:
+            spec_node = self.e_joined(spec, spec.recipe, inner)
+        value = ast.FormattedValue(value=self.expr(expression, inner), conversion=_CONVERSIONS[conversion],
+                                   format_spec=spec_node)
+        pieces = [self.at(value, inner)]
+        return pieces if prefix is None else [self.at(_constant(prefix), ctx), *pieces]
 
     def e_call(self, closure: Any, recipe: tuple, ctx: Context) -> ast.expr:
         """``f(a, b, k=c)``: a user function by ``invoke`` (as the closures call it), anything

@@ -10,7 +10,7 @@ from typing import Any
 
 from lark import Token, Tree
 
-from gradcli.lang.compiler.base import CompilerBase, Evaluator
+from gradcli.lang.compiler.base import CompilerBase, Evaluator, described
 from gradcli.lang.errors import ScriptSyntaxError, Span, mark
 from gradcli.lang.fstrings import Field, FStringError, parse_fstring, split_literal, unescape
 from gradcli.lang.functions import Frame
@@ -66,7 +66,7 @@ class LiteralCompiler(CompilerBase):
 
         def joined(frame: Frame) -> str:
             return "".join([part if part.__class__ is str else part(frame) for part in parts])
-        return joined
+        return described(joined, "joined", parts)
 
     def _fstring(self, token: Token) -> list:
         text = str(token)
@@ -112,6 +112,7 @@ class LiteralCompiler(CompilerBase):
 
                 def spec(frame: Frame) -> str:
                     return "".join([p if p.__class__ is str else p(frame) for p in spec_tuple])
+                described(spec, "joined", spec_tuple)
         conversion = {"r": repr, "s": str, "a": ascii}.get(part.conversion or "")
         prefix = part.self_documenting
         if prefix is not None and conversion is None and spec is None:
@@ -128,7 +129,7 @@ class LiteralCompiler(CompilerBase):
                 mark(error, span)
                 raise
             return text if prefix is None else prefix + text
-        return field
+        return described(field, "field", expression, conversion, spec, prefix, span)
 
     def _position_in_token(self, token: Token, index: int) -> tuple[int, int]:
         text = str(token)[:index]
