@@ -37,7 +37,7 @@ from typing import Any, Callable
 
 from gradcli.lang.compiler import fused_runtime
 from gradcli.lang.compiler.fused_runtime import Table
-from gradcli.lang.compiler.fusion_expressions import _LOAD, _STORE, _constant, _name
+from gradcli.lang.compiler.fusion_expressions import Nodes
 from gradcli.lang.compiler.fusion_statements import StatementBuilder
 from gradcli.lang.functions import BREAK, CONTINUE, EMPTY_KWARGS, RETURN, UserFunction
 from gradcli.lang.safety import get_attribute
@@ -92,37 +92,30 @@ class _Builder(StatementBuilder):
 
     def body_function(self, block: Any) -> Callable:
         outer = (None, None)    # (what the body does not mark, the call of the function marks)
-        statements = self.block(block, outer) + [self.at(ast.Return(value=_constant(None)), outer)]
-        return self.function(statements, [])
+        n = self.nodes(outer)
+        return self.function(self.block(block, outer) + [n(ast.Return, value=n.const(None))], [])
 
     # ------------------------------------------------------------ the function
     def loop_function(self, loop: Callable) -> Callable:
         kind = loop.recipe[0]
         outer = (None, None)    # the closures around the loop mark what leaves it themselves
-        statements = self.s_for(loop, loop.recipe, outer, iterator=_name("_it")) if kind == "for" \
+        statements = self.s_for(loop, loop.recipe, outer, iterator="_it") if kind == "for" \
             else self.s_while(loop, loop.recipe, outer)
         return self.function(statements, ["_it"] if kind == "for" else [])
 
     def function(self, statements: list, parameters: list[str]) -> Callable:
         """The function ``(frame, *parameters)`` running ``statements``, compiled."""
-        outer = (None, None)
-        prologue = []
-        if self.uses_locals:
-            prologue.append(self.at(ast.Assign(targets=[_name("_l", _STORE)], value=self.frame_vars(0)), outer))
-        for depth in sorted(self.parents):
-            prologue.append(self.at(ast.Assign(targets=[_name(f"_p{depth}", _STORE)],
-                                               value=self.frame_vars(depth)), outer))
-        handler = ast.ExceptHandler(type=_name("_BaseException"), name="_e", body=[
-            ast.Expr(value=ast.Call(func=_name("_failed"), args=[_name("_e"), _name("_TABLE")], keywords=[])),
-            ast.Raise(exc=None, cause=None)])
-        body = [*prologue, ast.Try(body=statements, handlers=[handler], orelse=[], finalbody=[])]
-        arguments = [ast.arg(arg=name) for name in ["frame", *parameters]]
-        function = ast.FunctionDef(
-            name=FUNCTION_NAME, args=ast.arguments(posonlyargs=[], args=arguments, vararg=None, kwonlyargs=[],
-                                                  kw_defaults=[], kwarg=None, defaults=[]),
+        n = self.nodes((None, None))   # (record 0: nothing the closures would mark)
+        prologue = [n.assign("_l", self.frame_vars(0, n))] if self.uses_locals else []
+        prologue += [n.assign(f"_p{depth}", self.frame_vars(depth, n)) for depth in sorted(self.parents)]
+        handler = n(ast.ExceptHandler, type=n.name("_BaseException"), name="_e", body=[
+            n.do(n.helper("_failed", n.name("_e"), n.name("_TABLE"))), n(ast.Raise, exc=None, cause=None)])
+        body = [*prologue, n(ast.Try, body=statements, handlers=[handler], orelse=[], finalbody=[])]
+        arguments = [n(ast.arg, arg=name) for name in ["frame", *parameters]]
+        function = n(ast.FunctionDef, name=FUNCTION_NAME, args=ast.arguments(
+            posonlyargs=[], args=arguments, vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
             body=body, decorator_list=[], returns=None, type_comment=None)
         module = ast.Module(body=[function], type_ignores=[])
-        self.place_all(module)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")   # (CPython's SyntaxWarnings are not gradcli's to give)
             code = compile(module, FILENAME, "exec", dont_inherit=True)
@@ -133,9 +126,10 @@ class _Builder(StatementBuilder):
         table.code = made.__code__
         return made
 
-    def frame_vars(self, depth: int) -> ast.expr:
-        node: ast.expr = _name("frame")
+    @staticmethod
+    def frame_vars(depth: int, n: Nodes) -> ast.expr:
+        """``frame.parent.parent.vars``, ``depth`` parents up."""
+        node: ast.expr = n.name("frame")
         for _ in range(depth):
-            node = ast.Attribute(value=node, attr="parent", ctx=_LOAD)
-        return ast.Attribute(value=node, attr="vars", ctx=_LOAD)
-
+            node = n.attr(node, "parent")
+        return n.attr(node, "vars")

@@ -13,8 +13,8 @@ import _ast as ast
 from typing import Any
 
 from gradcli.lang.compiler.fused_runtime import DIRECT_WRITES
-from gradcli.lang.compiler.fusion_expressions import (_AUGMENTED, _LOAD, _STORE, Context, ExpressionBuilder,
-                                                      _constant, _is, _name, is_direct_name)
+from gradcli.lang.compiler.fusion_expressions import (_AUGMENTED, _STORE, Context, ExpressionBuilder, Nodes,
+                                                      is_direct_name)
 
 
 class StatementBuilder(ExpressionBuilder):
@@ -23,12 +23,10 @@ class StatementBuilder(ExpressionBuilder):
     def block(self, executor: Any, ctx: Context) -> list:
         recipe = getattr(executor, "recipe", None)
         if recipe is not None and recipe[0] == "block":
-            statements = []
-            for step in recipe[1]:
-                statements.extend(self.statement(step, ctx))
+            statements = self.s_block(executor, recipe, ctx)
         else:
             statements = self.statement(executor, ctx)
-        return statements or [self.at(ast.Pass(), ctx)]
+        return statements or [self.nodes(ctx)(ast.Pass)]
 
     def statement(self, executor: Any, ctx: Context) -> list:
         recipe = getattr(executor, "recipe", None)
@@ -37,8 +35,9 @@ class StatementBuilder(ExpressionBuilder):
         try:
             statements = method(executor, recipe, ctx) if method is not None else self.run_leaf(executor, ctx)
             if self.temps:   # what the statement held is let go of, as the closures let go of it
-                statements.append(self.at(ast.Assign(targets=[_name(name, _STORE) for name in self.temps],
-                                                     value=_constant(None)), ctx))
+                n = self.nodes(ctx)
+                statements.append(n(ast.Assign, targets=[n.name(name, _STORE) for name in self.temps],
+                                    value=n.const(None)))
         finally:
             self.temps = outer_temps
         return statements
@@ -50,37 +49,31 @@ class StatementBuilder(ExpressionBuilder):
         return statements
 
     def run_leaf(self, executor: Any, ctx: Context) -> list:
-        signal = self.temp("_s")
-        run = self.at(ast.Assign(targets=[_name(signal, _STORE)], value=self.leaf(executor, ctx)), ctx)
-        passed = self.at(ast.If(test=ast.Compare(left=_name(signal), ops=[ast.IsNot()], comparators=[_constant(None)]),
-                                body=self.pass_signal(signal, ctx), orelse=[]), ctx)
-        return [run, passed]
+        n, signal = self.nodes(ctx), self.temp("_s")
+        return [n.assign(signal, self.leaf(executor, ctx)),
+                n.when(n.compare(n.name(signal), ast.IsNot(), n.const(None)), self.pass_signal(signal, n))]
 
-    def pass_signal(self, signal: str, ctx: Context) -> list:
+    def pass_signal(self, signal: str, n: Nodes) -> list:
         """A closure's BREAK/CONTINUE/RETURN, where the built code now is (in a function's body,
         RETURN is the value the closure left in ``frame.ret``)."""
-        if self.returns_values:
-            give = self.at(ast.Return(value=ast.Attribute(value=_name("frame"), attr="ret", ctx=_LOAD)), ctx)
-        else:
-            give = self.at(ast.Return(value=_name(signal)), ctx)
+        give = n(ast.Return, value=n.attr(n.name("frame"), "ret") if self.returns_values else n.name(signal))
         if not self.loop_depth:
             return [give]
-        return [self.at(ast.If(test=_is(_name(signal), _name("_BREAK")), body=[self.at(ast.Break(), ctx)], orelse=[
-            self.at(ast.If(test=_is(_name(signal), _name("_CONTINUE")), body=[self.at(ast.Continue(), ctx)],
-                           orelse=[give]), ctx)]), ctx)]
+        return [n.when(n.compare(n.name(signal), ast.Is(), n.name("_BREAK")), [n(ast.Break)], [
+            n.when(n.compare(n.name(signal), ast.Is(), n.name("_CONTINUE")), [n(ast.Continue)], [give])])]
 
     def s_expression(self, executor: Any, recipe: tuple, ctx: Context) -> list:
-        return [self.at(ast.Expr(value=self.expr(recipe[1], ctx)), ctx)]
+        return [self.nodes(ctx).do(self.expr(recipe[1], ctx))]
 
     def s_assign(self, executor: Any, recipe: tuple, ctx: Context) -> list:
         _, value, stores = recipe
         item = self.expr(value, ctx)
         if len(stores) == 1:
             return self.store(stores[0], item, ctx)
-        held = self.temp()
-        statements = [self.at(ast.Assign(targets=[_name(held, _STORE)], value=item), ctx)]
+        n, held = self.nodes(ctx), self.temp()
+        statements = [n.assign(held, item)]
         for store in stores:
-            statements.extend(self.store(store, _name(held), ctx))
+            statements.extend(self.store(store, n.name(held), ctx))
         return statements
 
     def variable(self, store: Any, ctx: Context) -> ast.expr | None:
@@ -93,107 +86,102 @@ class StatementBuilder(ExpressionBuilder):
             targets = [self.variable(inner, (ctx[0], span)) for inner in stores]
             if any(target is None for target in targets):
                 return None
-            return self.at(ast.Tuple(elts=targets, ctx=_STORE), (span, span))
+            return self.nodes((span, span)).tuple(targets, _STORE)
         if kind == "store_global":
-            mapping = _name("_g")
+            mapping = "_g"
         elif kind == "store_local":
             self.uses_locals = True
-            mapping = _name("_l")
+            mapping = "_l"
         elif kind == "store_free":
             self.parents.add(store.recipe[2])
-            mapping = _name(f"_p{store.recipe[2]}")
+            mapping = f"_p{store.recipe[2]}"
         else:
             return None
-        return self.at(ast.Subscript(value=mapping, slice=_constant(store.recipe[1]), ctx=_STORE), ctx)
+        n = self.nodes(ctx)
+        return n.item(n.name(mapping), n.const(store.recipe[1]), _STORE)
 
     def store(self, store: Any, item: ast.expr, ctx: Context) -> list:
         """Store the value of ``item`` (an expression built already) as the store closure would."""
+        n = self.nodes(ctx)
         target = self.variable(store, ctx)
         if target is not None:
-            return [self.at(ast.Assign(targets=[target], value=item), ctx)]
+            return [n.assign(target, item)]
         recipe = getattr(store, "recipe", None)
         kind = recipe[0] if recipe is not None else None
         if kind not in ("bind", "store_attribute", "store_item"):
-            return [self.at(ast.Expr(value=ast.Call(func=self.value_name(store), args=[_name("frame"), item],
-                                                    keywords=[])), ctx)]
+            return [n.do(n.call(self.value_name(store, n), n.name("frame"), item))]
+        statements = []
         if not isinstance(item, (ast.Name, ast.Constant)):
             held = self.temp()
-            statements = [self.at(ast.Assign(targets=[_name(held, _STORE)], value=item), ctx)]
-            item = self.at(_name(held), ctx)
-        else:
-            statements = []
+            statements.append(n.assign(held, item))
+            item = n.name(held)
         if kind == "bind":
             _, inner_store, name, span, on_bind = recipe
             statements.extend(self.store(inner_store, item, ctx))
-            tell = ast.Call(func=self.value_name(on_bind), args=[_constant(name), item, self.value_name(span)],
-                            keywords=[])
-            statements.append(self.at(ast.Expr(value=tell), (ctx[0], span)))
+            told = self.nodes((ctx[0], span))
+            statements.append(told.do(told.call(self.value_name(on_bind, told), told.const(name), item,
+                                                self.value_name(span, told))))
             return statements
         span = recipe[-1]
         inner = (span, span)
+        m = self.nodes(inner)
         if kind == "store_item":
             _, value, key, _ = recipe
-            target = ast.Subscript(value=self.expr(value, inner), slice=self.expr(key, inner), ctx=_STORE)
-            statements.append(self.at(ast.Assign(targets=[self.at(target, inner)], value=item), ctx))
+            statements.append(n.assign(m.item(self.expr(value, inner), self.expr(key, inner), _STORE), item))
             return statements
         _, value, name, _ = recipe
         owner = self.temp()
-        statements.append(self.at(ast.Assign(targets=[_name(owner, _STORE)], value=self.expr(value, inner)), inner))
+        statements.append(m.assign(owner, self.expr(value, inner)))
         statements.append(self.write_attribute(owner, name, item, inner))
         return statements
 
     def write_attribute(self, owner: str, name: str, item: ast.expr, ctx: Context) -> ast.stmt:
         """``owner.name = item`` through the sandbox: directly for a type it let through before."""
+        n = self.nodes(ctx)
         if not is_direct_name(name):
-            return self.at(ast.Expr(value=ast.Call(func=_name("_write"), args=[
-                _name(owner), _constant(name), item, _constant(None)], keywords=[])), ctx)
-        direct = self.value_name(DIRECT_WRITES.setdefault(name, set()))
-        test = ast.Compare(left=ast.Call(func=_name("_type"), args=[_name(owner)], keywords=[]), ops=[ast.In()],
-                           comparators=[direct])
-        assign = ast.Assign(targets=[ast.Attribute(value=_name(owner), attr=name, ctx=_STORE)], value=item)
-        write = ast.Expr(value=ast.Call(func=_name("_write"), args=[_name(owner), _constant(name), item, direct],
-                                        keywords=[]))
-        return self.at(ast.If(test=test, body=[self.at(assign, ctx)], orelse=[self.at(write, ctx)]), ctx)
+            return n.do(n.helper("_write", n.name(owner), n.const(name), item, n.const(None)))
+        direct = self.value_name(DIRECT_WRITES.setdefault(name, set()), n)
+        return n.when(n.compare(n.helper("_type", n.name(owner)), ast.In(), direct),
+                      [n.assign(n.attr(n.name(owner), name, _STORE), item)],
+                      [n.do(n.helper("_write", n.name(owner), n.const(name), item, direct))])
 
     def s_augment_name(self, executor: Any, recipe: tuple, ctx: Context) -> list:
         _, function, load, value, store, span = recipe
         around, inner = (ctx[0], span), (span, span)
+        n, m = self.nodes(around), self.nodes(inner)
         current, right = self.temp(), self.temp()
-        statements = [self.at(ast.Assign(targets=[_name(current, _STORE)], value=self.expr(load, around)), around),
-                      self.at(ast.Assign(targets=[_name(right, _STORE)], value=self.expr(value, around)), around),
-                      self.at(ast.AugAssign(target=self.at(_name(current, _STORE), inner), op=_AUGMENTED[function](),
-                                            value=self.at(_name(right), inner)), inner)]
-        return statements + self.store(store, self.at(_name(current), around), around)
+        statements = [n.assign(current, self.expr(load, around)), n.assign(right, self.expr(value, around)),
+                      m(ast.AugAssign, target=m.name(current, _STORE), op=_AUGMENTED[function](),
+                        value=m.name(right))]
+        return statements + self.store(store, n.name(current), around)
 
     def s_augment_attribute(self, executor: Any, recipe: tuple, ctx: Context) -> list:
         _, function, owner_value, name, value, span = recipe
         inner = (span, span)
+        n = self.nodes(inner)
         owner, current = self.temp(), self.temp()
-        read = self.read_attribute(_name(owner), name, inner)
-        return [self.at(ast.Assign(targets=[_name(owner, _STORE)], value=self.expr(owner_value, inner)), inner),
-                self.at(ast.Assign(targets=[_name(current, _STORE)], value=read), inner),
-                self.at(ast.AugAssign(target=_name(current, _STORE), op=_AUGMENTED[function](),
-                                      value=self.expr(value, inner)), inner),
-                self.write_attribute(owner, name, _name(current), inner)]
+        return [n.assign(owner, self.expr(owner_value, inner)),
+                n.assign(current, self.read_attribute(n.name(owner), name, inner)),
+                n(ast.AugAssign, target=n.name(current, _STORE), op=_AUGMENTED[function](),
+                  value=self.expr(value, inner)),
+                self.write_attribute(owner, name, n.name(current), inner)]
 
     def s_augment_item(self, executor: Any, recipe: tuple, ctx: Context) -> list:
         _, function, owner_value, key, value, span = recipe
         inner = (span, span)
+        n = self.nodes(inner)
         owner, index, current = self.temp(), self.temp(), self.temp()
-
-        def item(ctx_: Any) -> ast.Subscript:
-            return ast.Subscript(value=_name(owner), slice=_name(index), ctx=ctx_)
-        return [self.at(ast.Assign(targets=[_name(owner, _STORE)], value=self.expr(owner_value, inner)), inner),
-                self.at(ast.Assign(targets=[_name(index, _STORE)], value=self.expr(key, inner)), inner),
-                self.at(ast.Assign(targets=[_name(current, _STORE)], value=item(_LOAD)), inner),
-                self.at(ast.AugAssign(target=_name(current, _STORE), op=_AUGMENTED[function](),
-                                      value=self.expr(value, inner)), inner),
-                self.at(ast.Assign(targets=[item(_STORE)], value=_name(current)), inner)]
+        return [n.assign(owner, self.expr(owner_value, inner)), n.assign(index, self.expr(key, inner)),
+                n.assign(current, n.item(n.name(owner), n.name(index))),
+                n(ast.AugAssign, target=n.name(current, _STORE), op=_AUGMENTED[function](),
+                  value=self.expr(value, inner)),
+                n.assign(n.item(n.name(owner), n.name(index), _STORE), n.name(current))]
 
     def _jump(self, signal: str, statement: type, ctx: Context) -> list:
+        n = self.nodes(ctx)
         if self.loop_depth:
-            return [self.at(statement(), ctx)]
-        return [self.at(ast.Return(value=_name(signal)), ctx)]   # (in a loop around the built one)
+            return [n(statement)]
+        return [n(ast.Return, value=n.name(signal))]   # (to a loop around the built one)
 
     def s_break(self, executor: Any, recipe: tuple, ctx: Context) -> list:
         return self._jump("_BREAK", ast.Break, ctx)
@@ -202,24 +190,23 @@ class StatementBuilder(ExpressionBuilder):
         return self._jump("_CONTINUE", ast.Continue, ctx)
 
     def s_return(self, executor: Any, recipe: tuple, ctx: Context) -> list:
-        value = recipe[1]
-        result = self.at(_constant(None), ctx) if value is None else self.expr(value, ctx)
+        n, value = self.nodes(ctx), recipe[1]
+        result = n.const(None) if value is None else self.expr(value, ctx)
         if self.returns_values:
-            return [self.at(ast.Return(value=result), ctx)]
-        store = ast.Assign(targets=[ast.Attribute(value=_name("frame"), attr="ret", ctx=_STORE)], value=result)
-        return [self.at(store, ctx), self.at(ast.Return(value=_name("_RETURN")), ctx)]
+            return [n(ast.Return, value=result)]
+        return [n.assign(n.attr(n.name("frame"), "ret", _STORE), result), n(ast.Return, value=n.name("_RETURN"))]
 
-    def _test(self, test: Any, ctx: Context) -> list:
-        """Assign a test's value to a temporary (then test that: see e_conditional)."""
-        return [self.at(ast.Assign(targets=[_name(self.temp("_c"), _STORE)], value=self.expr(test, ctx)), ctx)]
+    def _test(self, test: Any, ctx: Context) -> tuple[list, ast.Name]:
+        """A test's value assigned to a temporary, and the temporary (see the module docstring)."""
+        n, held = self.nodes(ctx), self.temp("_c")
+        return [n.assign(held, self.expr(test, ctx))], n.name(held)
 
     def s_if(self, executor: Any, recipe: tuple, ctx: Context) -> list:
         ((test, body, span),), orelse = recipe[1], recipe[2]
         tested, chosen = (span, span), (ctx[0], span)
-        statements = self._test(test, tested)
-        condition = _name(statements[0].targets[0].id)
-        statements.append(self.at(ast.If(test=self.at(condition, tested), body=self.block(body, chosen),
-                                         orelse=self.optional_block(orelse, chosen)), tested))
+        statements, condition = self._test(test, tested)
+        statements.append(self.nodes(tested).when(condition, self.block(body, chosen),
+                                                  self.optional_block(orelse, chosen)))
         return statements
 
     def s_if_chain(self, executor: Any, recipe: tuple, ctx: Context) -> list:
@@ -227,10 +214,8 @@ class StatementBuilder(ExpressionBuilder):
         statements = self.optional_block(orelse, ctx)
         for test, body, span in reversed(branches):
             tested = (span, ctx[1])
-            chain = self._test(test, tested)
-            condition = _name(chain[0].targets[0].id)
-            chain.append(self.at(ast.If(test=self.at(condition, tested), body=self.block(body, ctx),
-                                        orelse=statements), tested))
+            chain, condition = self._test(test, tested)
+            chain.append(self.nodes(tested).when(condition, self.block(body, ctx), statements))
             statements = chain
         return statements
 
@@ -251,54 +236,50 @@ class StatementBuilder(ExpressionBuilder):
     def s_while(self, executor: Any, recipe: tuple, ctx: Context) -> list:
         _, test, body, orelse, span, _ = recipe
         inner = (span, span)
-        condition = self.at(ast.NamedExpr(target=_name(self.temp("_c"), _STORE), value=self.expr(test, inner)), inner)
-        loop = ast.While(test=condition, body=self.loop_body(body, inner),
-                         orelse=self.optional_block(orelse, (ctx[0], span)))
-        return [self.at(loop, inner)]
+        n = self.nodes(inner)
+        condition = n.walrus(self.temp("_c"), self.expr(test, inner))
+        return [n(ast.While, test=condition, body=self.loop_body(body, inner),
+                  orelse=self.optional_block(orelse, (ctx[0], span)))]
 
-    def s_for(self, executor: Any, recipe: tuple, ctx: Context, iterator: ast.expr | None = None) -> list:
+    def s_for(self, executor: Any, recipe: tuple, ctx: Context, iterator: str | None = None) -> list:
         _, store, iterable, body, orelse, span, _ = recipe
         inner = (span, span)
-        source = self.at(iterator, inner) if iterator is not None else self.expr(iterable, inner)
+        n = self.nodes(inner)
+        source = n.name(iterator) if iterator is not None else self.expr(iterable, inner)
         target = self.variable(store, inner)
         if target is not None:
             stores = []
         else:
             item = self.temp("_i")
-            target, stores = self.at(_name(item, _STORE), inner), self.store(store, self.at(_name(item), inner), inner)
-        loop = ast.For(target=target, iter=source, body=stores + self.loop_body(body, inner),
-                       orelse=self.optional_block(orelse, (ctx[0], span)), type_comment=None)
-        return [self.at(loop, inner)]
+            target, stores = n.name(item, _STORE), self.store(store, n.name(item), inner)
+        return [n(ast.For, target=target, iter=source, body=stores + self.loop_body(body, inner),
+                  orelse=self.optional_block(orelse, (ctx[0], span)), type_comment=None)]
 
     @staticmethod
-    def exit_normally(entered: str) -> ast.expr:
+    def exit_normally(entered: str, n: Nodes) -> ast.expr:
         """``cls.__exit__(manager, None, None, None)`` of what fused_runtime.with_enter gave."""
-        def part(index: int) -> ast.expr:
-            return ast.Subscript(value=_name(entered), slice=_constant(index), ctx=_LOAD)
-        return ast.Call(func=ast.Attribute(value=part(0), attr="__exit__", ctx=_LOAD),
-                        args=[part(1), _constant(None), _constant(None), _constant(None)], keywords=[])
+        return n.call(n.attr(n.item(n.name(entered), n.const(0)), "__exit__"), n.item(n.name(entered), n.const(1)),
+                      n.const(None), n.const(None), n.const(None))
 
     def s_with(self, executor: Any, recipe: tuple, ctx: Context) -> list:
         """``with m as x: body``: entered and left by fused_runtime as the closures' with does."""
         _, manager, span, store, body = recipe
         entering, inside = (span, span), (ctx[0], span)
+        n, m = self.nodes(entering), self.nodes(inside)
         entered, left, error = self.temp("_w"), self.temp("_x"), self.temp("_e")
         self.temps.remove(error)    # (Python unbinds the name of an except clause itself)
-        enter = ast.Assign(targets=[_name(entered, _STORE)], value=self.at(ast.Call(
-            func=_name("_with_enter"), args=[self.expr(manager, entering)], keywords=[]), entering))
+        enter = n.assign(entered, n.helper("_with_enter", self.expr(manager, entering)))
         statements = []
         if store is not None:
-            statements = self.store(store, ast.Subscript(value=_name(entered), slice=_constant(2), ctx=_LOAD), inside)
+            statements = self.store(store, m.item(m.name(entered), m.const(2)), inside)
         statements += self.block(body, inside)
         leave_failed = [
-            self.at(ast.Assign(targets=[ast.Tuple(elts=[_name(left, _STORE), _name(entered, _STORE)], ctx=_STORE)],
-                               value=ast.Tuple(elts=[_name(entered), _constant(None)], ctx=_LOAD)), inside),
-            self.at(ast.If(test=ast.UnaryOp(op=ast.Not(), operand=ast.Call(
-                func=_name("_with_failed"), args=[_name(left), _name(error), _name("_TABLE")], keywords=[])),
-                body=[self.at(ast.Raise(exc=None, cause=None), inside)], orelse=[]), inside)]
-        handler = self.at(ast.ExceptHandler(type=_name("_BaseException"), name=error, body=leave_failed), inside)
-        leave = self.at(ast.If(test=ast.Compare(left=_name(entered), ops=[ast.IsNot()], comparators=[_constant(None)]),
-                               body=[self.at(ast.Expr(value=self.exit_normally(entered)), inside)], orelse=[]),
-                       inside)
-        guarded = ast.Try(body=statements, handlers=[handler], orelse=[], finalbody=[leave])
-        return [self.at(enter, entering), self.at(guarded, inside)]
+            m(ast.Assign, targets=[m.tuple([m.name(left, _STORE), m.name(entered, _STORE)], _STORE)],
+              value=m.tuple([m.name(entered), m.const(None)])),
+            m.when(m(ast.UnaryOp, op=ast.Not(), operand=m.helper("_with_failed", m.name(left), m.name(error),
+                                                                 m.name("_TABLE"))),
+                   [m(ast.Raise, exc=None, cause=None)])]
+        handler = m(ast.ExceptHandler, type=m.name("_BaseException"), name=error, body=leave_failed)
+        leave = m.when(m.compare(m.name(entered), ast.IsNot(), m.const(None)),
+                       [m.do(self.exit_normally(entered, m))])
+        return [enter, m(ast.Try, body=statements, handlers=[handler], orelse=[], finalbody=[leave])]
