@@ -182,6 +182,7 @@ def test_a_hot_loop_is_fused_and_runs_on_from_where_it_was(monkeypatch):
 def test_a_short_loop_stays_closures(monkeypatch):
     made = []
     monkeypatch.setattr(fusion, "fuse_loop", lambda loop: made.append(loop))
+    monkeypatch.setattr(statements, "HOT_ITERATIONS", 50)
     Session(stdout=io.StringIO()).run_source("for i in range(49):\n    pass\n", "short.ag")
     assert made == []
 
