@@ -22,7 +22,7 @@ from typing import Any, TextIO
 from lark import Token
 
 from gradcli.lang import builtins as _builtins_module
-from gradcli.lang.compiler import CLOSURE_MODULES, FUSED_FILES, RunContext, compile_module
+from gradcli.lang.compiler import CLOSURE_MODULES, FUSED_FILES, FUSED_FUNCTION_NAME, RunContext, compile_module
 from gradcli.lang.compiler.base import EchoMode
 from gradcli.lang.diagnostics import Reporter
 from gradcli.lang.error_origin import is_script_error
@@ -302,7 +302,11 @@ def innermost_span() -> Span | None:
         code = frame.f_code
         known = holds_span.get(code)
         if known is None:
-            known = holds_span[code] = _kind_of_code(code)
+            if code.co_filename == _FUSED_CODE_FILE:   # (not kept: a script may fuse many loops)
+                known = _FUSED if code.co_name == FUSED_FUNCTION_NAME else False
+            else:
+                known = holds_span[code] = ("span" in code.co_freevars
+                                            and os.path.abspath(code.co_filename) in _COMPILED_CODE_FILES)
         if known is _FUSED:
             # a hot loop rebuilt as Python code: the record of the instruction now running
             span = frame.f_globals["_TABLE"].record_at(frame.f_lasti).where
@@ -316,20 +320,10 @@ def innermost_span() -> Span | None:
     return None
 
 
-_FUSED = "fused"
+_FUSED = "fused"   # (a code a hot loop was rebuilt as: compiler.fusion)
 
-
-def _kind_of_code(code: Any) -> Any:
-    """True for a compiled script node holding a ``span``, _FUSED for a fused loop, else False."""
-    filename = os.path.abspath(code.co_filename)
-    if filename == _FUSED_CODE_FILE:
-        from gradcli.lang.compiler.fusion import FUNCTION_NAME
-        return _FUSED if code.co_name == FUNCTION_NAME else False
-    return "span" in code.co_freevars and filename in _COMPILED_CODE_FILES
-
-
-# code object -> what innermost_span finds in its frames (asked once per code)
-_HOLDS_SPAN: dict[Any, Any] = {}
+# code object -> whether its frames are compiled script nodes holding a `span` (asked once per code)
+_HOLDS_SPAN: dict[Any, bool] = {}
 
 
 class _RunGuard:

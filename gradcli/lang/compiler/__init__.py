@@ -18,7 +18,7 @@ from gradcli.lang.compiler.statements import StatementCompiler
 from gradcli.lang.compiler.targets import TargetCompiler
 from gradcli.lang.errors import Source, Span
 
-__all__ = ["CLOSURE_MODULES", "FUSED_FILES", "CompiledStatement", "RunContext", "compile_module"]
+__all__ = ["CLOSURE_MODULES", "FUSED_FILES", "FUSED_FUNCTION_NAME", "CompiledStatement", "RunContext", "compile_module"]
 
 # The modules that compile a script and hold the closures it runs as: an exception
 # Python raises in one of them is the script's own operation failing.
@@ -28,6 +28,7 @@ CLOSURE_MODULES = (expressions, literals, names, containers, operators, attribut
 # what that code calls: imported only when a loop gets hot.
 FUSED_FILES = tuple(os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
                     for name in ("fusion.py", "fused_runtime.py"))
+FUSED_FUNCTION_NAME = "fused_code"   # (the name of every fused function, in fusion.py's name)
 
 
 class Compiler(StatementCompiler, ExceptionCompiler, DefinitionCompiler, ClassCompiler, TargetCompiler,

@@ -35,7 +35,7 @@ import warnings
 from types import MethodType
 from typing import Any, Callable
 
-from gradcli.lang.compiler import fused_runtime
+from gradcli.lang.compiler import FUSED_FUNCTION_NAME, fused_runtime
 from gradcli.lang.compiler.fused_runtime import Table
 from gradcli.lang.compiler.fusion_expressions import Nodes
 from gradcli.lang.compiler.fusion_statements import StatementBuilder
@@ -43,7 +43,7 @@ from gradcli.lang.functions import BREAK, CONTINUE, EMPTY_KWARGS, RETURN, UserFu
 from gradcli.lang.safety import get_attribute
 
 FILENAME = os.path.abspath(__file__)   # (what the fused code is named after: compiler.FUSED_FILES)
-FUNCTION_NAME = "fused_code"
+FUNCTION_NAME = FUSED_FUNCTION_NAME
 
 # The helpers every fused loop may call (and nothing else of Python's).
 _HELPERS = {
