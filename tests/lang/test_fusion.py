@@ -268,3 +268,23 @@ def test_number_literals_are_folded_where_cpython_folds_them(text):
     assert hasattr(compiled, "constant") == _cpython_folds(text)
     if hasattr(compiled, "constant"):
         assert repr(compiled.constant) == repr(eval(compile(text, "c", "eval")))
+
+
+def test_innermost_span_finds_what_it_finds_in_the_closures(monkeypatch):
+    from gradcli.lang.runtime import innermost_span
+    seen = []
+
+    def where(*values):
+        span = innermost_span()
+        seen.append(None if span is None else (span.line, span.column, span.end_line, span.end_column))
+        return values[0] if values else None
+    text = ("class M:\n    def __enter__(self):\n        where()\n    def __exit__(self, *a):\n        where()\n"
+            "t = 0\nfor i in range(3):\n    t += where(i) * 2\n    with M():\n        t = t + where(1)\n"
+            "    if where(t):\n        where()\n    else:\n        pass\n    x = [where(j) for j in range(2)]\n"
+            "else:\n    where()\nwhile where(t) > 100:\n    t -= 1\n")
+    runs = []
+    for hot in (NEVER, 0, 1):
+        seen.clear()
+        same = run(text, hot, monkeypatch, {"where": where})
+        runs.append((same, list(seen)))
+    assert runs[0] == runs[1] == runs[2] and len(runs[0][1]) > 20
