@@ -28,10 +28,10 @@ def _load() -> frozenset[str]:
     import numpy
 
     from gradcli.lang import builtins, class_access, classes, functions, safety, shorthand, stdlib
-    from gradcli.lang.compiler import CLOSURE_MODULES
+    from gradcli.lang.compiler import CLOSURE_MODULES, FUSED_FILES
     modules = (*CLOSURE_MODULES, functions, builtins, safety, shorthand, classes, class_access, stdlib)
     _script_files = frozenset(os.path.abspath(module.__file__) for module in modules) | {
-        os.path.abspath(string.__file__)}
+        os.path.abspath(string.__file__), *FUSED_FILES}
     library = os.path.dirname(os.path.abspath(os.__file__))
     _library_prefixes = (os.path.dirname(os.path.abspath(numpy.__file__)) + os.sep,
                          *(os.path.join(library, name) for name in stdlib.PYTHON_SOURCES))

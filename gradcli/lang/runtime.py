@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 from gradcli.engine import allocator, collector
 from gradcli.lang import builtins as _builtins_module
-from gradcli.lang.compiler import CLOSURE_MODULES, RunContext, compile_module
+from gradcli.lang.compiler import CLOSURE_MODULES, FUSED_FILES, FUSED_FUNCTION_NAME, RunContext, compile_module
 from gradcli.lang.compiler.base import EchoMode
 from gradcli.lang.diagnostics import Reporter
 from gradcli.lang.error_origin import is_script_error
@@ -31,6 +31,7 @@ from gradcli.lang.syntax import parse, prepare
 from gradcli.lang.syntax_tree import Token
 
 _COMPILED_CODE_FILES = frozenset(os.path.abspath(module.__file__) for module in CLOSURE_MODULES)
+_FUSED_CODE_FILE = FUSED_FILES[0]
 
 # Modules a script may import that a layer above the language provides: import path -> (module,
 # function giving the members for one Session, function wording a name the module lacks).  The
@@ -301,15 +302,25 @@ def innermost_span() -> Span | None:
         code = frame.f_code
         known = holds_span.get(code)
         if known is None:
-            known = holds_span[code] = ("span" in code.co_freevars
-                                        and os.path.abspath(code.co_filename) in _COMPILED_CODE_FILES)
-        if known:
+            if code.co_filename == _FUSED_CODE_FILE:   # (not kept: a script may fuse many loops)
+                known = _FUSED if code.co_name == FUSED_FUNCTION_NAME else False
+            else:
+                known = holds_span[code] = ("span" in code.co_freevars
+                                            and os.path.abspath(code.co_filename) in _COMPILED_CODE_FILES)
+        if known is _FUSED:
+            # a hot loop rebuilt as Python code: the record of the instruction now running
+            span = frame.f_globals["_TABLE"].record_at(frame.f_lasti).where
+            if span is not None:
+                return span
+        elif known:
             span = frame.f_locals.get("span")
             if isinstance(span, Span):
                 return span
         frame = frame.f_back
     return None
 
+
+_FUSED = "fused"   # (a code a hot loop was rebuilt as: compiler.fusion)
 
 # code object -> whether its frames are compiled script nodes holding a `span` (asked once per code)
 _HOLDS_SPAN: dict[Any, bool] = {}

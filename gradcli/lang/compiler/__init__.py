@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+
+
 from gradcli.lang.compiler import (attributes_and_subscripts, calls, classes, comprehensions, containers,
                                    definitions, exceptions, expressions, literals, names, operators, statements,
                                    targets)
@@ -15,12 +18,17 @@ from gradcli.lang.compiler.targets import TargetCompiler
 from gradcli.lang.errors import Source, Span
 from gradcli.lang.syntax_tree import Tree
 
-__all__ = ["CLOSURE_MODULES", "CompiledStatement", "RunContext", "compile_module"]
+__all__ = ["CLOSURE_MODULES", "FUSED_FILES", "FUSED_FUNCTION_NAME", "CompiledStatement", "RunContext", "compile_module"]
 
 # The modules that compile a script and hold the closures it runs as: an exception
 # Python raises in one of them is the script's own operation failing.
 CLOSURE_MODULES = (expressions, literals, names, containers, operators, attributes_and_subscripts,
                    calls, comprehensions, statements, definitions, classes, exceptions, targets)
+# The same for hot loops rebuilt as Python code (fusion.py names its code after itself) and
+# what that code calls: imported only when a loop gets hot.
+FUSED_FILES = tuple(os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
+                    for name in ("fusion.py", "fused_runtime.py"))
+FUSED_FUNCTION_NAME = "fused_code"   # (the name of every fused function, in fusion.py's name)
 
 
 class Compiler(StatementCompiler, ExceptionCompiler, DefinitionCompiler, ClassCompiler, TargetCompiler,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gradcli.lang.compiler.base import CompilerBase, Evaluator
+from gradcli.lang.compiler.base import CompilerBase, Evaluator, described
 from gradcli.lang.compiler.containers import spread
 from gradcli.lang.compiler.literals import constant
 from gradcli.lang.errors import mark
@@ -27,7 +27,7 @@ class AccessCompiler(CompilerBase):
                 except BaseException as error:
                     mark(error, span)
                     raise
-            return checked_attribute
+            return described(checked_attribute, "checked_attribute", value, name, span)
         readable = READABLE_CACHE
         script_classes = SCRIPT_MEMBERS if not name.startswith("_gradcli_") else {}
 
@@ -49,7 +49,7 @@ class AccessCompiler(CompilerBase):
             except BaseException as error:
                 mark(error, span)
                 raise
-        return attribute
+        return described(attribute, "attribute", value, name, span)
 
     def e_subscript(self, node: Tree) -> Evaluator:
         value_node, key_node = node.children
@@ -63,7 +63,7 @@ class AccessCompiler(CompilerBase):
             except BaseException as error:
                 mark(error, span)
                 raise
-        return subscript
+        return described(subscript, "subscript", value, key, span)
 
     def subscript_key(self, node: Tree) -> Evaluator:
         if node.data == "slice":
@@ -85,7 +85,9 @@ class AccessCompiler(CompilerBase):
 
             def key_tuple(frame: Frame) -> tuple:
                 return tuple(spread(pairs, frame))
-            return key_tuple
+            if any(starred):
+                return key_tuple
+            return described(key_tuple, "tuple", tuple(evaluators))
         return self.expr(node)
 
     def _slice(self, node: Tree) -> Evaluator:
@@ -96,4 +98,4 @@ class AccessCompiler(CompilerBase):
 
         def make_slice(frame: Frame) -> slice:
             return slice(start(frame), stop(frame), step(frame))
-        return make_slice
+        return described(make_slice, "slice", start, stop, step)

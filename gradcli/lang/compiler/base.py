@@ -15,6 +15,15 @@ Executor = Callable[[Any], Any]      # frame -> None or a BREAK/CONTINUE/RETURN 
 EchoMode = Literal["none", "all", "last"]
 
 
+def described(closure: Any, kind: str, *parts: Any) -> Any:
+    """``closure``, telling what it computes: ``closure.recipe = (kind, *parts)``, the parts being
+    the closures it calls and the values it holds.  The closures are the language's meaning;
+    a recipe lets gradcli.lang.compiler.fusion rebuild a hot loop from them as Python code,
+    and a closure without one is called there as it is."""
+    closure.recipe = (kind, *parts)
+    return closure
+
+
 @dataclass
 class RunContext:
     """What compiled code reaches at run time: the module's variables, the builtins, imports."""

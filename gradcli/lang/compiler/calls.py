@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import MethodType
 from typing import Any
 
-from gradcli.lang.compiler.base import CompilerBase, Evaluator
+from gradcli.lang.compiler.base import CompilerBase, Evaluator, described
 from gradcli.lang.errors import ScriptSyntaxError, ScriptTypeError, mark_call
 from gradcli.lang.functions import EMPTY_KWARGS, Frame, UserFunction
 from gradcli.lang.syntax_tree import Tree
@@ -20,8 +20,12 @@ class CallCompiler(CompilerBase):
             return self.zero_argument_super(callee, span)
         positional, keywords, has_star = self._arguments(arguments)
         if not has_star and not keywords:
-            return _positional_call(callee, tuple(positional), span)
-        return _general_call(callee, positional, has_star, keywords, span)
+            call = _positional_call(callee, tuple(positional), span)
+        else:
+            call = _general_call(callee, positional, has_star, keywords, span)
+        if has_star or any(name is None for name, _ in keywords):
+            return call
+        return described(call, "call", callee, tuple(positional), tuple(keywords), span)
 
     def _arguments(self, node: Tree | None) -> tuple[list, list, bool]:
         """(positional, keywords, has_star) after Python's syntax checks.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gradcli.lang.compiler.base import CompilerBase, Evaluator
+from gradcli.lang.compiler.base import CompilerBase, Evaluator, described
 from gradcli.lang.compiler.literals import constant
 from gradcli.lang.errors import ScriptTypeError, mark
 from gradcli.lang.functions import Frame
@@ -65,18 +65,18 @@ class ContainerCompiler(CompilerBase):
         if build is list:
             def make_list(frame: Frame) -> list:
                 return [evaluate(frame) for evaluate in items]
-            return make_list
+            return described(make_list, "list", items)
         if build is tuple:
             if len(items) == 2:
                 first, second = items
 
                 def make_pair(frame: Frame) -> tuple:
                     return (first(frame), second(frame))
-                return make_pair
+                return described(make_pair, "tuple", items)
 
             def make_tuple(frame: Frame) -> tuple:
                 return tuple([evaluate(frame) for evaluate in items])
-            return make_tuple
+            return described(make_tuple, "tuple", items)
 
         def make_set(frame: Frame) -> set:
             try:

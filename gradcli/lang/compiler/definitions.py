@@ -6,10 +6,11 @@ parameter list is checked with CPython's messages.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
-from gradcli.lang.compiler.base import CompilerBase, Executor
+from gradcli.lang.compiler.base import CompilerBase, Executor, described
 from gradcli.lang.compiler.scopes import Scope, bindings
+from gradcli.lang.compiler import statements
 from gradcli.lang.errors import mark
 from gradcli.lang.functions import RETURN, Frame, Signature, UserFunction
 from gradcli.lang.syntax_tree import Token, Tree
@@ -84,12 +85,7 @@ class DefinitionCompiler(CompilerBase):
             if is_lambda:
                 body = self.expr(body_node)
             else:
-                block = self.block(body_node)
-
-                def body(frame: Frame) -> Any:
-                    if block(frame) is RETURN:
-                        return frame.ret
-                    return None
+                body = _function_body(self.block(body_node), self.context)
         finally:
             self.scope, self.loop_depth = outer
             self.qualname_prefix = outer_prefix
@@ -180,6 +176,30 @@ class DefinitionCompiler(CompilerBase):
         if name in seen:
             raise self.syntax_error(node, f"duplicate argument '{name}' in function definition")
         seen.add(name)
+
+
+def _function_body(block: Executor, context: Any) -> Callable[[Frame], Any]:
+    """``frame -> return value`` of a def: its block, rebuilt as Python code (compiler.fusion)
+    once the function has been called statements.HOT_ITERATIONS times (a call is a run of its body, as an
+    iteration is one of a loop's)."""
+    calls = 0
+    fused = None    # the body as Python code once it is hot (False: it cannot be fused)
+
+    def body(frame: Frame) -> Any:
+        nonlocal calls, fused
+        if fused:
+            return fused(frame)
+        if fused is None:
+            calls += 1
+            if calls >= statements.HOT_ITERATIONS:
+                from gradcli.lang.compiler.fusion import fuse_body
+                fused = fuse_body(body) or False
+                if fused:
+                    return fused(frame)
+        if block(frame) is RETURN:
+            return frame.ret
+        return None
+    return described(body, "body", block, context)
 
 
 def _declaration(body: Tree, name: str) -> Tree | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gradcli.lang.compiler.base import CompilerBase, Evaluator
+from gradcli.lang.compiler.base import CompilerBase, Evaluator, described
 from gradcli.lang.errors import ScriptSyntaxError, Span, mark
 from gradcli.lang.fstrings import Field, FStringError, parse_fstring, split_literal, unescape
 from gradcli.lang.functions import Frame
@@ -65,7 +65,7 @@ class LiteralCompiler(CompilerBase):
 
         def joined(frame: Frame) -> str:
             return "".join([part if part.__class__ is str else part(frame) for part in parts])
-        return joined
+        return described(joined, "joined", parts)
 
     def _fstring(self, token: Token) -> list:
         text = str(token)
@@ -111,6 +111,7 @@ class LiteralCompiler(CompilerBase):
 
                 def spec(frame: Frame) -> str:
                     return "".join([p if p.__class__ is str else p(frame) for p in spec_tuple])
+                described(spec, "joined", spec_tuple)
         conversion = {"r": repr, "s": str, "a": ascii}.get(part.conversion or "")
         prefix = part.self_documenting
         if prefix is not None and conversion is None and spec is None:
@@ -127,7 +128,7 @@ class LiteralCompiler(CompilerBase):
                 mark(error, span)
                 raise
             return text if prefix is None else prefix + text
-        return field
+        return described(field, "field", expression, conversion, spec, prefix, span)
 
     def _position_in_token(self, token: Token, index: int) -> tuple[int, int]:
         text = str(token)[:index]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gradcli.lang.compiler.base import CompilerBase, Evaluator
+from gradcli.lang.compiler.base import CompilerBase, Evaluator, described
 from gradcli.lang.errors import ScriptNotImplementedError, ScriptUnboundLocalError, mark, name_error
 from gradcli.lang.functions import Frame
 from gradcli.lang.syntax_tree import Tree
@@ -40,7 +40,7 @@ class NameCompiler(CompilerBase):
                     mark(error, span)
                     raise error from None
             if where == "global":
-                return load_global
+                return described(load_global, "global", name)
 
             def load_class_name(frame: Frame) -> Any:
                 # a name the class body binds: its namespace, then as a global
@@ -49,7 +49,7 @@ class NameCompiler(CompilerBase):
                 except KeyError:
                     pass
                 return load_global(frame)
-            return load_class_name
+            return described(load_class_name, "class", name)
         if where == "local":
             def load_local(frame: Frame) -> Any:
                 try:
@@ -59,7 +59,7 @@ class NameCompiler(CompilerBase):
                         f"cannot access local variable '{name}' where it is not associated with a value")
                     mark(error, span)
                     raise error from None
-            return load_local
+            return described(load_local, "local", name)
 
         def load_free(frame: Frame) -> Any:
             for _ in range(depth):
@@ -72,7 +72,7 @@ class NameCompiler(CompilerBase):
                                    scope.local_names(), self.context.globals, self.context.builtins)
                 mark(error, span)
                 raise error from None
-        return load_free
+        return described(load_free, "free", name, depth)
 
 
 def missing_global(name: str, local_names: tuple = (), variables: dict | None = None,

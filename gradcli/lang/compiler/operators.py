@@ -1,7 +1,9 @@
 """Operators: arithmetic and bitwise, unary, ``not``/``and``/``or``, comparisons, ``a if c else b``.
 
 The operators are Python's own (``operator.add`` ...), so Python's error
-messages come for free.
+messages come for free.  Arithmetic on number literals is done once, at compile time, where
+CPython's compiler does it (``2 ** 10``, ``1 / 3``, ``-1``): the values are the same either way,
+and what would fail or make a huge number is left to run time, as CPython leaves it.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import operator
 from typing import Any
 
-from gradcli.lang.compiler.base import CompilerBase, Evaluator
+from gradcli.lang.compiler.base import CompilerBase, Evaluator, described
 from gradcli.lang.compiler.literals import constant
 from gradcli.lang.errors import mark
 from gradcli.lang.functions import Frame
@@ -38,8 +40,35 @@ COMPARISONS = {
     "isnot": operator.is_not,
 }
 
+_ARITHMETIC = frozenset(BINARY_OPERATORS.values())
+
 # Grammar rules whose children alternate operand, operator, operand, ...
 BINARY_RULES = {"expr", "xor_expr", "and_expr", "shift_expr", "arith_expr", "term"}
+
+_NUMBER_TYPES = frozenset({int, float, complex, bool})
+_UNFOLDED = object()
+_MAX_FOLDED_INT_BITS = 128   # CPython's MAX_INT_SIZE (Python/ast_opt.c)
+
+
+def folded(function: Any, left: Any, right: Any) -> Any:
+    """``function(left, right)`` for two number literals where CPython's compiler folds them
+    (ast_opt.c: not ``@``, no int of more than 128 bits made by ``*``, ``**`` or ``<<``, nothing
+    that raises), else _UNFOLDED."""
+    if type(left) not in _NUMBER_TYPES or type(right) not in _NUMBER_TYPES or function is operator.matmul:
+        return _UNFOLDED
+    if type(left) in (int, bool) and type(right) in (int, bool) and left and right:
+        bits = left.bit_length()
+        if function is operator.mul and bits + right.bit_length() > _MAX_FOLDED_INT_BITS:
+            return _UNFOLDED
+        if function is operator.pow and right > 0 and bits > _MAX_FOLDED_INT_BITS // right:
+            return _UNFOLDED
+        if function is operator.lshift and (right < 0 or right > _MAX_FOLDED_INT_BITS
+                                            or bits > _MAX_FOLDED_INT_BITS - right):
+            return _UNFOLDED
+    try:
+        return function(left, right)
+    except Exception:
+        return _UNFOLDED
 
 
 class OperatorCompiler(CompilerBase):
@@ -61,13 +90,18 @@ class OperatorCompiler(CompilerBase):
 
     @staticmethod
     def _binary_closure(function, left: Evaluator, right: Evaluator, span) -> Evaluator:
+        if hasattr(left, "constant") and hasattr(right, "constant") and function in _ARITHMETIC:
+            value = folded(function, left.constant, right.constant)
+            if value is not _UNFOLDED:
+                return constant(value)
+
         def binary(frame: Frame) -> Any:
             try:
                 return function(left(frame), right(frame))
             except BaseException as error:
                 mark(error, span)
                 raise
-        return binary
+        return described(binary, "binary", function, left, right, span)
 
     def e_power(self, node: Tree) -> Evaluator:
         base, exponent = node.children
@@ -87,7 +121,7 @@ class OperatorCompiler(CompilerBase):
             except BaseException as error:
                 mark(error, span)
                 raise
-        return unary
+        return described(unary, "unary", function, operand, span)
 
     def e_not_expr(self, node: Tree) -> Evaluator:
         operand = self.expr(node.children[0])
@@ -99,7 +133,7 @@ class OperatorCompiler(CompilerBase):
             except BaseException as error:
                 mark(error, span)
                 raise
-        return negation
+        return described(negation, "not", operand, span)
 
     def e_and_test(self, node: Tree) -> Evaluator:
         operands = tuple(self.expr(child) for child in node.children)
@@ -116,7 +150,7 @@ class OperatorCompiler(CompilerBase):
             except BaseException as error:
                 mark(error, span)
                 raise
-        return conjunction
+        return described(conjunction, "and", operands, span)
 
     def e_or_test(self, node: Tree) -> Evaluator:
         operands = tuple(self.expr(child) for child in node.children)
@@ -133,7 +167,7 @@ class OperatorCompiler(CompilerBase):
             except BaseException as error:
                 mark(error, span)
                 raise
-        return disjunction
+        return described(disjunction, "or", operands, span)
 
     def e_comparison(self, node: Tree) -> Evaluator:
         children = node.children
@@ -162,7 +196,7 @@ class OperatorCompiler(CompilerBase):
             except BaseException as error:
                 mark(error, span)
                 raise
-        return chain
+        return described(chain, "chain", first, steps_tuple, span)
 
     def e_conditional(self, node: Tree) -> Evaluator:
         body, test, orelse = (self.expr(child) for child in node.children)
@@ -175,4 +209,4 @@ class OperatorCompiler(CompilerBase):
                 mark(error, span)
                 raise
             return chosen(frame)
-        return choose
+        return described(choose, "conditional", body, test, orelse, span)

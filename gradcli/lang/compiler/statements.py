@@ -9,7 +9,7 @@ from __future__ import annotations
 import operator
 from typing import Any
 
-from gradcli.lang.compiler.base import CompilerBase, Executor
+from gradcli.lang.compiler.base import CompilerBase, Executor, described
 from gradcli.lang.classes import is_script_class
 from gradcli.lang.error_origin import is_catchable
 from gradcli.lang.errors import ScriptAssertionError, ScriptSyntaxError, ScriptTypeError, mark, visible_class
@@ -30,8 +30,23 @@ AUGMENTED = {
 }
 
 
+# A loop is rebuilt as Python code (gradcli.lang.compiler.fusion) once it has run this many
+# iterations, all its runs together: about what rebuilding costs in the closures' time, so a
+# short loop never pays for it and a long one runs on at the speed of Python code.
+HOT_ITERATIONS = 50
+
+
+def _fuse(loop: Executor) -> Any:
+    """The loop as Python code, or False where it cannot be (fusion is imported on first use)."""
+    from gradcli.lang.compiler.fusion import fuse_loop
+    return fuse_loop(loop) or False
+
+
 def _nothing(frame: Frame) -> None:
     return None
+
+
+_nothing.recipe = ("block", ())
 
 
 def _discarding(evaluate: Any) -> Executor:
@@ -78,7 +93,7 @@ class StatementCompiler(CompilerBase):
 
         def expression(frame: Frame) -> None:
             evaluate(frame)
-        return expression
+        return described(expression, "expression", evaluate)
 
     def s_assign_stmt(self, node: Tree) -> Executor:
         *target_nodes, value_node = node.children
@@ -92,14 +107,14 @@ class StatementCompiler(CompilerBase):
 
             def assign(frame: Frame) -> None:
                 store(frame, value(frame))
-            return assign
+            return described(assign, "assign", value, (store,))
         stores_tuple = tuple(stores)
 
         def assign_many(frame: Frame) -> None:
             item = value(frame)
             for store in stores_tuple:
                 store(frame, item)
-        return assign_many
+        return described(assign_many, "assign", value, stores_tuple)
 
     def s_ann_assign_stmt(self, node: Tree) -> Executor:
         """``target: annotation [= value]`` as CPython 3.11 compiles it: the value is stored
@@ -146,7 +161,7 @@ class StatementCompiler(CompilerBase):
                     mark(error, span)
                     raise
                 store(frame, result)
-            return augment_name
+            return described(augment_name, "augment_name", function, load, value, store, span)
         if target.data == "attribute":
             owner = self.expr(target.children[0])
             name = self.mangle(str(target.children[1]))
@@ -159,7 +174,7 @@ class StatementCompiler(CompilerBase):
                 except BaseException as error:
                     mark(error, span)
                     raise
-            return augment_attribute
+            return described(augment_attribute, "augment_attribute", function, owner, name, value, span)
         if target.data == "subscript":
             owner = self.expr(target.children[0])
             key = self.subscript_key(target.children[1])
@@ -172,7 +187,7 @@ class StatementCompiler(CompilerBase):
                 except BaseException as error:
                     mark(error, span)
                     raise
-            return augment_item
+            return described(augment_item, "augment_item", function, owner, key, value, span)
         if target.data in ("tuple", "list"):
             raise self.syntax_error(target, f"'{target.data}' is an illegal expression for augmented assignment")
         raise self.syntax_error(target, f"'{self.expression_name(target.data, target)}' is an illegal "
@@ -191,12 +206,12 @@ class StatementCompiler(CompilerBase):
     def s_break_stmt(self, node: Tree) -> Executor:
         if not self.loop_depth:
             raise self.syntax_error(node, "'break' outside loop")
-        return lambda frame: BREAK
+        return described(lambda frame: BREAK, "break")
 
     def s_continue_stmt(self, node: Tree) -> Executor:
         if not self.loop_depth:
             raise self.syntax_error(node, "'continue' not properly in loop")
-        return lambda frame: CONTINUE
+        return described(lambda frame: CONTINUE, "continue")
 
     def s_return_stmt(self, node: Tree) -> Executor:
         if self.scope.kind != "function":
@@ -206,13 +221,13 @@ class StatementCompiler(CompilerBase):
             def return_none(frame: Frame) -> Any:
                 frame.ret = None
                 return RETURN
-            return return_none
+            return described(return_none, "return", None)
         value = self.expr(value_node)
 
         def return_value(frame: Frame) -> Any:
             frame.ret = value(frame)
             return RETURN
-        return return_value
+        return described(return_value, "return", value)
 
     def s_assert_stmt(self, node: Tree) -> Executor:
         test_node, message_node = node.children
@@ -330,7 +345,7 @@ class StatementCompiler(CompilerBase):
                     mark(error, span)
                     raise
                 return chosen(frame)
-            return if_statement
+            return described(if_statement, "if", ((test, body, span),), orelse)
         branches_tuple = tuple(branches)
 
         def if_chain(frame: Frame) -> Any:
@@ -345,7 +360,7 @@ class StatementCompiler(CompilerBase):
             else:
                 return orelse(frame)
             return body(frame)
-        return if_chain
+        return described(if_chain, "if_chain", branches_tuple, orelse)
 
     def s_while_stmt(self, node: Tree) -> Executor:
         test_node, body_node, else_node = node.children
@@ -353,7 +368,17 @@ class StatementCompiler(CompilerBase):
         span = self.span(test_node)
         body, orelse = self._loop_blocks(body_node, else_node)
 
+        context = self.context
+        iterations = 0
+        fused = None    # the loop as Python code once it is hot (False: it cannot be fused)
+
         def while_loop(frame: Frame) -> Any:
+            nonlocal iterations, fused
+            if fused is None and iterations >= HOT_ITERATIONS:
+                fused = _fuse(while_loop)
+            if fused:
+                return fused(frame)
+            ended = False
             try:
                 while test(frame):
                     signal = body(frame)
@@ -362,11 +387,21 @@ class StatementCompiler(CompilerBase):
                             return None
                         if signal is not CONTINUE:
                             return signal
+                    if fused is None:
+                        iterations += 1
+                        if iterations >= HOT_ITERATIONS:
+                            fused = _fuse(while_loop)
+                            if fused:
+                                break
+                else:
+                    ended = True
             except BaseException as error:
                 mark(error, span)
                 raise
-            return orelse(frame)
-        return while_loop
+            if ended:
+                return orelse(frame)
+            return fused(frame)
+        return described(while_loop, "while", test, body, orelse, span, context)
 
     def s_for_stmt(self, node: Tree) -> Executor:
         target_node, iterable_node, body_node, else_node = node.children
@@ -375,21 +410,40 @@ class StatementCompiler(CompilerBase):
         span = self.span(iterable_node)
         body, orelse = self._loop_blocks(body_node, else_node)
 
+        context = self.context
+        iterations = 0
+        fused = None    # the loop as Python code once it is hot (False: it cannot be fused)
+
         def for_loop(frame: Frame) -> Any:
+            nonlocal iterations, fused
             try:
-                for item in iterable(frame):
-                    store(frame, item)
-                    signal = body(frame)
-                    if signal is not None:
-                        if signal is BREAK:
-                            return None
-                        if signal is not CONTINUE:
-                            return signal
+                iterator = iter(iterable(frame))
+                if fused is None and iterations >= HOT_ITERATIONS:
+                    fused = _fuse(for_loop)
+                if not fused:
+                    for item in iterator:
+                        store(frame, item)
+                        signal = body(frame)
+                        if signal is not None:
+                            if signal is BREAK:
+                                return None
+                            if signal is not CONTINUE:
+                                return signal
+                        if fused is None:
+                            iterations += 1
+                            if iterations >= HOT_ITERATIONS:
+                                fused = _fuse(for_loop)
+                                if fused:
+                                    break
+                    else:
+                        iterator = None     # it ran to the end: the else block follows
             except BaseException as error:
                 mark(error, span)
                 raise
-            return orelse(frame)
-        return for_loop
+            if iterator is None:
+                return orelse(frame)
+            return fused(frame, iterator)   # the rest of the iterations
+        return described(for_loop, "for", store, iterable, body, orelse, span, context)
 
     def _loop_blocks(self, body_node: Tree, else_node: Tree | None) -> tuple[Executor, Executor]:
         """A loop's body (where break/continue are allowed) and its else block."""
@@ -440,7 +494,7 @@ class StatementCompiler(CompilerBase):
                 raise
             cls.__exit__(context, None, None, None)
             return signal
-        return with_statement
+        return described(with_statement, "with", manager, span, store, body)
 
 
 def sequence(executors: list[Executor]) -> Executor:
@@ -449,6 +503,7 @@ def sequence(executors: list[Executor]) -> Executor:
         return _nothing
     if len(executors) == 1:
         return executors[0]
+    steps = tuple(executors)
     if len(executors) == 2:
         first, second = executors
 
@@ -457,8 +512,7 @@ def sequence(executors: list[Executor]) -> Executor:
             if signal is not None:
                 return signal
             return second(frame)
-        return pair
-    steps = tuple(executors)
+        return described(pair, "block", steps)
 
     def run_all(frame: Frame) -> Any:
         for step in steps:
@@ -466,4 +520,4 @@ def sequence(executors: list[Executor]) -> Executor:
             if signal is not None:
                 return signal
         return None
-    return run_all
+    return described(run_all, "block", steps)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from itertools import islice
 from typing import Any, Callable
 
-from gradcli.lang.compiler.base import CompilerBase
+from gradcli.lang.compiler.base import CompilerBase, described
 from gradcli.lang.errors import (ScriptNameError, ScriptSyntaxError, ScriptTypeError, ScriptValueError, mark,
                                  name_error)
 from gradcli.lang.functions import Frame
@@ -39,7 +39,7 @@ class TargetCompiler(CompilerBase):
             def store_and_tell(frame: Frame, item: Any) -> None:
                 store(frame, item)
                 on_bind(name, item, span)
-            return store_and_tell
+            return described(store_and_tell, "bind", store, name, span, on_bind)
         if kind in ("tuple", "list"):
             return self._store_unpack(node, context)
         if kind == "attribute":
@@ -54,7 +54,7 @@ class TargetCompiler(CompilerBase):
                 except BaseException as error:
                     mark(error, span)
                     raise
-            return store_attribute
+            return described(store_attribute, "store_attribute", value, name, span)
         if kind == "subscript":
             value_node, key_node = node.children
             value = self.expr(value_node)
@@ -67,7 +67,7 @@ class TargetCompiler(CompilerBase):
                 except BaseException as error:
                     mark(error, span)
                     raise
-            return store_item
+            return described(store_item, "store_item", value, key, span)
         if kind == "star_expr":
             raise self.syntax_error(node, "starred assignment target must be in a list or tuple")
         raise self.syntax_error(node, self._cannot(kind, "assign to" if context != "delete" else "delete", node))
@@ -123,17 +123,17 @@ class TargetCompiler(CompilerBase):
 
             def store_global(frame: Frame, item: Any) -> None:
                 variables[name] = item
-            return store_global
+            return described(store_global, "store_global", name)
         if where in ("local", "class"):
             def store_local(frame: Frame, item: Any) -> None:
                 frame.vars[name] = item
-            return store_local
+            return described(store_local, "store_local", name)
 
         def store_free(frame: Frame, item: Any) -> None:
             for _ in range(depth):
                 frame = frame.parent
             frame.vars[name] = item
-        return store_free
+        return described(store_free, "store_free", name, depth)
 
     def _store_unpack(self, node: Tree, context: str) -> Store:
         children = [child for child in node.children if child is not None]
@@ -147,7 +147,7 @@ class TargetCompiler(CompilerBase):
         span = self.span(node)
         if stars:
             return _starred_unpack(tuple(stores), stars[0], span)
-        return _exact_unpack(tuple(stores), span)
+        return described(_exact_unpack(tuple(stores), span), "unpack", tuple(stores), span)
 
     def delete_target(self, node: Tree) -> Delete:
         kind = node.data
