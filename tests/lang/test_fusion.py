@@ -82,6 +82,10 @@ SCRIPTS = {
                                 "    except ValueError as e:\n        print(type(e), repr(e))\n"
                                 "import torch\nfor i in range(2):\n    a, b = torch.ones(2, 3).shape\n"
                                 "    (a, b), c = [1], 3\n",
+    "an iterator without __iter__": "class Gen:\n    def __init__(self):\n        self.n = 0\n    def __next__(self):\n"
+                                    "        self.n += 1\n        if self.n > 80:\n            raise StopIteration\n"
+                                    "        return self.n\nclass R:\n    def __iter__(self):\n        return Gen()\n"
+                                    "t = 0\nfor x in R():\n    t += x\nprint(t)\n",
     "unpacking a 0-d tensor": "import torch\nfor a, b in [torch.tensor(1.0)]:\n    pass\n",
     "operator errors": "for i in range(3):\n    print('a' + i)\n",
     "index error": "for i in range(3):\n    print([1, 2][i * 2])\n",

@@ -42,6 +42,27 @@ def _fuse(loop: Executor) -> Any:
     return fuse_loop(loop) or False
 
 
+class _Iterated:
+    """An iterator of a script class, as ``for`` may iterate it again (the loop below, then a
+    fused one): Python's ``for`` asks ``iter()`` once, so the class need not define ``__iter__``
+    on what that returned."""
+
+    __slots__ = ("_next",)
+
+    def __init__(self, iterator: Any) -> None:
+        self._next = iterator.__next__
+
+    def __iter__(self) -> _Iterated:
+        return self
+
+    def __next__(self) -> Any:
+        return self._next()
+
+
+def _as_iterated(iterator: Any) -> Any:
+    return _Iterated(iterator) if is_script_class(type(iterator)) else iterator
+
+
 def _nothing(frame: Frame) -> None:
     return None
 
@@ -417,7 +438,7 @@ class StatementCompiler(CompilerBase):
         def for_loop(frame: Frame) -> Any:
             nonlocal iterations, fused
             try:
-                iterator = iter(iterable(frame))
+                iterator = _as_iterated(iter(iterable(frame)))
                 if fused is None and iterations >= HOT_ITERATIONS:
                     fused = _fuse(for_loop)
                 if not fused:
