@@ -134,11 +134,11 @@ class Result:
 
 
 # ------------------------------------------------------------------ running
-def run_process(cmd: list[str]) -> ProcessRun:
+def run_process(cmd: list[str], cwd: str | None = None) -> ProcessRun:
     """Run ``cmd`` to its end: wall time, peak RSS (from ``os.wait4``) and stdout."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, cwd=cwd)
         _, status, usage = os.wait4(proc.pid, 0)
         elapsed = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -152,7 +152,9 @@ def run_process(cmd: list[str]) -> ProcessRun:
 
 def in_process_seconds(python: str, runner: str, script: Path) -> float:
     """The script's run time inside one already started process."""
-    stdout = run_process([python, "-c", runner, str(script)]).stdout
+    # (not from this folder: `python -c` would import the checkout beside it, not the gradcli
+    # installed for that Python)
+    stdout = run_process([python, "-c", runner, str(script)], cwd=tempfile.gettempdir()).stdout
     tagged = [line for line in stdout.splitlines() if line.startswith(SECONDS_TAG)]
     if not tagged:
         sys.exit(f"no timing from the in-process run of {script.name}:\n{stdout}")
