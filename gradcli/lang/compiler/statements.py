@@ -61,7 +61,15 @@ class _Iterated:
 
 
 def _as_iterated(iterator: Any) -> Any:
-    return _Iterated(iterator) if is_script_class(type(iterator)) else iterator
+    cls = type(iterator)
+    adapt = _ADAPTED.get(cls)
+    if adapt is None:
+        adapt = _ADAPTED[cls] = is_script_class(cls)
+    return _Iterated(iterator) if adapt else iterator
+
+
+# iterator class -> whether a for loop runs over it through _Iterated (asked once per class)
+_ADAPTED: dict[type, bool] = {}
 
 
 def _nothing(frame: Frame) -> None:
