@@ -447,7 +447,9 @@ class StatementCompiler(CompilerBase):
         def for_loop(frame: Frame) -> Any:
             nonlocal iterations, fused
             try:
-                iterator = _as_iterated(iter(iterable(frame)))
+                iterator = iter(iterable(frame))
+                if _ADAPTED.get(type(iterator)) is not False:   # (a class not seen yet, or a script's)
+                    iterator = _as_iterated(iterator)
                 if fused is None and iterations >= HOT_ITERATIONS:
                     fused = _fuse(for_loop)
                 if not fused:
