@@ -1,7 +1,8 @@
 """Statements -> closures ``frame -> None | BREAK | CONTINUE | RETURN``.
 
 Control flow travels as return values, not exceptions: a block stops at the
-first statement that returns a signal and hands it to its loop or function.
+first statement that returns a signal and hands it to its loop or function.  A loop counts
+its iterations: once hot it hands the rest of them to its Python code (compiler.fusion).
 """
 
 from __future__ import annotations
