@@ -76,17 +76,7 @@ def readable_attributes(cls: type) -> frozenset[str]:
 
 
 def settable_attributes(cls: type) -> frozenset[str]:
-    """Attribute names a script may assign on instances of ``cls`` (cached per type: engine
-    classes list them once, in ``__script_settable__``)."""
-    found = _SETTABLE_CACHE.get(cls)
-    if found is None:
-        found = frozenset(getattr(cls, "__script_settable__", ()))
-        if not issubclass(cls, type):
-            _SETTABLE_CACHE[cls] = found
-    return found
-
-
-_SETTABLE_CACHE: dict[type, frozenset[str]] = {}
+    return frozenset(getattr(cls, "__script_settable__", ()))
 
 
 def is_dunder(name: str) -> bool:

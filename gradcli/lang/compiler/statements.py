@@ -1,7 +1,8 @@
 """Statements -> closures ``frame -> None | BREAK | CONTINUE | RETURN``.
 
 Control flow travels as return values, not exceptions: a block stops at the
-first statement that returns a signal and hands it to its loop or function.
+first statement that returns a signal and hands it to its loop or function.  A loop counts
+its iterations: once hot it hands the rest of them to its Python code (compiler.fusion).
 """
 
 from __future__ import annotations
@@ -60,7 +61,15 @@ class _Iterated:
 
 
 def _as_iterated(iterator: Any) -> Any:
-    return _Iterated(iterator) if is_script_class(type(iterator)) else iterator
+    cls = type(iterator)
+    adapt = _ADAPTED.get(cls)
+    if adapt is None:
+        adapt = _ADAPTED[cls] = is_script_class(cls)
+    return _Iterated(iterator) if adapt else iterator
+
+
+# iterator class -> whether a for loop runs over it through _Iterated (asked once per class)
+_ADAPTED: dict[type, bool] = {}
 
 
 def _nothing(frame: Frame) -> None:
@@ -438,7 +447,9 @@ class StatementCompiler(CompilerBase):
         def for_loop(frame: Frame) -> Any:
             nonlocal iterations, fused
             try:
-                iterator = _as_iterated(iter(iterable(frame)))
+                iterator = iter(iterable(frame))
+                if _ADAPTED.get(type(iterator)) is not False:   # (a class not seen yet, or a script's)
+                    iterator = _as_iterated(iterator)
                 if fused is None and iterations >= HOT_ITERATIONS:
                     fused = _fuse(for_loop)
                 if not fused:
