@@ -24,7 +24,7 @@ from ..autograd.formulas import Deriv, d
 from ..dispatch.op import Op, defop
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
-from ..kernels import select, sleef
+from ..kernels import sleef
 from ..tensor import Tensor
 from .comparison import WHERE
 
@@ -81,17 +81,8 @@ FLAT = "0 (the slope is piecewise constant)"
 
 
 # relu's: the second derivative is 0
-def _threshold_value(b: Any) -> Tensor:
-    g, x, threshold = b.grad_output, b.self, b.threshold
-    if (type(threshold) in (int, float) and g._dtype.is_floating_point and g._data.shape == x._data.shape
-            and x._dtype.is_floating_point):
-        # where(self <= threshold, 0, grad) by bit masks: the same bits (kernels/select.py)
-        return Tensor._make(select.zero_where(x._data <= threshold, g._data), g._dtype)
-    return where(x <= threshold, 0.0, g)
-
-
 THRESHOLD = grad_op(CATALOG, "threshold_backward", "ThresholdBackwardBackward0",
-                    _threshold_value, d(rule=FLAT)(zeros),
+                    lambda b: where(b.self <= b.threshold, 0.0, b.grad_output), d(rule=FLAT)(zeros),
                     linear_rule="where(self <= threshold, 0, grad)")
 
 # sigmoid and tanh take their result: sigmoid_backward(grad, result), tanh_backward(grad, result)
