@@ -10,8 +10,8 @@ cycles (a node saves its own output without a reference to the tensor, see
 moment they are dropped and need no collection; what the collector still finds
 is rare.  Young collections stay as frequent as CPython makes them (a cycle that
 dies young is freed as soon as before); only the full collections are spaced ten
-times further apart.  ``gc.freeze`` moves what start-up made (modules, the op
-table) out of the collector's sight for good.
+times further apart.  (``gradcli run`` freezes what start-up made once it is set
+up: see cli.py.)
 """
 
 from __future__ import annotations
@@ -25,10 +25,9 @@ _tuned = False
 
 
 def tune() -> None:
-    """Set the thresholds once per process, freezing what exists at that moment."""
+    """Set the thresholds once per process."""
     global _tuned
     if _tuned:
         return
     _tuned = True
-    gc.freeze()
     gc.set_threshold(*THRESHOLDS)
