@@ -57,7 +57,7 @@ def run_wrapped(op: "Op", bound: dict) -> Any:
         return _run_general(op, bound, out)
     result = op.forward(bound)
     if type(result) is tuple:
-        return _finish_many(op, bound, result, out, None, None)
+        return _run_general(op, bound, out, result)
     if limits._max_elements is not None and not op.view:
         limits.check_count(np.size(result))
     if op.contiguous:  # (np.ascontiguousarray would make a 0-dim result 1-dim)
@@ -72,50 +72,37 @@ def run_wrapped(op: "Op", bound: dict) -> Any:
     return output
 
 
-def _run_general(op: "Op", bound: dict, out: Any) -> Any:
-    """``run`` for the calls a node plan leaves to ``record.attach`` (views, lists of tensors, ...)."""
+_NOT_RUN = object()
+
+
+def _run_general(op: "Op", bound: dict, out: Any, result: Any = _NOT_RUN) -> Any:
+    """``run`` for the calls a node plan leaves to ``record.attach`` (views, lists of tensors,
+    several outputs); ``result`` when the kernel already ran (a planned call, no view among its
+    inputs, whose op gave several outputs)."""
     recording = record.records(op, bound)
     before = None
     if recording and record.node_name_of(op, bound) is not None:
         # PyTorch collects the edges before the kernel (a stale view fails first); the node
         # takes them from here
         before = record.edges_before(record.tensor_inputs(op, bound, with_self=True))
-    result = op.forward(bound)
-    if isinstance(result, tuple):
-        return _finish_many(op, bound, result, out, recording, before)
+    if result is _NOT_RUN:
+        result = op.forward(bound)
+    multi = isinstance(result, tuple)
+    results = result if multi else (result,)
     if limits.limited() and not op.view:
-        limits.check_count(np.size(result))
-    if op.contiguous:
-        result = _c_order(result)
-    if out is not None:
-        return write_out(op, bound, result, out)
-    outputs = (Tensor._make(result),)
-    if op.view:
-        _mark_views(op, bound, outputs, False)
-    if recording:
-        record.attach(op, bound, outputs, before=before)
-    return outputs[0]
-
-
-def _finish_many(op: "Op", bound: dict, result: tuple, out: Any, recording: bool | None,
-                 before: dict | None) -> Any:
-    """The end of ``run`` for an op with several outputs (max's values and indices, ...)."""
-    if recording is None:  # (from the planned path, which leaves multi-output nodes to attach)
-        recording = record.records(op, bound)
-        if recording and record.node_name_of(op, bound) is not None:
-            before = record.edges_before(record.tensor_inputs(op, bound, with_self=True))
-    if limits.limited() and not op.view:
-        for r in result:
+        for r in results:
             limits.check_count(np.size(r))
     if op.contiguous:
-        result = tuple(_c_order(r) for r in result)
+        results = tuple(_c_order(r) for r in results)
     if out is not None:
-        return write_out(op, bound, result, out)
-    outputs = tuple(Tensor._make(a) for a in result)
+        return write_out(op, bound, results if multi else results[0], out)
+    outputs = tuple(Tensor._make(a) for a in results)
     if op.view:
-        _mark_views(op, bound, outputs, True)
+        _mark_views(op, bound, outputs, multi)
     if recording:
-        record.attach(op, bound, outputs, multi=True, before=before)
+        record.attach(op, bound, outputs, multi=multi, before=before)
+    if not multi:
+        return outputs[0]
     return op.returns(*outputs) if op.returns is not None else outputs
 
 
