@@ -114,6 +114,8 @@ def build_app() -> Any:
     import typer
     from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
+    from gradcli.views.commands import FILE_HELP, CommandKit, add_view_commands
+
     # Typer (0.29, with its own copy of Click) writes a type after every option
     # (`--echo <bool>`), `<str>` after an argument and `{FILE}` in the usage line.  These subclasses write
     # them as Click does: nothing after a flag, FILE alone, `[FILE]` when optional.
@@ -241,7 +243,7 @@ def build_app() -> Any:
     @taking_shared_options("run")
     def run(
         ctx: typer.Context,
-        file: str = typer.Argument(..., metavar="FILE", help="The .ag script to run ('-' reads stdin)."),
+        file: str = typer.Argument(..., metavar="FILE", help=FILE_HELP),
         echo: bool = typer.Option(False, "--echo", help=ECHO_HELP),
         trace_backward: bool = typer.Option(False, "--trace-backward", help=TRACE_HELP),
         json: bool = typer.Option(False, "--json", help=JSON_HELP),
@@ -268,7 +270,6 @@ def build_app() -> Any:
         """The interactive REPL (also `gradcli` alone); reads plain lines when stdin is not a terminal."""
         exit_with(start_repl(**options))
 
-    from gradcli.views.commands import CommandKit, add_view_commands
     add_view_commands(app, CommandKit(Command, taking_shared_options, exit_with, read_script))
     return app
 

@@ -19,6 +19,10 @@ VIEW_COMMAND_MODULES = (
 )
 
 
+# What every command that runs a script says of its FILE argument.
+FILE_HELP = "The .ag script to run ('-' reads stdin)."
+
+
 @dataclass(frozen=True)
 class CommandKit:
     command_class: type                          # the CLI's Command (tidy help, metavars)

@@ -8,6 +8,8 @@ import shlex
 import sys
 from typing import Any, List, Optional
 
+from gradcli.views.commands import FILE_HELP
+
 EXPLAIN_HELP = ("Run a script, then show how NAME was computed as equations with the script's names, and "
                 "its derivative by each leaf from SymPy beside autograd's value (for graphs of up to 64 tensor "
                 "elements; larger ones get the chain rule node by node).")
@@ -22,7 +24,7 @@ def register(app: Any, kit: Any) -> None:
     @kit.shared_options("run")
     def explain_command(
         ctx: typer.Context,
-        file: str = typer.Argument(..., metavar="FILE", help="The .ag script to run ('-' reads stdin)."),
+        file: str = typer.Argument(..., metavar="FILE", help=FILE_HELP),
         name: str = typer.Argument(..., metavar="NAME", help="The tensor to explain: a variable of the script."),
         wrt: Optional[List[str]] = typer.Option(None, "--wrt", metavar="LEAF", help=WRT_HELP),
         **options: Any,

@@ -7,6 +7,8 @@ Only Typer's parameters are declared at import; the run and the drawing load on 
 # `typer.Context` names the module imported inside register.
 from typing import Any, List, Optional
 
+from gradcli.views.commands import FILE_HELP
+
 GRAPH_HELP = ("Run a script and draw the backward graph of NAME (default: the tensors of its last "
               "backward() or autograd.grad() call, else the last tensor it bound), with the script's "
               "names, lines, saved tensors and hooks.")
@@ -21,7 +23,7 @@ def register(app: Any, kit: Any) -> None:
     @kit.shared_options("run")
     def graph(
         ctx: typer.Context,
-        file: str = typer.Argument(..., metavar="FILE", help="The .ag script to run ('-' reads stdin)."),
+        file: str = typer.Argument(..., metavar="FILE", help=FILE_HELP),
         names: Optional[List[str]] = typer.Argument(
             None, metavar="NAME", help="Variables to draw (model.fc.weight-style paths too)."),
         depth: Optional[int] = typer.Option(None, "--depth", metavar="N", min=1,

@@ -6,6 +6,8 @@ variables).  The page is written even when the script fails; the exit status is 
 import sys
 from typing import Any
 
+from gradcli.views.commands import FILE_HELP
+
 REPORT_HELP = ("Run a script and write one HTML page about it: the script, its output, any error, "
                "the backward graph with the script's names, the backward trace, the plots and the "
                "final variables. The page needs no network; open it in any browser.")
@@ -20,7 +22,7 @@ def register(app: Any, kit: Any) -> None:
     @kit.shared_options("run")
     def report(
         ctx: typer.Context,
-        file: str = typer.Argument(..., metavar="FILE", help="The .ag script to run ('-' reads stdin)."),
+        file: str = typer.Argument(..., metavar="FILE", help=FILE_HELP),
         output: str = typer.Option(DEFAULT_OUTPUT, "--output", "-o", metavar="FILE", help=OUTPUT_HELP),
         **options: Any,
     ) -> None:
