@@ -13,21 +13,13 @@ import pytest
 
 from gradcli.cli import eval_code, run_file
 from gradcli.views.json_output import SCHEMA_PATH
+from view_scripts import TUTORIAL_SOURCE
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 
-TUTORIAL = """\
-import torch
-x = torch.ones(2, 2, requires_grad=True)
-y = x + 2
-z = y * y * 3
-out = z.mean()
-print(z, out)
-out.backward()
-print(x.grad)
-"""
+TUTORIAL = TUTORIAL_SOURCE
 FAILING = """\
 import torch
 x = torch.ones(2, requires_grad=True)

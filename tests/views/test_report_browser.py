@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from gradcli.views.report.build import build_report
+from view_scripts import TUTORIAL_SOURCE
 
 CHROMIUM = os.environ.get("GRADCLI_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = os.environ.get("GRADCLI_CHROMEDRIVER") or shutil.which("chromedriver") or "/usr/bin/chromedriver"
@@ -26,16 +27,7 @@ HAVE_BROWSER = os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)
 if not HAVE_BROWSER and not IN_CI:
     pytest.skip(f"no Chromium ({CHROMIUM}) or chromedriver ({CHROMEDRIVER}) here", allow_module_level=True)
 
-TUTORIAL = """\
-import torch
-x = torch.ones(2, 2, requires_grad=True)
-y = x + 2
-z = y * y * 3
-out = z.mean()
-print(z, out)
-out.backward()
-print(x.grad)
-"""
+TUTORIAL = TUTORIAL_SOURCE
 FAILING = """\
 import torch
 x = torch.ones(2, requires_grad=True)

@@ -1,0 +1,12 @@
+"""Scripts several view tests run: the tutorial as a learner types it."""
+
+TUTORIAL_SOURCE = """\
+import torch
+x = torch.ones(2, 2, requires_grad=True)
+y = x + 2
+z = y * y * 3
+out = z.mean()
+print(z, out)
+out.backward()
+print(x.grad)
+"""
