@@ -66,3 +66,21 @@ def test_losses_and_var_seeded():
     assert _u32(x.std()) == [1064289363]
     assert _u32(x.var(1)[:3]) == [1058961219, 1067845907, 1067193998]
     assert _u32(F["mse_loss"](x, x.flip(0))) == [1069970108]
+
+
+def test_contiguous_rows_take_the_general_order():
+    # a contiguous row's sum has its own short path (_contiguous_plan); it must add in the
+    # order of the general 2-D loop for every length: each count of cascade levels, rests and
+    # leftover vectors, for both vector widths
+    from gradcli.engine.kernels import summation as S
+    rng = np.random.default_rng(7)
+    lengths = list(range(8, 700)) + [1023, 1024, 1025, 4095, 4096, 4100, 65535, 65536, 65541,
+                                     262143, 1048577, 4194320]
+    for dt in (np.float32, np.float64):
+        isz = np.dtype(dt).itemsize
+        lanes = S.VECTOR_BYTES // isz
+        for n in lengths:
+            flat = (rng.standard_normal(n) * 10.0 ** rng.integers(-6, 7, n)).astype(dt)
+            fast = S._inner_sum(flat)
+            general = S._loop2d(flat[:, None], isz, 0, isz, lanes)[0]
+            assert fast.tobytes() == general.tobytes(), (dt, n)

@@ -65,6 +65,10 @@ def torch_sum(a: np.ndarray, axes: Any = None, keepdims: bool = False) -> np.nda
     ``a`` keeps its strides (they decide the order, as in PyTorch); float32 and
     float64 follow ``cascade_sum``, other dtypes are summed with NumPy.
     The result has ``a``'s dtype."""
+    if (axes is None or axes == ()) and not keepdims and type(a) is np.ndarray and a.dtype.char in "fd" \
+            and a.flags.c_contiguous and VECTOR_BYTES <= a.nbytes and a.size < GRAIN_SIZE:
+        # the everyday case (a whole tensor of at least a vector, one thread): straight to the row
+        return np.asarray(a.dtype.type(0) + _inner_sum(a.reshape(-1)))
     a = _torch_layout(a)
     axes, size, final_shape = _layout(a.shape, tuple(axes) if isinstance(axes, list) else axes, keepdims)
     if a.dtype not in (np.float32, np.float64):
@@ -121,9 +125,69 @@ def _inner_sum(flat: np.ndarray) -> Any:
     n = flat.size
     if n < lanes:
         return _row_sum(flat, 0)
+    if flat.strides[0] == flat.itemsize and _reduce_in_order():
+        return _run_contiguous(flat, _contiguous_plan(n, lanes))
     nv = n // lanes
     lane_sums = _row_sum(flat[:nv * lanes].reshape(nv, lanes), 0)
     return _seq(np.concatenate([flat[nv * lanes:], lane_sums]), 0)
+
+
+# A contiguous row of at least one vector is the sum nearly every script does (sum, mean, the
+# backward of a broadcast): its order depends on its length alone, so the slicing is worked out
+# once per length and the sum is a few NumPy calls.  It is the general path's order exactly:
+# row_sum's four streams of vectors are one row of ``4 * lanes`` columns each (the cascade adds
+# columns independently), and the steps that add whole vectors one after another (the leftover
+# vectors into the first stream, then the other streams) are one ``add.reduce`` down the rows.
+
+@functools.lru_cache(maxsize=512)
+def _contiguous_plan(n: int, lanes: int) -> tuple:
+    """(vector rows in the streams, cascade levels as (blocks, step) with their rests, leftover
+    vector rows, the scalar tail's start) for a contiguous row of ``n >= lanes`` elements."""
+    nv = n // lanes
+    s4 = nv // 4
+    levels = []
+    size = s4
+    if s4:
+        step = 1 << max(4, _ceil_log2(s4) // 4)
+        if size >= step:
+            for _ in range(3):
+                nb = size // step
+                levels.append((nb, step, size > nb * step))
+                size = nb
+                if size < step:
+                    break
+    return s4, tuple(levels), nv, nv * lanes
+
+
+def _run_contiguous(flat: np.ndarray, plan: tuple) -> Any:
+    """The lane sums of ``flat`` by ``plan`` (``_contiguous_plan``), then its tail and the lanes
+    added one by one (the first element starting the sum, as ``_seq`` does)."""
+    s4, levels, nv, vec_end = plan
+    lanes = VECTOR_BYTES // flat.itemsize
+    reduce = np.add.reduce
+    if s4:
+        level = flat[:s4 * 4 * lanes].reshape(s4, 4 * lanes)
+        rests = []
+        for nb, step, has_rest in levels:
+            if has_rest:
+                rests.append(reduce(level[nb * step:], 0))
+            level = reduce(level[:nb * step].reshape(nb, step, 4 * lanes), 1)
+        total = reduce(level, 0)
+        if rests:
+            part = rests[0]
+            for rest in rests[1:]:
+                part = part + rest
+            total = part + total
+        streams = total.reshape(4, lanes)
+        rows = [streams[:1]]
+        if nv > s4 * 4:
+            rows.append(flat[s4 * 4 * lanes:vec_end].reshape(-1, lanes))
+        rows.append(streams[1:])
+        lane_sums = reduce(np.concatenate(rows), 0)
+    else:
+        lane_sums = reduce(flat[:vec_end].reshape(nv, lanes), 0)
+    tail = flat[vec_end:]
+    return np.add.accumulate(np.concatenate((tail, lane_sums)))[-1]
 
 
 def _torch_layout(a: Any) -> np.ndarray:
