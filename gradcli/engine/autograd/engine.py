@@ -12,7 +12,8 @@ import heapq
 from typing import Sequence
 
 from ..errors import TorchRuntimeError
-from ..shape_rules import is_expandable_to
+from ..kernels.summation import torch_sum
+from ..shape_rules import is_expandable_to, sum_to_axes
 from ..tensor import Tensor
 from . import grad_mode, observe
 from .accumulate import AccumulateGrad
@@ -67,13 +68,26 @@ def _shape_gradient(node: Node, index: int, grad: Tensor, tracer: object = None)
             raise TorchRuntimeError(
                 f"Function {node.name()} returned an invalid gradient at index {index} - got {got} "
                 f"but expected shape compatible with {want}")
-        reduced = grad.sum_to_size(shape)
+        reduced = _summed_to(grad, shape)
         if tracer is not None:
             tracer.reduced(node, index, grad, reduced)
         grad = reduced
     if grad._dtype is not dtype:
         grad = grad.to(dtype)
     return grad
+
+
+def _summed_to(grad: Tensor, shape: tuple) -> Tensor:
+    """``grad.sum_to_size(shape)``; without create_graph nothing is recorded, so the sums go
+    straight to the kernel (the op's own path costs more than a small sum)."""
+    data = grad._data
+    if grad_mode._enabled or data.dtype.char not in "fd":
+        return grad.sum_to_size(shape)
+    if not shape:
+        return Tensor._make(torch_sum(data), grad._dtype)
+    axes, lead = sum_to_axes(data.shape, shape)
+    summed = torch_sum(data, axes, True)
+    return Tensor._make(summed.reshape(shape) if lead else summed, grad._dtype)
 
 
 def run_backward(roots: Sequence[Edge], root_grads: Sequence[Tensor], *, keep_graph: bool,
