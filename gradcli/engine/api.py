@@ -10,7 +10,7 @@ import math
 from typing import Any
 
 from . import dtypes
-from .autograd import grad_mode
+from .autograd import anomaly, grad_mode
 from .autograd.backward import backward as _backward
 from .autograd.backward import grad as _grad
 from .autograd.function import Function, FunctionCtx
@@ -72,6 +72,8 @@ def _build_torch() -> dict[str, Any]:
         "no_grad": grad_mode.no_grad, "enable_grad": grad_mode.enable_grad,
         "set_grad_enabled": grad_mode.set_grad_enabled, "is_grad_enabled": grad_mode.is_grad_enabled,
         "inference_mode": grad_mode.inference_mode,
+        "is_anomaly_enabled": anomaly.is_anomaly_enabled, "set_anomaly_enabled": anomaly.set_anomaly_enabled,
+        "is_anomaly_check_nan_enabled": anomaly.is_anomaly_check_nan_enabled,
         "get_default_dtype": dtypes.get_default_dtype, "set_default_dtype": dtypes.set_default_dtype,
         "set_printoptions": set_printoptions,
         "is_tensor": _is_tensor, "numel": _numel, "is_floating_point": _is_floating_point,
@@ -90,6 +92,10 @@ SUBMODULES: dict[str, dict[str, Any]] = {
         "enable_grad": grad_mode.enable_grad, "set_grad_enabled": grad_mode.set_grad_enabled,
         "gradcheck": gradcheck, "gradgradcheck": gradgradcheck, "Function": Function,
         "Variable": legacy.Variable,
+        "detect_anomaly": anomaly.detect_anomaly, "set_detect_anomaly": anomaly.set_detect_anomaly,
+    },
+    "autograd.anomaly_mode": {
+        "detect_anomaly": anomaly.detect_anomaly, "set_detect_anomaly": anomaly.set_detect_anomaly,
     },
     "autograd.function": {
         "Function": Function, "FunctionCtx": FunctionCtx, "once_differentiable": once_differentiable,
@@ -158,6 +164,7 @@ def reset_global_state(seed: int | None = None) -> None:
     dtypes.set_default_dtype(dtypes.float32)
     reset_printoptions()
     grad_mode._set(True)
+    anomaly.set_anomaly_enabled(False, True)
     set_max_elements(None)
     reset_warned_once()
     if seed is None:

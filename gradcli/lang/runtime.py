@@ -17,7 +17,9 @@ from functools import partial
 from typing import Any, TextIO
 
 from gradcli.engine import allocator, collector
+from gradcli.engine.autograd import anomaly
 from gradcli.lang import builtins as _builtins_module
+from gradcli.lang import forward_trace
 from gradcli.lang.compiler import CLOSURE_MODULES, FUSED_FILES, FUSED_FUNCTION_NAME, RunContext, compile_module
 from gradcli.lang.compiler.base import EchoMode
 from gradcli.lang.diagnostics import Reporter
@@ -73,6 +75,7 @@ class Session:
         if engine is None:
             from gradcli.engine import api as engine
         self.engine = engine
+        anomaly.set_front_end(forward_trace.forward_place, forward_trace.describe_place)
         collector.tune()  # scripts build graphs: full collections spaced out (see engine/collector.py)
         allocator.keep_freed_memory()  # arrays reuse freed pages (engine/allocator.py)
         self.output = make_output(stdout or sys.stdout, color)
@@ -297,26 +300,32 @@ def innermost_span() -> Span | None:
     """The span of the innermost compiled node now running (for warnings raised by the engine,
     and for the views' provenance, which asks at every node made)."""
     frame = sys._getframe(1)
-    holds_span = _HOLDS_SPAN
     while frame is not None:
-        code = frame.f_code
-        known = holds_span.get(code)
-        if known is None:
-            if code.co_filename == _FUSED_CODE_FILE:   # (not kept: a script may fuse many loops)
-                known = _FUSED if code.co_name == FUSED_FUNCTION_NAME else False
-            else:
-                known = holds_span[code] = ("span" in code.co_freevars
-                                            and os.path.abspath(code.co_filename) in _COMPILED_CODE_FILES)
-        if known is _FUSED:
-            # a hot loop rebuilt as Python code: the record of the instruction now running
-            span = frame.f_globals["_TABLE"].record_at(frame.f_lasti).where
-            if span is not None:
-                return span
-        elif known:
-            span = frame.f_locals.get("span")
-            if isinstance(span, Span):
-                return span
+        span = frame_span(frame)
+        if span is not None:
+            return span
         frame = frame.f_back
+    return None
+
+
+def frame_span(frame: Any) -> Span | None:
+    """The span of the script node ``frame`` runs, if it runs one (a compiled node's closure,
+    or an instruction of a hot loop rebuilt as Python code)."""
+    code = frame.f_code
+    known = _HOLDS_SPAN.get(code)
+    if known is None:
+        if code.co_filename == _FUSED_CODE_FILE:   # (not kept: a script may fuse many loops)
+            known = _FUSED if code.co_name == FUSED_FUNCTION_NAME else False
+        else:
+            known = _HOLDS_SPAN[code] = ("span" in code.co_freevars
+                                         and os.path.abspath(code.co_filename) in _COMPILED_CODE_FILES)
+    if known is _FUSED:
+        # a hot loop rebuilt as Python code: the record of the instruction now running
+        return frame.f_globals["_TABLE"].record_at(frame.f_lasti).where
+    if known:
+        span = frame.f_locals.get("span")
+        if isinstance(span, Span):
+            return span
     return None
 
 

@@ -25,9 +25,15 @@ def test_stdout_is_unchanged_by_the_trace(path: Path) -> None:
     out, err, code = run_file(path)
     assert masked(out) == masked(plain_out)
     assert code == plain_code
-    # what a plain run reports on stderr is still there, after the trace's lines
-    assert masked(plain_err) in masked(err)
+    # what a plain run reports on stderr is still there, in its order (a warning raised inside
+    # the backward pass, as anomaly mode's, comes among the trace's lines of that pass)
+    assert _in_order(masked(plain_err).splitlines(), masked(err).splitlines())
     assert "── backward pass 1" in err or "── autograd.grad pass 1" in err or code != 0
+
+
+def _in_order(wanted: list[str], lines: list[str]) -> bool:
+    rest = iter(lines)
+    return all(any(line == have for have in rest) for line in wanted)
 
 
 def test_there_are_enough_cases() -> None:

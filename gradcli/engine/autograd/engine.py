@@ -15,7 +15,7 @@ from ..errors import TorchRuntimeError
 from ..kernels.summation import torch_sum
 from ..shape_rules import is_expandable_to, sum_to_axes
 from ..tensor import Tensor
-from . import grad_mode, observe
+from . import anomaly, grad_mode, observe
 from .accumulate import AccumulateGrad
 from .node import Node
 from .views import Edge
@@ -145,59 +145,67 @@ def run_backward(roots: Sequence[Edge], root_grads: Sequence[Tensor], *, keep_gr
     executed: list[Node] = []
     push, pop = heapq.heappush, heapq.heappop
     prev_mode = grad_mode._enabled
+    check_nan = anomaly.enabled and anomaly.checks_nan
     grad_mode._set(create_graph)
     try:
         while ready:
             node = pop(ready)[2]
-            grads = buffers.pop(node, None) or [None] * node.num_outputs
-            if node._tensor_pre_hooks or node._pre_hooks or node._retain_hooks:
-                grads = _run_pre_hooks(node, grads, tracer)
-            if tracer is not None:
-                tracer.node_starts(node, grads)
-            if capture and node in capture:
-                for index, nr in capture[node]:
-                    captured[index] = grads[nr]
-                if isinstance(node, AccumulateGrad):
-                    if not accumulate:
-                        continue  # autograd.grad never touches .grad
-                elif not any(c in needed for c, _ in node.next_functions if c is not None):
-                    continue  # nothing below this input is wanted
-            if node.skips_without_grads and _all_none(grads):
-                outputs: list = [None] * len(node.next_functions)
-            else:
-                outputs = node.apply(grads, create_graph)
+            try:
+                grads = buffers.pop(node, None) or [None] * node.num_outputs
+                if node._tensor_pre_hooks or node._pre_hooks or node._retain_hooks:
+                    grads = _run_pre_hooks(node, grads, tracer)
                 if tracer is not None:
-                    tracer.node_done(node, outputs)
-                if node._hooks:
-                    # post hooks see the gradients already summed to their inputs' shapes (PyTorch
-                    # validates a node's outputs before its post hooks run)
-                    outputs = [g if g is None else _shape_gradient(node, i, g, tracer)
-                               for i, g in enumerate(outputs)]
-                    outputs = _run_post_hooks(node, outputs, grads, tracer)
-            executed.append(node)
-            index = -1
-            for (child, nr), grad in zip(node.next_functions, outputs):
-                index += 1
-                if child is None or child not in needed:
-                    continue
-                if grad is not None:
-                    meta = node.input_metadata(index)
-                    if meta is not None and (grad._data.shape != meta[0] or grad._dtype is not meta[1]):
-                        grad = _shape_gradient(node, index, grad, tracer)
-                    buf = buffers.get(child)
-                    if buf is None:
-                        buf = buffers[child] = [None] * child.num_outputs
-                    if buf[nr] is None:
-                        buf[nr] = grad
-                    else:
-                        earlier, buf[nr] = buf[nr], buf[nr] + grad
-                        if tracer is not None:
-                            tracer.summed(child, nr, earlier, grad, buf[nr])
-                left = deps[child] - 1
-                deps[child] = left
-                if left == 0:
-                    push(ready, (-child._seq, tie, child))
-                    tie += 1
+                    tracer.node_starts(node, grads)
+                if capture and node in capture:
+                    for index, nr in capture[node]:
+                        captured[index] = grads[nr]
+                    if isinstance(node, AccumulateGrad):
+                        if not accumulate:
+                            continue  # autograd.grad never touches .grad
+                    elif not any(c in needed for c, _ in node.next_functions if c is not None):
+                        continue  # nothing below this input is wanted
+                if node.skips_without_grads and _all_none(grads):
+                    outputs: list = [None] * len(node.next_functions)
+                else:
+                    outputs = node.apply(grads, create_graph)
+                    if tracer is not None:
+                        tracer.node_done(node, outputs)
+                    if node._hooks:
+                        # post hooks see the gradients already summed to their inputs' shapes (PyTorch
+                        # validates a node's outputs before its post hooks run)
+                        outputs = [g if g is None else _shape_gradient(node, i, g, tracer)
+                                   for i, g in enumerate(outputs)]
+                        outputs = _run_post_hooks(node, outputs, grads, tracer)
+                executed.append(node)
+                index = -1
+                for (child, nr), grad in zip(node.next_functions, outputs):
+                    index += 1
+                    if child is None or child not in needed:
+                        continue
+                    if grad is not None:
+                        meta = node.input_metadata(index)
+                        if meta is not None and (grad._data.shape != meta[0] or grad._dtype is not meta[1]):
+                            grad = _shape_gradient(node, index, grad, tracer)
+                        if check_nan:
+                            anomaly.check_output(node, index, grad)
+                        buf = buffers.get(child)
+                        if buf is None:
+                            buf = buffers[child] = [None] * child.num_outputs
+                        if buf[nr] is None:
+                            buf[nr] = grad
+                        else:
+                            earlier, buf[nr] = buf[nr], buf[nr] + grad
+                            if tracer is not None:
+                                tracer.summed(child, nr, earlier, grad, buf[nr])
+                    left = deps[child] - 1
+                    deps[child] = left
+                    if left == 0:
+                        push(ready, (-child._seq, tie, child))
+                        tie += 1
+            except Exception:
+                if anomaly.enabled:
+                    anomaly.report(node)  # (PyTorch's engine warns, then the error goes on)
+                raise
     finally:
         grad_mode._set(prev_mode)
         if tracer is not None:

@@ -21,7 +21,7 @@ from typing import Any, Callable, Sequence
 from ..errors import TorchRuntimeError
 from ..shape_rules import type_string
 from ..tensor import Tensor
-from . import observe
+from . import anomaly, observe
 from .formulas import Formulas
 
 
@@ -80,6 +80,8 @@ class Node:
         self._seq = next(_sequence)
         if observe.watcher is not None:
             observe.watcher.node_made(self)
+        if anomaly.enabled:
+            anomaly.remember(self)
 
     # -- what PyTorch shows of a node ---------------------------------------------------
     def name(self) -> str:
@@ -289,6 +291,8 @@ class OpNode(Node):
             self._n_out = n_out
         if observe.watcher is not None:
             observe.watcher.node_made(self)
+        if anomaly.enabled:
+            anomaly.remember(self)
 
     @property
     def num_outputs(self) -> int:
