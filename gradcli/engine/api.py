@@ -10,7 +10,9 @@ import math
 from typing import Any
 
 from . import dtypes
-from .autograd import anomaly, grad_mode
+from .autograd import anomaly, grad_mode, saved_hooks
+from .autograd.multi_grad import register_multi_grad_hook
+from .autograd.node import Node
 from .autograd.backward import backward as _backward
 from .autograd.backward import grad as _grad
 from .autograd.function import Function, FunctionCtx
@@ -94,6 +96,11 @@ SUBMODULES: dict[str, dict[str, Any]] = {
         "Variable": legacy.Variable,
         "detect_anomaly": anomaly.detect_anomaly, "set_detect_anomaly": anomaly.set_detect_anomaly,
     },
+    "autograd.graph": {
+        "saved_tensors_hooks": saved_hooks.saved_tensors_hooks, "save_on_cpu": saved_hooks.save_on_cpu,
+        "disable_saved_tensors_hooks": saved_hooks.disable_saved_tensors_hooks, "Node": Node,
+        "register_multi_grad_hook": register_multi_grad_hook,
+    },
     "autograd.anomaly_mode": {
         "detect_anomaly": anomaly.detect_anomaly, "set_detect_anomaly": anomaly.set_detect_anomaly,
     },
@@ -165,6 +172,7 @@ def reset_global_state(seed: int | None = None) -> None:
     reset_printoptions()
     grad_mode._set(True)
     anomaly.set_anomaly_enabled(False, True)
+    saved_hooks.reset()
     set_max_elements(None)
     reset_warned_once()
     if seed is None:

@@ -9,6 +9,7 @@ which fixes the order in which hooks fire and gradients are summed.
 from __future__ import annotations
 
 import heapq
+import itertools
 from typing import Sequence
 
 from ..errors import TorchRuntimeError
@@ -75,6 +76,28 @@ def _shape_gradient(node: Node, index: int, grad: Tensor, tracer: object = None)
     if grad._dtype is not dtype:
         grad = grad.to(dtype)
     return grad
+
+
+# The backward calls now running, innermost last (a hook may call backward): each its id and the
+# nodes it will run and whether it accumulates into .grad -- what register_multi_grad_hook asks.
+_tasks: list[tuple[int, set, bool]] = []
+_task_ids = itertools.count()
+
+
+def current_task_id() -> int:
+    """PyTorch's _current_graph_task_id: the innermost running backward, -1 outside one."""
+    return _tasks[-1][0] if _tasks else -1
+
+
+def will_execute(node: Node) -> bool:
+    """PyTorch's _will_engine_execute_node: whether the running backward will run ``node``."""
+    if not _tasks:
+        raise TorchRuntimeError("_will_engine_execute_node should only be called during the backward pass")
+    _, needed, accumulates = _tasks[-1]
+    if not accumulates and isinstance(node, AccumulateGrad):
+        raise TorchRuntimeError("A leaf node was passed to _will_engine_execute_node but we are currently "
+                                "running autograd.grad(). This is currently not supported.")
+    return node in needed
 
 
 def _summed_to(grad: Tensor, shape: tuple) -> Tensor:
@@ -147,6 +170,7 @@ def run_backward(roots: Sequence[Edge], root_grads: Sequence[Tensor], *, keep_gr
     prev_mode = grad_mode._enabled
     check_nan = anomaly.enabled and anomaly.checks_nan
     grad_mode._set(create_graph)
+    _tasks.append((next(_task_ids), needed, accumulate))
     try:
         while ready:
             node = pop(ready)[2]
@@ -207,6 +231,7 @@ def run_backward(roots: Sequence[Edge], root_grads: Sequence[Tensor], *, keep_gr
                     anomaly.report(node)  # (PyTorch's engine warns, then the error goes on)
                 raise
     finally:
+        _tasks.pop()
         grad_mode._set(prev_mode)
         if tracer is not None:
             tracer.end()

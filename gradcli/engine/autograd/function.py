@@ -23,7 +23,7 @@ import numpy as np
 from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchTypeError
 from ..tensor import Tensor
 from ..warnings import warn
-from . import grad_mode
+from . import grad_mode, saved_hooks
 from .inplace import rebase_history
 from .node import FREED_MESSAGE, NODE_ATTRS, Node, SavedTensor, move_retain_hook, short_name
 from .views import gradient_edge, mark_view
@@ -57,7 +57,7 @@ class FunctionCtx:
             raise TorchRuntimeError(FREED_MESSAGE)
         if self._saved is None:
             return ()  # (read in forward, before anything is saved)
-        return tuple(None if s is None else s.unpack() for s in self._saved)
+        return tuple(None if s is None else s.unpack_for(self) for s in self._saved)
 
     @property
     def saved_variables(self) -> tuple:
@@ -378,5 +378,5 @@ def _save_variables(ctx: BackwardFunction, outputs: tuple) -> None:
                                      is_output=True))
         else:
             saved.append(SavedTensor(t, None))
-    ctx._saved = saved
+    ctx._saved = saved_hooks.pack_list(saved) if saved_hooks.stack else saved
     ctx._to_save = ()

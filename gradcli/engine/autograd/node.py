@@ -18,7 +18,7 @@ import math
 import weakref
 from typing import Any, Callable, Sequence
 
-from ..errors import TorchRuntimeError
+from ..errors import TorchAttributeError, TorchRuntimeError
 from ..shape_rules import type_string
 from ..tensor import Tensor
 from . import anomaly, observe
@@ -189,6 +189,10 @@ class SavedTensor:
             raise TorchRuntimeError(modified_message(t, output_of, self.version, self.shape))
         return t
 
+    def unpack_for(self, node: "Node | None") -> Tensor:
+        """The tensor as ``node``'s backward sees it (a plain saved tensor is the one saved)."""
+        return self.unpack()
+
 
 class SavedOutput(SavedTensor):
     """A node's own output, saved as PyTorch saves one: its data, version counter and output
@@ -277,8 +281,9 @@ class OpNode(Node):
     __slots__ = ("_backward", "_saved", "_meta")
     _freed = False
     _n_out = 1
-    # grad_fn._saved_<name> of a non-tensor value: name -> (saved key, kind); see expose_saved
-    __saved_exposed__: dict[str, tuple[str, str | None]] = {}
+    # grad_fn._saved_<name> of a non-tensor value: name -> (saved key, kind or a function of the
+    # saved values); see expose_saved
+    __saved_exposed__: dict[str, tuple[str, Any]] = {}
 
     def __init__(self, next_functions: tuple, backward: Callable, saved: dict,
                  meta: Sequence[tuple | None], n_out: int = 1) -> None:
@@ -305,7 +310,7 @@ class OpNode(Node):
         if self._freed:
             raise TorchRuntimeError(FREED_MESSAGE)
         saved = self._saved
-        order = _unpack_order(tuple(saved))
+        order = unpack_order(tuple(saved))
         values = {}
         for key, sizes in order:
             value = saved[key]
@@ -316,6 +321,8 @@ class OpNode(Node):
                 value = value.unpack_for(self)
             elif (kind is list or kind is tuple) and not sizes and _holds_tensor(value):
                 value = _unpack(value)
+            elif isinstance(value, SavedTensor):   # (one a saved-tensor hook packed)
+                value = value.unpack_for(self)
             values[key] = value
         return Saved(values)
 
@@ -349,7 +356,7 @@ class OpNode(Node):
         freed = False
         for k, v in saved.items():
             kind = type(v)
-            if kind is SavedTensor or kind is SavedOutput or (
+            if kind is SavedTensor or kind is SavedOutput or isinstance(v, SavedTensor) or (
                     (kind is list or kind is tuple) and not k.endswith("_sym_sizes") and _holds_tensor(v)):
                 v = _RELEASED
                 freed = True
@@ -362,6 +369,10 @@ class OpNode(Node):
         """``grad_fn._saved_<key>``, as PyTorch exposes it: a tensor the node did not need to save
         (mul's self when only self requires grad) is None, one freed by backward an error."""
         exposed = type(self).__saved_exposed__.get(key)  # (the key it reads, its kind)
+        if exposed is not None and callable(exposed[1]):
+            if self._saved.get(exposed[0]) is _RELEASED:
+                raise TorchRuntimeError(FREED_MESSAGE)
+            return exposed[1](self._saved)   # (a value worked out from what was saved)
         value = self._saved.get(key if exposed is None else exposed[0], _NOT_SAVED)
         if value is _RELEASED:
             raise TorchRuntimeError(FREED_MESSAGE)
@@ -373,7 +384,7 @@ class OpNode(Node):
             return _as_exposed(value, exposed[1])
         if isinstance(value, Tensor) and value._wrapped:
             return value.item()  # a Scalar overload's number (x.pow(2)._saved_exponent is 2)
-        if type(value) is SavedOutput:
+        if isinstance(value, SavedTensor):
             return value.unpack_for(self)
         return _unpack(value)
 
@@ -415,11 +426,11 @@ def _holds_tensor(value: Any) -> bool:
     return False
 
 
-# The order OpNode._unpack reads saved values in, by the keys a node saved (a few per op).
+# The order OpNode._unpack reads saved values in (and saved_hooks packs them in), by the keys a node saved (a few per op).
 _UNPACK_ORDER: dict[tuple, tuple] = {}
 
 
-def _unpack_order(keys: tuple) -> tuple[tuple[str, bool], ...]:
+def unpack_order(keys: tuple) -> tuple[tuple[str, bool], ...]:
     """``keys`` in the order a node unpacks them -- inputs in name order, then outputs, so that
     of two modified saved tensors the one PyTorch reports is reported (mul's other before self,
     pow's self before its result) -- each with whether it is an input's sizes (which never hold
@@ -438,27 +449,41 @@ def node_class(name: str, base: type = OpNode, saved_names: Sequence[str] = ()) 
     """The class for nodes called ``name`` (one per name, made on first use)."""
     cls = _classes.get(name)
     if cls is None:
-        attrs = NODE_ATTRS | {f"_saved_{n}" for n in saved_names}
+        attrs = NODE_ATTRS | _saved_attrs(saved_names)
         cls = type(name, (base,), {"__slots__": (), "__script_attrs__": attrs, "__module__": "builtins"})
         _classes[name] = cls
     elif saved_names:
-        extra = {f"_saved_{n}" for n in saved_names} - cls.__script_attrs__
+        extra = _saved_attrs(saved_names) - cls.__script_attrs__
         if extra:
             cls.__script_attrs__ = cls.__script_attrs__ | extra
     return cls
 
 
-def expose_saved(cls: type, exposed: dict[str, tuple[str, str | None]]) -> None:
+def expose_saved(cls: type, exposed: dict[str, tuple[str, Any]]) -> None:
     """Make ``grad_fn._saved_<name>`` readable for each name: (the saved key it reads, its kind)."""
     if exposed:
         cls.__saved_exposed__ = {**cls.__saved_exposed__, **exposed}
-        cls.__script_attrs__ = cls.__script_attrs__ | {f"_saved_{n}" for n in exposed}
+        cls.__script_attrs__ = cls.__script_attrs__ | _saved_attrs(exposed)
+
+
+def _saved_attrs(names: Any) -> set[str]:
+    # (_raw_saved_<name> is there for a saved tensor only: _saved_getattr says which)
+    return {f"_saved_{n}" for n in names} | {f"_raw_saved_{n}" for n in names}
 
 
 def _saved_getattr(self: OpNode, attr: str) -> Any:
     if attr.startswith("_saved_"):
         return self.saved_value(attr[len("_saved_"):])
+    if attr.startswith("_raw_saved_") and f"_saved_{attr[11:]}" in type(self).__script_attrs__:
+        exposed = type(self).__saved_exposed__.get(attr[11:])
+        key = attr[11:] if exposed is None else exposed[0]   # (max's indices are its result1)
+        value = self._saved.get(key)
+        if isinstance(value, SavedTensor) or value is _RELEASED:
+            from .saved_hooks import RawSaved   # (rare: loaded on first use)
+            return RawSaved(self, key)
+        raise TorchAttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
     raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
 
 
 OpNode.__getattr__ = _saved_getattr  # only reached for names not found normally
+Node.__module__ = "torch.autograd.graph"  # (what a script sees: torch.autograd.graph.Node)

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..errors import TorchRuntimeError
 from ..tensor import Tensor
-from . import observe
+from . import observe, saved_hooks
 from .formulas import formulas_for
 from .node import SavedOutput, SavedTensor, short_name
 from .record import RecordedOp, _expose, _node_class, _save_nested
@@ -83,7 +83,7 @@ class NodePlan:
             saved_inputs.append((key, key in op.scalar_inputs))
         self.saved_inputs = tuple(saved_inputs)
         self.cls = _node_class(node_name, declared)
-        self.exposes = bool(op.exposes)
+        self.exposes = bool(op.exposes or op.exposed_values)
 
     def attach(self, bound: dict, output: Tensor) -> Any:
         """The node of one call whose single output is ``output``, linked into the graph."""
@@ -138,6 +138,8 @@ class NodePlan:
                 raise_integer_result(output)
             for key in self.saved_results:
                 saved[key] = SavedOutput(output, None)
+        if saved_hooks.stack:
+            saved_hooks.pack_node(saved)
         if observe.watcher is not None:
             observe.watcher.op_recorded(node, self.op.name, bound, (output,))
         return node

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from ..errors import TorchRuntimeError
 from ..tensor import Tensor
-from . import grad_mode, observe
+from . import grad_mode, observe, saved_hooks
 from .formulas import Deriv, formulas_for
 from .node import SavedOutput, SavedTensor, expose_saved, node_class, short_name
 from .views import gradient_edge
@@ -35,6 +35,7 @@ class RecordedOp(Protocol):
     integer_result_ok: bool
     saves: Callable[[dict], set] | None
     exposes: tuple[str, ...] | dict[str, tuple[str, ...]]
+    exposed_values: dict[str, Callable[[dict], Any]]
 
     def saved_int_kind(self, name: str) -> str | None: ...
 
@@ -141,7 +142,7 @@ def attach(op: RecordedOp, bound: dict, outputs: tuple[Tensor, ...], inplace_sel
     if multi:
         saved["_out_meta"] = [(o._data.shape, o._dtype) for o in outputs]
     cls = _node_class(node_name, declared)  # (declared includes needs)
-    if op.exposes:
+    if op.exposes or op.exposed_values:
         _expose(op, node_name, cls, saved)
     node = cls(tuple(edges), formulas, saved, meta, n_out=max(len(outputs), 1))
     if node_name == "NotImplemented":
@@ -162,6 +163,8 @@ def attach(op: RecordedOp, bound: dict, outputs: tuple[Tensor, ...], inplace_sel
                 # an integer output (max's indices) has no node to name
                 of = f"{i} of {short_name(node_name)}" if outputs[i]._dtype.is_floating_point else None
                 saved[key] = SavedOutput(outputs[i], of, i)
+    if saved_hooks.stack:
+        saved_hooks.pack_node(saved)
     if observe.watcher is not None:
         observe.watcher.op_recorded(node, op.name, bound, outputs)
     return node
@@ -217,6 +220,9 @@ def save_inplace_result(op: RecordedOp, bound: dict, node: Any, target: Tensor) 
                                                     is_output=True)
         if target._base is not None:  # PyTorch keeps a weak pointer to the view's AsStridedBackward0
             saved.view_node = weakref.ref(target._grad_fn)
+        if saved_hooks.stack:
+            pack, unpack = saved_hooks.stack[-1]
+            node._saved["result"] = saved_hooks.HookedSaved(saved, pack, unpack)
 
 
 _CLASSES: dict[tuple, type] = {}
@@ -232,7 +238,11 @@ def _node_class(node_name: str, needs: frozenset) -> type:
 
 _EXPOSED: set[tuple[str, str]] = set()
 # Exposed names that read another saved value: a count from the sizes, the indices output.
-_EXPOSED_FROM = {"self_sym_numel": "self_sym_sizes", "indices": "result1"}
+# A node that shows a saved value under another name does not show it under its own (max's
+# _saved_indices is its second output: there is no _saved_result1).
+_EXPOSED_FROM = {"self_sym_numel": "self_sym_sizes", "indices": "result1", "inverse": "result",
+                 "split_sizes": "split_size"}
+_HIDDEN_BY_ALIAS = frozenset({"result1", "result"})
 
 
 def _expose(op: RecordedOp, node_name: str, cls: type, saved: dict) -> None:
@@ -246,7 +256,13 @@ def _expose(op: RecordedOp, node_name: str, cls: type, saved: dict) -> None:
         key = _EXPOSED_FROM.get(name, name)
         if key in saved or key.startswith("result"):
             exposed[name] = (key, "numel" if name.endswith("_numel") else op.saved_int_kind(name))
+    for name, value_of in op.exposed_values.items():
+        exposed[name] = (name, value_of)
     expose_saved(cls, exposed)
+    hidden = {f"{prefix}{key}" for name, (key, _) in exposed.items()
+              if key != name and key in _HIDDEN_BY_ALIAS for prefix in ("_saved_", "_raw_saved_")}
+    if hidden:
+        cls.__script_attrs__ = cls.__script_attrs__ - hidden
 
 
 def _save_nested(value: Any) -> Any:

@@ -89,6 +89,10 @@ class Op:
     # derivatives.yaml line saves): bound arguments, "<input>_sym_sizes", "self_sym_numel", and
     # "indices" for a second output.  A dict names them per node when the overloads differ.
     exposes: tuple[str, ...] | dict[str, tuple[str, ...]] = ()
+    # Exposed values that are not a bound argument as such, worked out from the saved values (var's
+    # correction from its unbiased flag): name -> function of the node's saved dict.  (They belong to
+    # the node class, which ops of the same node name share: only for a node name of one op.)
+    exposed_values: dict[str, Callable[[dict], Any]] = {}  # (read only)
     # An integer result simply has no history (a dtype conversion, .long()); for any other op
     # PyTorch's set_history refuses to make one from inputs that require grad.
     integer_result_ok: bool = False

@@ -127,7 +127,7 @@ CUMSUM = defop("cumsum", "cumsum(Tensor input, int dim, *, dtype? dtype=None, Te
                derivs={"self": d(rule="grad summed from the end along dim: flip(cumsum(flip(grad)))")(
                    _cumsum_backward)})
 CUMPROD = defop("cumprod", "cumprod(Tensor input, int dim, *, dtype? dtype=None, Tensor? out=None)",
-                _cum_forward(np.cumprod), node="CumprodBackward0", inplace=True, contiguous=True,
+                _cum_forward(np.cumprod), node="CumprodBackward0", inplace=True, contiguous=True, exposes=("dim",),
                 inplace_broadcasts=False, prepare_inplace=_inplace_checks("cumprod"),
                 # (PyTorch's node keeps both)
                 derivs={"self": d("self", "result", rule="grad * result summed from the end along dim, / self")(

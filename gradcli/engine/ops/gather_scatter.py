@@ -58,7 +58,7 @@ def _index_select_backward(g: Tensor, s: Any) -> Tensor:
 
 
 defop("index_select", "index_select(Tensor input, int dim, Tensor index, *, Tensor? out=None)",
-      _index_select_forward, node="IndexSelectBackward0",
+      _index_select_forward, node="IndexSelectBackward0", exposes=("dim", "self_sym_sizes"),
       derivs={"self": d("index", rule="zeros of self's shape, grad added at index along dim")(
           _index_select_backward)})
 

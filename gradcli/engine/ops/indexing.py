@@ -335,8 +335,19 @@ def _index_backward(g: Tensor, s: Any) -> Tensor:
     return run(INDEX_PUT, {"self": zeros, "indices": s.indices, "values": g, "accumulate": True})
 
 
+def _exposed_indices(s: dict) -> tuple:
+    """``_saved_indices`` as PyTorch's node shows it: one entry per dim up to the last indexed
+    one, None where a dim is not indexed."""
+    entries = s["indices"]
+    out: list = [None] * (max(dim for dim, _ in entries) + 1) if entries else []
+    for dim, saved in entries:
+        out[dim] = saved.unpack()
+    return tuple(out)
+
+
 INDEX = defop("index", "index(Tensor input, any indices)", _index_forward, node="IndexBackward0",
-              function=False, method=False,
+              function=False, method=False, exposes=("self_sym_sizes",),
+              exposed_values={"indices": _exposed_indices},
               derivs={"self": d(rule="zeros of self's shape, grad added at the indexed places")(_index_backward)})
 
 

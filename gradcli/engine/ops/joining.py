@@ -208,7 +208,8 @@ def _cat_grads(grads: list, s: Any) -> Tensor:
 SPLIT = defop("split", ["split(Tensor input, int split_size, int dim=0)",
                 "split(Tensor input, int[] split_size, int dim=0)"], _split_forward,
       node=lambda b: "SplitWithSizesBackward0" if isinstance(b["split_size"], tuple) else "SplitBackward0",
-      view=True, exposes={"SplitBackward0": ("dim", "self_sym_sizes", "split_size")},
+      view=True, exposes={"SplitBackward0": ("dim", "self_sym_sizes", "split_size"),
+                          "SplitWithSizesBackward0": ("dim", "self_sym_sizes", "split_sizes")},
       derivs={"self": d(rule="cat(the pieces' grads, dim), zeros for a piece with none")(_cat_grads)})
 
 

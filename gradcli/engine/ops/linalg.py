@@ -39,7 +39,7 @@ def _trace_backward(g: Tensor, s: Any) -> Tensor:
     return WHERE(diag, g, zero).view(rows, cols)
 
 
-TRACE = defop("trace", "trace(Tensor input)", _trace_forward, node="TraceBackward0",
+TRACE = defop("trace", "trace(Tensor input)", _trace_forward, node="TraceBackward0", exposes=("self_sym_sizes",),
       derivs={"self": d(rule="grad on the diagonal, 0 off it")(_trace_backward)})
 
 
@@ -62,11 +62,18 @@ def _det_forward(b: dict) -> Any:
     # PyTorch factors A^T when A is contiguous (det(A^T) = det(A), and LAPACK wants column-major),
     # which changes the pivots and so the rounding: det([[1, 2], [3, 4]]) is exactly -2 in float32.
     data = a._data.swapaxes(-1, -2) if a._data.flags.c_contiguous else a._data
-    return lu_det(data)
+    det, lu, pivots = lu_det(data)
+    # The node keeps the factorization as PyTorch's does (grad_fn._saved_LU, _saved_pivots): the
+    # LU of the matrix factored, column-major as LAPACK leaves it, and LAPACK's 1-based pivots.
+    shape = data.shape
+    b["LU"] = (Tensor._make(np.swapaxes(np.swapaxes(lu.reshape(shape), -1, -2).copy(), -1, -2)),)
+    b["pivots"] = (Tensor._make(pivots.reshape(shape[:-1])),)
+    return det
 
 
-def lu_det(a: np.ndarray) -> np.ndarray:
-    """det by LU with partial pivoting, as LAPACK's getf2 computes it, then the product of U's diagonal.
+def lu_det(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """det by LU with partial pivoting, as LAPACK's getf2 computes it, then the product of U's
+    diagonal; also the LU factors (batch, n, n) and LAPACK's 1-based pivot rows (batch, n), int32.
 
     NumPy's det goes through exp(log|det|) and misses exact values such as -2;
     PyTorch multiplies the pivots, and so does this.
@@ -75,8 +82,10 @@ def lu_det(a: np.ndarray) -> np.ndarray:
     m = np.array(a.reshape((-1, n, n)), dtype=a.dtype, copy=True)
     sign = np.ones(m.shape[0], dtype=a.dtype)
     rows = np.arange(m.shape[0])
+    pivots = np.empty((m.shape[0], n), dtype=np.int32)
     for k in range(n):
         p = k + np.argmax(np.abs(m[:, k:, k]), axis=1)
+        pivots[:, k] = p + 1
         swap = p != k
         if swap.any():
             top = m[rows, k, :].copy()
@@ -99,7 +108,7 @@ def lu_det(a: np.ndarray) -> np.ndarray:
     for k in range(1, n):
         prod = prod * diag[:, k]
     det = prod * sign
-    return det.reshape(a.shape[:-2]).astype(a.dtype)
+    return det.reshape(a.shape[:-2]).astype(a.dtype), m, pivots
 
 
 def _det_backward(g: Tensor, s: Any) -> Tensor:
@@ -109,9 +118,17 @@ def _det_backward(g: Tensor, s: Any) -> Tensor:
     return (g * s.result).unsqueeze(-1).unsqueeze(-1) * inv_t
 
 
+def _det_forward_of_A(b: dict) -> Any:
+    inner = {"self": b["A"]}
+    det = _det_forward(inner)
+    b["LU"], b["pivots"] = inner["LU"], inner["pivots"]
+    return det
+
+
 DET = defop("linalg.det", "det(Tensor A, *, Tensor? out=None)",
-            lambda b: _det_forward({"self": b["A"]}), node="LinalgDetBackward0", inputs=("A",), function=False,
-            method=False,
+            _det_forward_of_A, node="LinalgDetBackward0", inputs=("A",), function=False,
+            method=False, exposed_values={"LU": lambda s: s["LU"][0].unpack(),
+                                          "pivots": lambda s: s["pivots"][0].unpack()},
             derivs={"A": d("A", "result", rule="grad * result * inv(A)^T")(lambda g, s: _det_backward(g, _AView(s)))})
 
 
@@ -162,7 +179,7 @@ def _singular_pivot(a: np.ndarray) -> int:
 
 
 INV = defop("linalg.inv", "inv(Tensor A, *, Tensor? out=None)", _inv_forward, node="LinalgInvExBackward0",
-            inputs=("A",), function=False, method=False,
+            inputs=("A",), function=False, method=False, exposes=("inverse",),
             derivs={"A": d("result", rule="-result^T @ grad @ result^T")(
                 lambda g, s: -(s.result.mT @ g @ s.result.mT))})
 

@@ -113,8 +113,16 @@ def mm_mat2_backward(g: Tensor, mat1: Tensor, shape: Any, strides: tuple) -> Ten
     return mat1.t().mm(g)
 
 
+def strides_if(key: str, needed: str) -> Any:
+    """An exposed ``<input>_sym_strides``: what PyTorch saves only for an input whose gradient
+    is computed (its formula keeps the other operand, ``needed``), () otherwise."""
+    return lambda s: tuple(s[key]) if needed in s else ()
+
+
 MM = defop("mm", "mm(Tensor input, Tensor mat2, *, Tensor? out=None)", _mm_forward, node="MmBackward0",
-           exposes=("mat2_sym_sizes", "self_sym_sizes"),  # (PyTorch's strides are () when unneeded)
+           exposes=("mat2_sym_sizes", "self_sym_sizes"),
+           exposed_values={"self_sym_strides": strides_if("self_sym_strides", "mat2"),
+                           "mat2_sym_strides": strides_if("mat2_sym_strides", "self")},
            inputs=("self", "mat2"),
            derivs={"self": d("mat2", rule="grad @ mat2^T")(
                        lambda g, s: mm_mat1_backward(g, s.mat2, s.self_sym_sizes, s.self_sym_strides)),
@@ -147,7 +155,7 @@ BMM = defop("bmm", "bmm(Tensor input, Tensor mat2, *, Tensor? out=None)", _bmm_f
 # on mm's fresh result, so the result is no view (a later add_ is a plain AddBackward0).
 SQUEEZE4 = defop("_squeeze_dim", "_squeeze_dim(Tensor input, int dim)",
                  lambda b: np.squeeze(b["self"]._data, b["dim"]), node="SqueezeBackward4",
-                 function=False, method=False,
+                 function=False, method=False, exposes=("dim", "self_sym_sizes"),
                  derivs={"self": d(rule="grad unsqueezed at dim, back to self's shape")(
                      lambda g, s: g.unsqueeze(s.dim))})
 
@@ -313,8 +321,9 @@ def _times(g: Tensor, value: Any) -> Tensor:
 
 ADDMM = defop("addmm", "addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, "
               "Tensor? out=None)", _addmm_forward, node="AddmmBackward0", inputs=("self", "mat1", "mat2"),
-              # (PyTorch's strides are () when unneeded)
               exposes=("alpha", "beta", "mat1_sym_sizes", "mat2_sym_sizes"),
+              exposed_values={"mat1_sym_strides": strides_if("mat1_sym_strides", "mat2"),
+                              "mat2_sym_strides": strides_if("mat2_sym_strides", "mat1")},
               inplace=True, inplace_broadcasts=False,
               derivs={"self": d(rule="grad * beta")(lambda g, s: _times(g, s.beta)),
                       "mat1": d("mat2", rule="grad @ mat2^T * alpha")(lambda g, s: _times(

@@ -15,7 +15,7 @@ from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
 from ..errors import TorchNotImplementedError, TorchRuntimeError
 from ..tensor import Tensor
-from .reductions import reduce_axes
+from .reductions import exposed_dims, reduce_axes
 
 CATALOG = Catalog()
 defop = CATALOG.defop
@@ -94,6 +94,8 @@ def _norm_backward(g: Tensor, s: Any) -> Tensor:
 
 NORM = defop("_norm", "_norm(Tensor input, any p, int[1]? dim=None, bool keepdim=False, *, dtype? dtype=None)",
              _norm_forward, node="LinalgVectorNormBackward0", function=False, method=False, contiguous=True,
+             exposed_values={"dim": exposed_dims, "keepdim": lambda s: bool(s.get("keepdim", False)),
+                             "ord": lambda s: 2 if s.get("p") in (None, "fro") else s["p"]},
              derivs={"self": d("self", "result", rule="grad * sign(self) * abs(self)^(p - 1) / result^(p - 1)")(
                  _norm_backward)})
 

@@ -207,6 +207,7 @@ defop("round", ["round(Tensor input, *, Tensor? out=None)",
 
 
 def _square_forward(b: dict) -> Any:
+    b["exponent"] = 2   # (what its PowBackward0 node shows as _saved_exponent)
     a = b["self"]._data
     if a.dtype == np.bool_:
         a = a.astype(np.int64)
@@ -214,7 +215,7 @@ def _square_forward(b: dict) -> Any:
 
 
 # square is pow(x, 2) in PyTorch, hence PowBackward0 and `_saved_exponent`.
-defop("square", _sig("square"), _square_forward, node="PowBackward0",
+defop("square", _sig("square"), _square_forward, node="PowBackward0", exposes=("exponent",),
       derivs={"self": d("self", rule="grad * 2 * self")(lambda g, s: g * 2 * s.self)}, inplace=True)
 
 

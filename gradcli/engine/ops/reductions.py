@@ -167,6 +167,7 @@ def _prod_of_others(x: Tensor, dim: int) -> Tensor:
 defop("prod", ["prod(Tensor input, *, dtype? dtype=None)",
                "prod(Tensor input, int dim, bool keepdim=False, *, dtype? dtype=None, Tensor? out=None)"],
       _prod_forward, node=lambda b: "ProdBackward1" if "dim" in b else "ProdBackward0", contiguous=True,
+      exposes={"ProdBackward1": ("dim", "keepdim")},
       # PyTorch's node also keeps the result
       derivs={"self": d("self", "result", rule="grad * the product of the other elements (result / self)",
                         node_rules={"ProdBackward1": "grad * the product of the others along dim (result / self)"})(
@@ -430,13 +431,33 @@ def _std_backward(g: Tensor, s: Any) -> Tensor:
     return grad.masked_fill(expand_back(result, shape, dims, keepdim) == 0, 0.0)
 
 
+def _exposed_correction(s: dict) -> Any:
+    # PyTorch binds a bare var() to the correction overload (None); the unbiased ones pass 1 or 0
+    if "correction" in s:
+        return s["correction"]
+    return None if "dim" not in s and s.get("unbiased", True) else int(s.get("unbiased", True))
+
+
+def exposed_dims(s: dict) -> Any:
+    """A node's ``_saved_dim``: None, or the dims as PyTorch's int64 getter shows them (unsigned)."""
+    dim = s.get("dim")
+    if dim is None:
+        return None
+    return tuple(int(v) & ((1 << 64) - 1) for v in (dim if isinstance(dim, (list, tuple)) else (dim,)))
+
+
+_VAR_EXPOSED = {"correction": _exposed_correction, "dim": exposed_dims,
+                "keepdim": lambda s: bool(s.get("keepdim", False))}
+
 _VAR_SIGS = ["{0}(Tensor input, bool unbiased=True)",
              "{0}(Tensor input, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor? out=None)",
              "{0}(Tensor input, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor? out=None)"]
 defop("var", [s.format("var") for s in _VAR_SIGS], _var_forward(False), node="VarBackward0", contiguous=True,
+      exposed_values=_VAR_EXPOSED,
       derivs={"self": d("self", rule="grad * 2 * (self - mean) / (N - correction), N the count reduced")(
           _var_backward)})
 defop("std", [s.format("std") for s in _VAR_SIGS], _var_forward(True), node="StdBackward0", contiguous=True,
+      exposed_values=_VAR_EXPOSED,
       derivs={"self": d("self", "result",
                         rule="grad * (self - mean) / ((N - correction) * result), 0 where result == 0")(_std_backward)})
 

@@ -73,13 +73,14 @@ VIEW = defop("view", "view(Tensor input, int[] size)", _view_forward, node="View
              view=True, function=False, exposes=("self_sym_sizes",), derivs={"self": _back_to_input})
 UNSAFE_VIEW = defop("_unsafe_view", "_unsafe_view(Tensor input, int[] size)",
                     lambda b: b["self"]._data.reshape(infer_shape(b["size"], b["self"]._data.size)),
-                    node="UnsafeViewBackward0", function=False, method=False,
+                    node="UnsafeViewBackward0", function=False, method=False, exposes=("self_sym_sizes",),
                     derivs={"self": _back_to_input})
 
 
 # reshape of a non-contiguous tensor whose strides still allow a view: PyTorch's _reshape_alias.
 RESHAPE_ALIAS = defop("_reshape_alias", "_reshape_alias(Tensor input, int[] size)", _view_forward,
                       node="ReshapeAliasBackward0", view=True, function=False, method=False,
+                      exposes=("self_sym_sizes",),
                       derivs={"self": _back_to_input})
 
 

@@ -77,6 +77,7 @@ def _narrow(self: Tensor, dim: int, start: Any, length: int) -> Tensor:
     nd = self.ndim
     if nd == 0:
         raise TorchRuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    given_dim = dim   # (slice gets it unwrapped, as PyTorch's narrow passes it: -1 shows in _saved_dim)
     dim = wrap_dim(dim, nd)
     size = self.shape[dim]
     start = int(start)
@@ -89,7 +90,7 @@ def _narrow(self: Tensor, dim: int, start: Any, length: int) -> Tensor:
         raise TorchRuntimeError("narrow(): length must be non-negative.")
     if start + length > size:
         raise TorchRuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
-    return run(SLICE, {"self": self, "dim": dim, "start": start, "end": start + length, "step": 1})
+    return run(SLICE, {"self": self, "dim": given_dim, "start": start, "end": start + length, "step": 1})
 
 
 def _select_forward(b: dict) -> Any:
@@ -187,11 +188,12 @@ def _diag_embed_forward(b: dict) -> Any:
 
 
 DIAG_EMBED = defop("diag_embed", "diag_embed(Tensor input, int offset=0, int dim1=-2, int dim2=-1)",
-                   _diag_embed_forward, node="DiagEmbedBackward0",
+                   _diag_embed_forward, node="DiagEmbedBackward0", exposes=("dim1", "dim2", "offset"),
                    derivs={"self": d(rule="the diagonal of grad at offset")(lambda g, s: g.diagonal(s.offset, -2, -1))})
 DIAG_COPY = defop("_diagonal_copy", "_diagonal_copy(Tensor input, int offset=0)",
                   lambda b: diagonal_view(b["self"]._data, b["offset"], 0, 1).copy(),
                   node="DiagonalBackward0_copy", function=False, method=False,
+                  exposes=("offset", "self_sym_sizes"), exposed_values={"dim1": lambda s: 0, "dim2": lambda s: 1},
                   derivs={"self": d(rule=ON_DIAGONAL)(
                       lambda g, s: _embed(s.self_sym_sizes, g, lambda t: t.diagonal(s.offset),
                                           "DiagonalBackwardBackward0"))})
