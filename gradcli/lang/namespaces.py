@@ -163,7 +163,7 @@ class Modules:
     def script_builtins(self, write: Callable[[str], Any], flush: Callable[[], Any]) -> dict[str, Any]:
         """The names a script has without importing: Python builtins, torch, shorthand."""
         engine = self.engine
-        names = python_builtins(write, flush)
+        names = python_builtins(write, flush, self)
         for name in SHARED_WITH_TORCH:
             torch_function = engine.TORCH.get(name)
             if torch_function is not None and name in names:

@@ -23,6 +23,7 @@ from gradcli.lang.errors import (ScriptAttributeError, ScriptNotImplementedError
 from gradcli.lang.functions import UserFunction
 from gradcli.lang.numpy_module import ATTRIBUTES as NUMPY_ATTRIBUTES
 from gradcli.lang.numpy_module import SUBSET as NUMPY_SUBSET
+from gradcli.lang.script_types import SCRIPT_TYPE_MARK, OpaqueType, attribute_view, is_data_attribute
 from gradcli.lang.stdlib import ATTRIBUTES as STDLIB_ATTRIBUTES
 
 _STR = frozenset("""capitalize casefold center count endswith expandtabs find format index isalnum
@@ -171,6 +172,8 @@ def get_attribute(obj: Any, name: str) -> Any:
         return obj.lookup(name)
     if isinstance(obj, type):
         return _class_attribute(obj, name)
+    if cls is OpaqueType:
+        return _class_attribute(obj.origin, name, obj.name)
     if SCRIPT_CLASS in cls.__dict__:
         return class_access.instance_attribute(obj, name)
     if cls is super:
@@ -198,6 +201,8 @@ def set_attribute(obj: Any, name: str, value: Any) -> None:
         return
     if isinstance(obj, type) and SCRIPT_CLASS in obj.__dict__:
         return class_access.set_class_attribute(obj, name, value)
+    if isinstance(obj, type) or cls is OpaqueType:
+        raise _immutable_type(obj, name)
     if not is_dunder(name) and (name in settable_attributes(cls) or getattr(cls, "__script_dynamic__", False)):
         setattr(obj, name, value)
         return
@@ -216,6 +221,8 @@ def delete_attribute(obj: Any, name: str) -> None:
     cls = type(obj)
     if isinstance(obj, type) and SCRIPT_CLASS in obj.__dict__:
         return class_access.delete_class_attribute(obj, name)
+    if isinstance(obj, type) or cls is OpaqueType:
+        raise _immutable_type(obj, name)
     if SCRIPT_CLASS in cls.__dict__ and name.startswith("_gradcli_"):
         raise _missing(obj, name, reading=False)
     if not is_dunder(name) and getattr(cls, "__script_dynamic__", False) and name not in settable_attributes(cls):
@@ -231,6 +238,13 @@ def delete_attribute(obj: Any, name: str) -> None:
         delattr(obj, name)
         return
     raise _not_writable(obj, name)
+
+
+def _immutable_type(cls: Any, name: str) -> Exception:
+    """Python's error for setting or deleting an attribute of a class that is not the script's (for
+    an engine class too, which PyTorch's Python classes would let a script change)."""
+    shown = cls.name if type(cls) is OpaqueType else type_name(cls)
+    return ScriptTypeError(f"cannot set '{name}' attribute of immutable type '{shown}'")
 
 
 def _not_writable(obj: Any, name: str) -> Exception:
@@ -265,18 +279,27 @@ def is_script_function(obj: Any) -> bool:
     return cls is UserFunction or (cls is MethodType and type(obj.__func__) is UserFunction)
 
 
-def _class_attribute(cls: type, name: str) -> Any:
-    if SCRIPT_CLASS in cls.__dict__:
+def _class_attribute(cls: type, name: str, shown: str | None = None) -> Any:
+    """``Cls.name`` for a class that is not the script's (``shown``: the name of the stand-in the
+    script holds for it, gradcli.lang.script_types).  Methods are the unbound methods; a data
+    attribute (``torch.Tensor.shape``, ``int.real``) is an inert AttributeView that prints as
+    PyTorch's or Python's descriptor: a script never holds a property, its getter or setter."""
+    if shown is None and SCRIPT_CLASS in cls.__dict__:
         return class_access.class_attribute(cls, name)
     if name == "__name__":
-        return cls.__name__
+        return cls.__name__ if shown is None else shown
     if name in SPECIAL_METHODS and opens_special_methods(cls) and hasattr(cls, name):
         return getattr(cls, name)
     if name in readable_attributes(cls) and hasattr(cls, name):
         if name == "format" and cls is str:
             return _unbound_format
+        owner = class_access.defining_class(cls, name)
+        raw = owner.__dict__[name] if owner is not None else None
+        if owner is not None and is_data_attribute(raw) and not owner.__dict__.get(SCRIPT_TYPE_MARK, False):
+            return attribute_view(cls, name, raw)
         return getattr(cls, name)
-    return _raise(attribute_error(f"type object '{type_name(cls)}' has no attribute '{name}'", cls, name))
+    shown = type_name(cls) if shown is None else shown
+    return _raise(attribute_error(f"type object '{shown}' has no attribute '{name}'", cls, name))
 
 
 def _missing(obj: Any, name: str, reading: bool = True) -> Exception:
