@@ -39,6 +39,9 @@ def script_dir(obj: Any) -> list[str]:
     own = script_names(obj)     # a script class or its instance: its attributes too, as Python's dir
     if own is not None:
         return sorted(name for name in own if not is_dunder(name))
+    from gradcli.lang.script_types import OpaqueType
+    if type(obj) is OpaqueType:    # type(len), type(y.grad_fn): what the class it stands for shows
+        obj = obj.origin
     cls = obj if isinstance(obj, type) else type(obj)
     try:
         names = readable_attributes(cls)
@@ -99,6 +102,9 @@ class Helper:
                 return self._python_function(obj, path)
         if isinstance(obj, type):
             return self._class(obj)
+        from gradcli.lang.script_types import OpaqueType
+        if type(obj) is OpaqueType:
+            return self._stand_in_class(obj)
         return self._value(obj)
 
     # ------------------------------------------------------------ kinds of objects
@@ -153,6 +159,15 @@ class Helper:
         lines = [f"Help on class {name} in module {module}:", ""]
         if is_script_class(cls) and cls.__doc__:
             lines += ["    " + line for line in textwrap.dedent(cls.__doc__).strip().splitlines()] + [""]
+        names = script_dir(cls)
+        if names:
+            lines += ["ATTRIBUTES AND METHODS"] + _wrapped(", ".join(names))
+        return "\n".join(lines)
+
+    def _stand_in_class(self, cls: Any) -> str:
+        """A class a script holds but may not call (gradcli.lang.script_types.OpaqueType)."""
+        module, _, name = cls.display.rpartition(".")
+        lines = [f"Help on class {name} in module {module or 'builtins'}:", ""]
         names = script_dir(cls)
         if names:
             lines += ["ATTRIBUTES AND METHODS"] + _wrapped(", ".join(names))

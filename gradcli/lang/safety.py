@@ -4,8 +4,9 @@ no file, process, environment or Python object outside the language.
 Engine classes list the attributes a script may read in ``__script_attrs__``
 and may assign in ``__script_settable__``; Python's own types get the
 whitelists below.  A class whose instances hold the script's own attributes
-(``nn.Module``: ``self.fc = nn.Linear(...)``) sets ``__script_dynamic__``: then
-any non-dunder attribute the object has may be read, set and deleted.  Dunder names are never
+(``nn.Module``: ``self.fc = nn.Linear(...)``) sets ``__script_dynamic__``: then the object's
+own non-dunder attributes may be read, set and deleted, and of its class's members those it
+lists (all of them if it lists none).  Dunder names are never
 reachable, but for ``__name__``/``__doc__`` of the script's own classes and functions and the
 special methods a script may define and call (``super().__init__()``).  Script classes, their
 instances and ``super()`` objects follow gradcli.lang.class_access.  ``str.format`` is
@@ -172,7 +173,9 @@ def get_attribute(obj: Any, name: str) -> Any:
         return obj.lookup(name)
     if isinstance(obj, type):
         return _class_attribute(obj, name)
-    if cls is OpaqueType:
+    if cls is OpaqueType:     # (of its dunders only __name__: no __call__ or __init__ of the class)
+        if is_dunder(name) and name != "__name__":
+            raise attribute_error(f"type object '{obj.name}' has no attribute '{name}'", obj, name)
         return _class_attribute(obj.origin, name, obj.name)
     if SCRIPT_CLASS in cls.__dict__:
         return class_access.instance_attribute(obj, name)
@@ -187,8 +190,26 @@ def get_attribute(obj: Any, name: str) -> Any:
             return SafeFormat(obj)
         return getattr(obj, name)
     if getattr(cls, "__script_dynamic__", False):
-        return getattr(obj, name)  # (its own AttributeError, worded as the class words it)
+        return _dynamic_attribute(obj, name)
     raise _missing(obj, name)
+
+
+def _dynamic_attribute(obj: Any, name: str) -> Any:
+    """``obj.name`` of an engine object that holds attributes of its own (nn.Module, a Function's
+    ctx, an optimizer).  Where its class lists what a script may use (``__script_attrs__``), a
+    member the class has but does not list (``ctx.rule``, ``module._call_impl``) stays hidden:
+    the object's own attributes and what its ``__getattr__`` provides (a module's parameters) are
+    reachable.  A class that lists nothing (optim.Optimizer) opens every non-dunder name."""
+    if lists_attributes(type(obj)):
+        values = getattr(obj, "__dict__", None)
+        if not ((values is not None and name in values) or class_access.defining_class(type(obj), name) is None):
+            raise _missing(obj, name)
+    return getattr(obj, name)  # (its own AttributeError, worded as the class words it)
+
+
+def lists_attributes(cls: type) -> bool:
+    """Whether ``cls`` (or a base) lists the attributes a script may read on its instances."""
+    return getattr(cls, "__script_attrs__", None) is not None
 
 
 def set_attribute(obj: Any, name: str, value: Any) -> None:
@@ -364,6 +385,11 @@ class SafeFormat:
 
     def __repr__(self) -> str:
         return f"<built-in method format of str object at {id(self.template):#x}>"
+
+
+# (what Python's messages name: "'builtin_function_or_method' object has no attribute ...")
+SafeFormat.__module__ = "builtins"
+SafeFormat.__name__ = SafeFormat.__qualname__ = "builtin_function_or_method"
 
 
 def _unbound_format(template: str, *args: Any, **kwargs: Any) -> str:

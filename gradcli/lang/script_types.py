@@ -44,6 +44,9 @@ _HARMLESS_PYTHON = (type(None), type(Ellipsis), type(NotImplemented), complex)
 _STOPPING = (KeyboardInterrupt, SystemExit, GeneratorExit)
 # A class that carries this in its own namespace is the script's (collections.namedtuple's).
 SCRIPT_TYPE_MARK = "__script_type__"
+# Engine classes a script has by name whose instances PyTorch makes itself: `torch.dtype()` is
+# "TypeError: cannot create 'torch.dtype' instances" there, so the name is bound to a stand-in.
+_NOT_CONSTRUCTIBLE = frozenset({"torch.dtype"})
 
 
 class OpaqueType:
@@ -81,6 +84,23 @@ class OpaqueType:
 
 OpaqueType.__module__ = "builtins"
 OpaqueType.__name__ = OpaqueType.__qualname__ = "type"
+
+
+_CLOSED: dict[type, OpaqueType] = {}
+
+
+def closed_class(value: Any) -> Any:
+    """``value``, or for an engine class PyTorch does not let a script construct, the stand-in bound
+    to its name (the same one ``type(v)`` gives for its instances)."""
+    if not isinstance(value, type) or value.__name__ not in _NOT_CONSTRUCTIBLE or value.__module__ != "torch":
+        return value
+    from gradcli.lang.namespaces import DTypeWord
+    if value is DTypeWord:
+        return value
+    found = _CLOSED.get(value)
+    if found is None:
+        found = _CLOSED[value] = OpaqueType(value.__name__, value.__name__, (value, DTypeWord))
+    return found
 
 
 class AttributeView:
@@ -175,11 +195,15 @@ class TypeTable:
         stand_in = self._gradcli_stand_in(cls)
         if stand_in is not None:
             return stand_in
+        closed = closed_class(cls)
+        if closed is not cls:
+            return closed
         if self._is_named(cls):
             return cls
         from gradcli.lang.safety import type_name
         display = repr(cls)[len("<class '"):-2] if repr(cls).startswith("<class '") else type_name(cls)
-        return OpaqueType(type_name(cls), display, (cls,))
+        # (Python's tp_name of types.GenericAlias and types.UnionType names the module)
+        return OpaqueType(display if cls.__module__ == "types" else type_name(cls), display, (cls,))
 
     def _gradcli_stand_in(self, cls: type) -> Any:
         """The Python class a gradcli-made value stands for (a module, a function, a dtype word)."""
