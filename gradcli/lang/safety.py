@@ -200,11 +200,41 @@ def _dynamic_attribute(obj: Any, name: str) -> Any:
     member the class has but does not list (``ctx.rule``, ``module._call_impl``) stays hidden:
     the object's own attributes and what its ``__getattr__`` provides (a module's parameters) are
     reachable.  A class that lists nothing (optim.Optimizer) opens every non-dunder name."""
+    if name == _SCRIPT_PRIVATE:
+        raise _missing(obj, name)
     if lists_attributes(type(obj)):
         values = getattr(obj, "__dict__", None)
         if not ((values is not None and name in values) or class_access.defining_class(type(obj), name) is None):
             raise _missing(obj, name)
     return getattr(obj, name)  # (its own AttributeError, worded as the class words it)
+
+
+# where an engine object keeps the private names the script gave it (``self._step`` of a module)
+_SCRIPT_PRIVATE = "_gradcli_script_private"
+
+
+def _check_engine_state(obj: Any, name: str) -> None:
+    """Refuse to set or delete a private name (``_parameters``, ``_saved``, ``_call_impl``) that
+    the engine keeps on an object the script may add attributes to (an nn.Module, a Function's
+    ctx): a script that replaced it would break the engine's own code.  The private names the
+    script itself gave the object stay its own to change."""
+    if not name.startswith("_") or not _has_engine_base(type(obj)):
+        return
+    values = getattr(obj, "__dict__", None)
+    if values is None:
+        return
+    own = values.get(_SCRIPT_PRIVATE)
+    if own is not None and name in own:
+        return
+    if name in values or any(name in klass.__dict__ for klass in type(obj).__mro__
+                             if SCRIPT_CLASS not in klass.__dict__ and klass is not object):
+        raise ScriptAttributeError(f"attribute '{name}' of '{type_name(type(obj))}' objects is not writable")
+    values.setdefault(_SCRIPT_PRIVATE, set()).add(name)
+
+
+def _has_engine_base(cls: type) -> bool:
+    """Whether an engine class whose instances take a script's attributes is among ``cls``'s bases."""
+    return any("__script_dynamic__" in klass.__dict__ and SCRIPT_CLASS not in klass.__dict__ for klass in cls.__mro__)
 
 
 def lists_attributes(cls: type) -> bool:
@@ -218,6 +248,7 @@ def set_attribute(obj: Any, name: str, value: Any) -> None:
     if SCRIPT_CLASS in cls.__dict__:     # an instance of a script class: its own attributes
         if is_dunder(name) or name.startswith("_gradcli_"):
             raise _missing(obj, name, reading=False)
+        _check_engine_state(obj, name)
         setattr(obj, name, value)
         return
     if isinstance(obj, type) and SCRIPT_CLASS in obj.__dict__:
@@ -225,6 +256,7 @@ def set_attribute(obj: Any, name: str, value: Any) -> None:
     if isinstance(obj, type) or cls is OpaqueType:
         raise _immutable_type(obj, name)
     if not is_dunder(name) and (name in settable_attributes(cls) or getattr(cls, "__script_dynamic__", False)):
+        _check_engine_state(obj, name)
         setattr(obj, name, value)
         return
     if cls is Namespace:
@@ -247,6 +279,7 @@ def delete_attribute(obj: Any, name: str) -> None:
     if SCRIPT_CLASS in cls.__dict__ and name.startswith("_gradcli_"):
         raise _missing(obj, name, reading=False)
     if not is_dunder(name) and getattr(cls, "__script_dynamic__", False) and name not in settable_attributes(cls):
+        _check_engine_state(obj, name)
         delattr(obj, name)
         return
     if not is_dunder(name) and name in settable_attributes(cls):
