@@ -21,7 +21,7 @@ from typing import Any
 
 from gradcli.lang.classes import SCRIPT_CLASS, SPECIAL_METHODS, opens_special_methods
 from gradcli.lang.errors import ScriptAttributeError, attribute_error
-from gradcli.lang.safety import READABLE_CACHE, is_dunder, lists_attributes, readable_attributes
+from gradcli.lang.safety import READABLE_CACHE, engine_private, is_dunder, lists_attributes, readable_attributes
 
 # gradcli's own bookkeeping on exceptions (where they happened): never the script's
 _PRIVATE_PREFIX = "_gradcli_"
@@ -97,6 +97,8 @@ def instance_attribute(obj: Any, name: str) -> Any:
         raise _no_attribute(obj, name)
     values = getattr(obj, "__dict__", None)
     if values is not None and name in values:
+        if engine_private(obj, name):     # what an engine base keeps there (nn.Module's _parameters)
+            raise _no_attribute(obj, name)
         return values[name]       # the script's own attribute, shadowing a hidden member
     if defining_class(cls, name) is None and defining_class(cls, "__getattr__") is not None:
         return getattr(obj, name)  # what the class's __getattr__ provides (nn.Module's parameters)

@@ -15,8 +15,10 @@ replaced by a formatter whose ``{0.attr}`` fields go through the same checks.
 
 from __future__ import annotations
 
+from collections.abc import MutableMapping
 from types import MethodType
 from typing import Any, Callable
+from weakref import WeakKeyDictionary
 
 from gradcli.lang.classes import SCRIPT_CLASS, SPECIAL_METHODS, opens_special_methods
 from gradcli.lang.errors import (ScriptAttributeError, ScriptNotImplementedError, ScriptTypeError,
@@ -200,17 +202,19 @@ def _dynamic_attribute(obj: Any, name: str) -> Any:
     member the class has but does not list (``ctx.rule``, ``module._call_impl``) stays hidden:
     the object's own attributes and what its ``__getattr__`` provides (a module's parameters) are
     reachable.  A class that lists nothing (optim.Optimizer) opens every non-dunder name."""
-    if name == _SCRIPT_PRIVATE:
-        raise _missing(obj, name)
     if lists_attributes(type(obj)):
         values = getattr(obj, "__dict__", None)
         if not ((values is not None and name in values) or class_access.defining_class(type(obj), name) is None):
             raise _missing(obj, name)
+        if values is not None and name in values and engine_private(obj, name):
+            raise _missing(obj, name)    # the engine's own state (a ctx's _saved), not the script's
     return getattr(obj, name)  # (its own AttributeError, worded as the class words it)
 
 
-# where an engine object keeps the private names the script gave it (``self._step`` of a module)
-_SCRIPT_PRIVATE = "_gradcli_script_private"
+# class -> the private names the script gave its instances (``self._step`` of a module): the
+# script's own, where the engine's private state is not (a class, not each object: fused loops
+# write a name directly once the sandbox let them write it on that class)
+_SCRIPT_PRIVATE: MutableMapping[type, set[str]] = WeakKeyDictionary()
 
 
 def _check_engine_state(obj: Any, name: str) -> None:
@@ -218,21 +222,30 @@ def _check_engine_state(obj: Any, name: str) -> None:
     the engine keeps on an object the script may add attributes to (an nn.Module, a Function's
     ctx): a script that replaced it would break the engine's own code.  The private names the
     script itself gave the object stay its own to change."""
-    if not name.startswith("_") or not _has_engine_base(type(obj)):
+    cls = type(obj)
+    if not name.startswith("_") or not has_engine_base(cls):
         return
     values = getattr(obj, "__dict__", None)
-    if values is None:
+    if values is None or script_private(cls, name):
         return
-    own = values.get(_SCRIPT_PRIVATE)
-    if own is not None and name in own:
-        return
-    if name in values or any(name in klass.__dict__ for klass in type(obj).__mro__
+    if name in values or any(name in klass.__dict__ for klass in cls.__mro__
                              if SCRIPT_CLASS not in klass.__dict__ and klass is not object):
-        raise ScriptAttributeError(f"attribute '{name}' of '{type_name(type(obj))}' objects is not writable")
-    values.setdefault(_SCRIPT_PRIVATE, set()).add(name)
+        raise ScriptAttributeError(f"attribute '{name}' of '{type_name(cls)}' objects is not writable")
+    _SCRIPT_PRIVATE.setdefault(cls, set()).add(name)
 
 
-def _has_engine_base(cls: type) -> bool:
+def script_private(cls: type, name: str) -> bool:
+    """Whether the script gave instances of ``cls`` the private attribute ``name`` itself."""
+    return name in _SCRIPT_PRIVATE.get(cls, ())
+
+
+def engine_private(obj: Any, name: str) -> bool:
+    """Whether ``name`` is private state the engine keeps on ``obj`` (``_parameters`` of a module,
+    ``_saved`` of a ctx): not the script's to read."""
+    return name.startswith("_") and has_engine_base(type(obj)) and not script_private(type(obj), name)
+
+
+def has_engine_base(cls: type) -> bool:
     """Whether an engine class whose instances take a script's attributes is among ``cls``'s bases."""
     return any("__script_dynamic__" in klass.__dict__ and SCRIPT_CLASS not in klass.__dict__ for klass in cls.__mro__)
 
