@@ -57,13 +57,19 @@ def sandboxed(tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == [], "a file was written"
 
 
+_PATHS = re.compile(r"'(/[^'\s]+|[\w.-]+\.(?:pt|npy|bin|pkl|svg|txt|png))'")
+
+
 def _environment() -> dict[str, str]:
     return {key: value for key, value in os.environ.items() if key != "PYTEST_CURRENT_TEST"}
 
 
 def assert_refused(code: str, expected: str) -> None:
-    """``code`` ends in a clean refusal whose ``Type: message`` starts with ``expected``."""
+    """``code`` ends in a clean refusal whose ``Type: message`` starts with ``expected``; no file the
+    code names (``'model.pt'``, ``'/tmp/x.svg'``) appeared."""
+    named = [path for path in _PATHS.findall(code) if not os.path.exists(path)]
     result = attempt(code)
+    assert not [path for path in named if os.path.exists(path)], "a file was written"
     assert result.status == "error", (result.status, result.out, result.err)
     assert result.located, result.err
     assert result.kind in REFUSALS, result.err

@@ -4,8 +4,8 @@
 ``get_attribute``, every attribute of every value it meets, starting from the builtins, every
 member of every importable module and SETUP's variables; it also takes ``type(v)`` of each value
 (and walks the class), iterates what iterates, calls the methods that take no argument on the
-values SETUP made (a tensor method's result is a value too) and the zero-argument functions of the
-script's own.  It returns, per class as a script sees it (``repr(type(v))``), the attribute names
+values SETUP made (a tensor method's result is a value too) and every function of torch's modules
+with a tensor; SETUP keeps what engine code passes the script's callbacks (hooks, closures).  It returns, per class as a script sees it (``repr(type(v))``), the attribute names
 that were readable, and the real classes of the values met.
 
 ``python tests/lang/reachable.py`` rewrites reachable_types.txt, the whitelist the test compares with:
@@ -78,13 +78,26 @@ class Net(nn.Module):
     def forward(self, a):
         return self.layers(self.fc(a))
 net = Net()
+callbacks = []     # what engine code hands the script's functions
+net.register_forward_pre_hook(lambda *args: callbacks.append(args))
+net.register_forward_hook(lambda *args: callbacks.append(args))
+net.register_full_backward_hook(lambda *args: callbacks.append(args))
+net.fc.register_full_backward_pre_hook(lambda *args: callbacks.append(args))
+net.apply(lambda *args: callbacks.append(args))
 loss = net(x).sum()
+loss.grad_fn.register_hook(lambda *args: callbacks.append(args))
+loss.grad_fn.register_prehook(lambda *args: callbacks.append(args))
 loss.backward()
 adam = optim.Adam(net.parameters(), lr=0.1)
 sgd = optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
 adam.step()
 sgd.step()
+sgd.step(lambda *args: callbacks.append(args) or loss)
 schedule = optim.lr_scheduler.StepLR(sgd, 1)
+lambda_schedule = optim.lr_scheduler.LambdaLR(adam, lambda *args: callbacks.append(args) or 1.0)
+lambda_schedule.step()
+torch.autograd.functional.jacobian(lambda *args: callbacks.append(args) or args[0] * 2, x)
+functools.reduce(lambda *args: callbacks.append(args) or 1, [1, 2, 3])
 state = net.state_dict()
 losses = [nn.MSELoss(), nn.CrossEntropyLoss(), nn.BCELoss()]
 
@@ -220,6 +233,13 @@ def walk(limit_per_class: int = 3) -> tuple[dict[str, set[str]], set[type], list
                         queue.append((f"{path}.{name}()", result))
             for item in _items(value):
                 queue.append((f"{path}[...]", item))
+            if real is Namespace and value.path.startswith("torch"):
+                # what torch's functions give for a tensor (the grad modes and setters aside)
+                for name, member in sorted(value.members.items()):
+                    if callable(member) and not isinstance(member, (type, Namespace)) and not name.startswith("set_"):
+                        result = _call(member, session.globals["x"].detach().clone().requires_grad_())
+                        if result is not _FAILED:
+                            queue.append((f"{value.path}.{name}(x)", result))
     finally:
         engine_warnings.set_warning_handler(None)
     return dict(attributes), classes, problems
@@ -251,9 +271,9 @@ def _leaking_repr(value: Any) -> str | None:
     return text if "gradcli." in text or "/gradcli/" in text else None
 
 
-def _call(method: Any) -> Any:
+def _call(method: Any, *args: Any) -> Any:
     try:
-        return method()
+        return method(*args)
     except BaseException:
         return _FAILED
 
