@@ -121,6 +121,11 @@ class Namespace:
         return self._members
 
     @property
+    def loaded(self) -> bool:
+        """Whether the members are all there (a lazy module's are read on first use)."""
+        return self._loader is None
+
+    @property
     def mirrors(self) -> Any:
         if isinstance(self._mirrors, str):
             import importlib
@@ -353,8 +358,9 @@ def _class_attribute(cls: type, name: str, shown: str | None = None) -> Any:
     PyTorch's or Python's descriptor: a script never holds a property, its getter or setter."""
     if shown is None and SCRIPT_CLASS in cls.__dict__:
         return class_access.class_attribute(cls, name)
-    if name == "__name__":
-        return cls.__name__ if shown is None else shown
+    if name == "__name__":     # the short name, as Python's is (engine classes keep their tp_name there)
+        full = cls.__name__ if shown is None else shown
+        return full.rpartition(".")[2]
     if name in SPECIAL_METHODS and opens_special_methods(cls) and hasattr(cls, name):
         return getattr(cls, name)
     if name in readable_attributes(cls) and hasattr(cls, name):

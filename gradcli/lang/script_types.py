@@ -253,7 +253,7 @@ class TypeTable:
         return list(self.modules.by_path.values()) if self.modules is not None else []
 
     def _refresh(self) -> None:
-        spaces = [space for space in self._namespaces() if space._loader is None]
+        spaces = [space for space in self._namespaces() if space.loaded]
         if len(spaces) == self._loaded_count:
             return
         named = {value for value in self.builtins.values() if isinstance(value, type)}
@@ -268,7 +268,7 @@ class TypeTable:
         module = getattr(cls, "__module__", None) or ""
         loaded = False
         for space in self._namespaces():
-            if space._loader is not None and (module == space.path or module.startswith(space.path + ".")):
+            if not space.loaded and (module == space.path or module.startswith(space.path + ".")):
                 space.members
                 loaded = True
         return loaded

@@ -143,3 +143,15 @@ def test_engine_state_is_not_the_script_s_but_its_own_private_names_are():
     """)
     assert result.out.splitlines() == ["300 299 False False", "6 False False", "tensor([2.])"], result.err
     assert result.headline == "AttributeError: attribute '_parameters' of 'Net' objects is not writable"
+
+
+def test_a_class_s_name_is_python_s_and_pytorch_s_short_name():
+    result = _run("""
+        import torch
+        import numpy as np
+        x = tensor([1.], grad)
+        print([t.__name__ for t in [torch.Size, torch.dtype, torch.Generator, type(torch.max(x, 0)), type(x.grad_fn),
+                                    torch.device, type(x.layout), int, type(np.add), type(list[int]), type(len)]])
+    """)
+    assert result.out == ("['Size', 'dtype', 'Generator', 'max', 'NoneType', 'device', 'layout', 'int', 'ufunc', "
+                          "'GenericAlias', 'builtin_function_or_method']\n"), result.err
