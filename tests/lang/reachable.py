@@ -290,6 +290,11 @@ def _candidates(value: Any) -> set[str]:
             names.update(dir(source))
         except Exception:
             pass
+    from gradcli.lang.introspection import script_dir
+    try:
+        names.update(script_dir(value))   # (what dir() shows a script: a node's _saved_* too)
+    except Exception:
+        pass
     return names
 
 
