@@ -42,6 +42,7 @@ views = [x.T, x.t(), x.view(4), x.reshape(4), x.unsqueeze(0), x.expand(2, 2, 2),
 nodes = [(x + 1).grad_fn, (x * x).grad_fn, x.pow(2).grad_fn, x.sin().grad_fn, x.relu().grad_fn, (x @ x).grad_fn,
          x.sum(0).grad_fn, x.max(0).values.grad_fn, x.clamp(0, 1).grad_fn, torch.cat([x, x]).grad_fn,
          F.mse_loss(x, x.detach()).grad_fn, y.grad_fn.next_functions[0][0]]
+accumulate = (x * 2).grad_fn.next_functions[0][0]
 y.backward(retain_graph=True)
 handle = x.register_hook(lambda g: g)
 maximum = x.max(1)
