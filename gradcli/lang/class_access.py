@@ -22,6 +22,7 @@ from typing import Any
 from gradcli.lang.classes import SCRIPT_CLASS, SPECIAL_METHODS, opens_special_methods
 from gradcli.lang.errors import ScriptAttributeError, attribute_error
 from gradcli.lang.safety import READABLE_CACHE, engine_private, is_dunder, lists_attributes, readable_attributes
+from gradcli.lang.script_types import SCRIPT_TYPE_MARK, attribute_view, is_data_attribute
 
 # gradcli's own bookkeeping on exceptions (where they happened): never the script's
 _PRIVATE_PREFIX = "_gradcli_"
@@ -117,6 +118,10 @@ def class_attribute(cls: type, name: str) -> Any:
             return getattr(cls, name)
         raise _no_class_attribute(cls, name)
     if owner is not None and not name.startswith(_PRIVATE_PREFIX) and member_readable(owner, name, False):
+        raw = owner.__dict__[name]
+        if SCRIPT_CLASS not in owner.__dict__ and not owner.__dict__.get(SCRIPT_TYPE_MARK, False) \
+                and is_data_attribute(raw, owner):
+            return attribute_view(owner, name, raw)   # (an engine or Python base's data attribute)
         return getattr(cls, name)
     raise _no_class_attribute(cls, name)
 

@@ -368,7 +368,7 @@ def _class_attribute(cls: type, name: str, shown: str | None = None) -> Any:
             return _unbound_format
         owner = class_access.defining_class(cls, name)
         raw = owner.__dict__[name] if owner is not None else None
-        if owner is not None and is_data_attribute(raw) and not owner.__dict__.get(SCRIPT_TYPE_MARK, False):
+        if owner is not None and is_data_attribute(raw, owner) and not owner.__dict__.get(SCRIPT_TYPE_MARK, False):
             return attribute_view(cls, name, raw)
         return getattr(cls, name)
     shown = type_name(cls) if shown is None else shown

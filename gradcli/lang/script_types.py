@@ -137,15 +137,16 @@ def _is_tensor_class(cls: type) -> bool:
     return any(klass.__name__ == "Tensor" and "__script_attrs__" in klass.__dict__ for klass in cls.__mro__)
 
 
-def is_data_attribute(raw: Any) -> bool:
-    """Whether a class member is data for instances (a property, slot or class-level default), not
-    a method: reading it on the class gives an AttributeView."""
+def is_data_attribute(raw: Any, owner: type) -> bool:
+    """Whether the member ``raw`` of class ``owner`` is data of its instances (a property or slot),
+    not a method or a class constant: reading it on the class gives an AttributeView.  A Tensor's
+    class-level defaults (``_base = None``) count as data: PyTorch's are all C getsets."""
     if isinstance(raw, (staticmethod, classmethod)):
         return False
     kind = type(raw)
     if hasattr(kind, "__set__") or hasattr(kind, "__delete__"):
         return True
-    return not callable(raw)
+    return not callable(raw) and _is_tensor_class(owner)
 
 
 class TypeTable:
