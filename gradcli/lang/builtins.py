@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from gradcli.lang.errors import ScriptAttributeError, ScriptNotImplementedError, ScriptTypeError
 from gradcli.lang.safety import delete_attribute, get_attribute, set_attribute
-from gradcli.lang.script_types import TypeTable
+from gradcli.lang.script_types import OpaqueType, TypeTable
 
 # Passed through as they are.
 _PLAIN = """abs all any bin bool callable chr dict divmod enumerate filter float format frozenset
@@ -45,8 +45,8 @@ class ScriptType:
             raise ScriptTypeError("type() takes 1 argument in gradcli scripts")
         return self.table.of(args[0])
 
-    def __instancecheck__(self, obj: Any) -> bool:   # isinstance(Net, type)
-        return isinstance(obj, type)
+    def __instancecheck__(self, obj: Any) -> bool:   # isinstance(Net, type), isinstance(type(len), type)
+        return isinstance(obj, (type, OpaqueType))
 
     def __subclasscheck__(self, cls: Any) -> bool:
         return issubclass(cls, type)

@@ -81,13 +81,13 @@ def test_a_stand_in_behaves_as_a_class_that_cannot_be_called():
         node = (x * 2).grad_fn
         T = type(node)
         print(type(f) is type(g), type(f).__name__, T.__name__, isinstance(node, T), isinstance(f, type(g)),
-              issubclass(type(f), object), type(T), type(type(f)) is type)
+              issubclass(type(f), object), type(T), type(type(f)) is type, isinstance(T, type))
         print(T.name(node), T.next_functions, dir(T))
         help(T)
         torch.dtype()
     """)
     assert result.out.splitlines() == [
-        "True function MulBackward0 True True True <class 'type'> True",
+        "True function MulBackward0 True True True <class 'type'> True True",
         "MulBackward0 <attribute 'next_functions' of 'MulBackward0' objects> "
         "['metadata', 'name', 'next_functions', 'register_hook', 'register_prehook']",
         "Help on class MulBackward0 in module builtins:",
