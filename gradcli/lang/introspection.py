@@ -119,9 +119,11 @@ class Helper:
         return "\n".join(lines)
 
     def _torch_function(self, obj: Any, full_name: str, title: str) -> str:
+        from gradcli.lang.script_types import OpaqueType
         short = full_name.rsplit(".", 1)[-1]
-        lines = [f"Help on {title}:", "", short + _signature(obj)]
-        what = "callable" if not isinstance(obj, type) else "class"
+        stand_in = type(obj) is OpaqueType    # torch.dtype: a class PyTorch makes the instances of
+        lines = [f"Help on {title}:", "", f"class {short}" if stand_in else short + _signature(obj)]
+        what = "class" if isinstance(obj, type) or stand_in else "callable"
         lines.append(f"    PyTorch's {full_name}, computed by gradcli (CPU, NumPy).")
         if what == "class":
             lines[0] = f"Help on class {short} in module {full_name.rsplit('.', 1)[0]}:"

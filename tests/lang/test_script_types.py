@@ -155,3 +155,21 @@ def test_a_class_s_name_is_python_s_and_pytorch_s_short_name():
     """)
     assert result.out == ("['Size', 'dtype', 'Generator', 'max', 'NoneType', 'device', 'layout', 'int', 'ufunc', "
                           "'GenericAlias', 'builtin_function_or_method']\n"), result.err
+
+
+def test_help_on_stand_ins_names_no_internals():
+    result = _run("""
+        import torch
+        help(torch.dtype)
+        help(type(''.format))
+        help(type(torch))
+    """)
+    assert result.out.splitlines() == [
+        "Help on class dtype in module torch:",
+        "",
+        "class dtype",
+        "    PyTorch's torch.dtype, computed by gradcli (CPU, NumPy).",
+        "    PyTorch's documentation: https://pytorch.org/docs/stable/generated/torch.dtype.html",
+        "Help on class builtin_function_or_method in module builtins:",
+        "Help on class module in module builtins:",
+    ], result.err
