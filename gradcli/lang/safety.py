@@ -6,10 +6,13 @@ and may assign in ``__script_settable__``; Python's own types get the
 whitelists below.  A class whose instances hold the script's own attributes
 (``nn.Module``: ``self.fc = nn.Linear(...)``) sets ``__script_dynamic__``: then the object's
 own non-dunder attributes may be read, set and deleted, and of its class's members those it
-lists (all of them if it lists none).  Dunder names are never
+lists (all of them if it lists none) -- but not the private state the engine keeps there
+(``_parameters``, a ctx's ``_saved``), which a script could only break; the private names the
+script gave such objects itself (``self._step``) are its own.  Dunder names are never
 reachable, but for ``__name__``/``__doc__`` of the script's own classes and functions and the
 special methods a script may define and call (``super().__init__()``).  Script classes, their
-instances and ``super()`` objects follow gradcli.lang.class_access.  ``str.format`` is
+instances and ``super()`` objects follow gradcli.lang.class_access; what ``type(v)`` gives and
+what reading through a class gives follow gradcli.lang.script_types.  ``str.format`` is
 replaced by a formatter whose ``{0.attr}`` fields go through the same checks.
 """
 
