@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import collections
 import io
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -250,6 +251,11 @@ _FAILED = object()
 
 
 def _key(value: Any, table: Any) -> str:
+    # (Cython's module name carries its version: _cython_3_2_4.cython_function_or_method)
+    return re.sub(r"_cython_[0-9_]+\.", "_cython_.", _plain_key(value, table))
+
+
+def _plain_key(value: Any, table: Any) -> str:
     """Where the whitelist lists ``value``'s attributes: a module and a class each on their own line
     (``<module 'torch'>``, ``class <class 'int'>``), any other value under ``repr(type(value))``."""
     from gradcli.lang.safety import Namespace
