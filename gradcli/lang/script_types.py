@@ -5,8 +5,9 @@ attributes are the documented ones:
 
 * the Python builtins a script has by name (``int str list dict tuple set frozenset range slice
   bool float enumerate zip map filter reversed object property staticmethod classmethod super``),
-  Python's exception classes (but ``KeyboardInterrupt SystemExit GeneratorExit``), and
-  ``NoneType ellipsis NotImplementedType complex``, whose constructors only make such values;
+  ``NoneType ellipsis NotImplementedType complex``, whose constructors only make such values, and
+  every exception class (Python's, NumPy's; but ``KeyboardInterrupt SystemExit GeneratorExit``),
+  so that ``except type(e):`` works -- gradcli's own error classes are the builtins they subclass;
 * the classes a module a script can import has as a member (``torch.Tensor torch.Size
   torch.dtype torch.device torch.Generator``, the grad modes, ``nn.Linear``, ``optim.SGD``,
   ``collections.OrderedDict``, ``numpy.ndarray``, ...): calling ``type(v)`` is then calling the
@@ -188,9 +189,10 @@ class TypeTable:
         from gradcli.lang.classes import is_python_builtin, is_script_class
         if is_script_class(cls) or cls.__dict__.get(SCRIPT_TYPE_MARK, False) or cls in _HARMLESS_PYTHON:
             return cls
+        if issubclass(cls, BaseException) and not issubclass(cls, _STOPPING):
+            return cls      # an exception class (NumPy's AxisError too): `except type(e):` works
         if is_python_builtin(cls):
-            if (self._is_named(cls)
-                    or (issubclass(cls, BaseException) and not issubclass(cls, _STOPPING))):
+            if self._is_named(cls):
                 return cls
             return self._stand_in(cls.__name__, cls.__name__, (cls,))
         stand_in = self._gradcli_stand_in(cls)

@@ -173,3 +173,17 @@ def test_help_on_stand_ins_names_no_internals():
         "Help on class builtin_function_or_method in module builtins:",
         "Help on class module in module builtins:",
     ], result.err
+
+
+def test_an_exception_s_class_is_itself_so_except_type_e_works():
+    result = _run("""
+        import numpy as np
+        try:
+            np.sum(np.ones(2), axis=5)
+        except ValueError as e:
+            try:
+                raise type(e)('again')
+            except type(e) as again:
+                print(type(again), again)
+    """)
+    assert result.out == "<class 'numpy.exceptions.AxisError'> again\n", result.err
