@@ -12,8 +12,9 @@ from __future__ import annotations
 import builtins as _python
 from typing import Any, Callable
 
-from gradcli.lang.errors import ScriptAttributeError, ScriptNotImplementedError, ScriptTypeError, visible_class
+from gradcli.lang.errors import ScriptAttributeError, ScriptNotImplementedError, ScriptTypeError
 from gradcli.lang.safety import delete_attribute, get_attribute, set_attribute
+from gradcli.lang.script_types import OpaqueType, TypeTable
 
 # Passed through as they are.
 _PLAIN = """abs all any bin bool callable chr dict divmod enumerate filter float format frozenset
@@ -30,17 +31,22 @@ EXCEPTIONS = """BaseException Exception ArithmeticError AssertionError Attribute
 
 
 class ScriptType:
-    """``type``: the class of a value (``type(x)``); the three-argument form is not offered."""
+    """``type``: the class of a value (``type(x)``) as gradcli.lang.script_types decides it; the
+    three-argument form is not offered (and the metaclass is never handed out: it builds classes)."""
+
+    __slots__ = ("table",)
+
+    def __init__(self, table: TypeTable) -> None:
+        self.table = table
+        table.type_object = self
 
     def __call__(self, *args: Any) -> Any:
         if len(args) != 1:
             raise ScriptTypeError("type() takes 1 argument in gradcli scripts")
-        cls = type(args[0])
-        # the metaclass would let a script build classes: hand back this function instead
-        return self if issubclass(cls, type) else visible_class(cls)
+        return self.table.of(args[0])
 
-    def __instancecheck__(self, obj: Any) -> bool:   # isinstance(Net, type)
-        return isinstance(obj, type)
+    def __instancecheck__(self, obj: Any) -> bool:   # isinstance(Net, type), isinstance(type(len), type)
+        return isinstance(obj, (type, OpaqueType))
 
     def __subclasscheck__(self, cls: Any) -> bool:
         return issubclass(cls, type)
@@ -122,11 +128,12 @@ def vars(*obj: Any) -> Any:  # noqa: A001
     raise ScriptTypeError("vars() argument must have __dict__ attribute")
 
 
-def python_builtins(write: Callable[[str], Any], flush: Callable[[], Any]) -> dict[str, Any]:
-    """Name -> value for the Python builtins of a script whose output goes to ``write``."""
+def python_builtins(write: Callable[[str], Any], flush: Callable[[], Any], modules: Any = None) -> dict[str, Any]:
+    """Name -> value for the Python builtins of a script whose output goes to ``write`` (``modules``:
+    the session's importable modules, whose classes ``type(v)`` may hand out)."""
     names: dict[str, Any] = {name: _python.__dict__[name] for name in _PLAIN + EXCEPTIONS}
     names["print"] = make_print(write, flush)
-    names["type"] = ScriptType()
+    names["type"] = ScriptType(TypeTable(modules, names))
     for function in (getattr, hasattr, setattr, delattr, vars):
         names[function.__name__] = function
     # A script runs as the main module: `if __name__ == "__main__": main()` runs main().

@@ -6,8 +6,8 @@ A member is reachable through the class in the method resolution order that defi
   may be read on the class and on instances, and set or deleted on the class;
 * a member an engine or Python class defines is reachable only if that class lets a script
   reach it (its ``__script_attrs__`` or the built-in whitelists of gradcli.lang.safety; on
-  instances also when the class is ``__script_dynamic__``, as nn.Module is): so ``Net.mro``,
-  ``fn._backward_cls`` or a Function's internals stay hidden;
+  instances also when the class is ``__script_dynamic__`` and lists nothing, as optim.Optimizer):
+  so ``Net.mro``, ``fn._backward_cls``, ``net._call_impl`` or a Function's internals stay hidden;
 * instance attributes the script set are reachable (script instances are dynamic);
 * of the dunders, only ``__name__`` and ``__doc__`` of a class, ``__doc__`` of an instance and
   the special methods a script may define (classes.SPECIAL_METHODS) can be read -- where the
@@ -21,7 +21,8 @@ from typing import Any
 
 from gradcli.lang.classes import SCRIPT_CLASS, SPECIAL_METHODS, opens_special_methods
 from gradcli.lang.errors import ScriptAttributeError, attribute_error
-from gradcli.lang.safety import READABLE_CACHE, is_dunder, readable_attributes
+from gradcli.lang.safety import READABLE_CACHE, engine_private, is_dunder, lists_attributes, readable_attributes
+from gradcli.lang.script_types import SCRIPT_TYPE_MARK, attribute_view, is_data_attribute
 
 # gradcli's own bookkeeping on exceptions (where they happened): never the script's
 _PRIVATE_PREFIX = "_gradcli_"
@@ -44,9 +45,12 @@ def member_readable(owner: type, name: str, on_instance: bool) -> bool:
     own = owner.__dict__.get(SCRIPT_CLASS)
     if own is not None:     # a script class: what the script put there, not what engine code added
         return name in own
+    # (an engine class's members it does not list stay hidden on instances too, even where the
+    # instances hold attributes of their own: nn.Module's _call_impl, a ctx's rule; a class that
+    # lists none, optim.Optimizer, opens them all on instances)
     if name in readable_attributes(owner):
         return True
-    return on_instance and bool(getattr(owner, "__script_dynamic__", False))
+    return on_instance and bool(getattr(owner, "__script_dynamic__", False)) and not lists_attributes(owner)
 
 
 def instance_members(cls: type) -> frozenset[str]:
@@ -94,6 +98,8 @@ def instance_attribute(obj: Any, name: str) -> Any:
         raise _no_attribute(obj, name)
     values = getattr(obj, "__dict__", None)
     if values is not None and name in values:
+        if engine_private(obj, name):     # what an engine base keeps there (nn.Module's _parameters)
+            raise _no_attribute(obj, name)
         return values[name]       # the script's own attribute, shadowing a hidden member
     if defining_class(cls, name) is None and defining_class(cls, "__getattr__") is not None:
         return getattr(obj, name)  # what the class's __getattr__ provides (nn.Module's parameters)
@@ -112,6 +118,10 @@ def class_attribute(cls: type, name: str) -> Any:
             return getattr(cls, name)
         raise _no_class_attribute(cls, name)
     if owner is not None and not name.startswith(_PRIVATE_PREFIX) and member_readable(owner, name, False):
+        raw = owner.__dict__[name]
+        if SCRIPT_CLASS not in owner.__dict__ and not owner.__dict__.get(SCRIPT_TYPE_MARK, False) \
+                and is_data_attribute(raw, owner):
+            return attribute_view(owner, name, raw)   # (an engine or Python base's data attribute)
         return getattr(cls, name)
     raise _no_class_attribute(cls, name)
 

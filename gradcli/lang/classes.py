@@ -54,6 +54,9 @@ def check_base(base: Any) -> None:
     classes made to be subclassed (``torch.autograd.Function``, which sets ``__init_subclass__``;
     ``nn.Module``, whose instances hold a script's attributes: ``__script_dynamic__``)."""
     if not isinstance(base, type):
+        from gradcli.lang.script_types import OpaqueType
+        if type(base) is OpaqueType:   # type(len): a class the script may not call, nor derive from
+            raise ScriptTypeError(f"type '{base.name}' is not an acceptable base type")
         raise ScriptTypeError("bases must be types")
     if is_script_class(base) or is_python_builtin(base):
         return

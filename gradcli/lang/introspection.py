@@ -39,6 +39,9 @@ def script_dir(obj: Any) -> list[str]:
     own = script_names(obj)     # a script class or its instance: its attributes too, as Python's dir
     if own is not None:
         return sorted(name for name in own if not is_dunder(name))
+    from gradcli.lang.script_types import OpaqueType
+    if type(obj) is OpaqueType:    # type(len), type(y.grad_fn): what the class it stands for shows
+        obj = obj.origin
     cls = obj if isinstance(obj, type) else type(obj)
     try:
         names = readable_attributes(cls)
@@ -99,6 +102,9 @@ class Helper:
                 return self._python_function(obj, path)
         if isinstance(obj, type):
             return self._class(obj)
+        from gradcli.lang.script_types import OpaqueType
+        if type(obj) is OpaqueType:
+            return self._stand_in_class(obj)
         return self._value(obj)
 
     # ------------------------------------------------------------ kinds of objects
@@ -113,9 +119,11 @@ class Helper:
         return "\n".join(lines)
 
     def _torch_function(self, obj: Any, full_name: str, title: str) -> str:
+        from gradcli.lang.script_types import OpaqueType
         short = full_name.rsplit(".", 1)[-1]
-        lines = [f"Help on {title}:", "", short + _signature(obj)]
-        what = "callable" if not isinstance(obj, type) else "class"
+        stand_in = type(obj) is OpaqueType    # torch.dtype: a class PyTorch makes the instances of
+        lines = [f"Help on {title}:", "", f"class {short}" if stand_in else short + _signature(obj)]
+        what = "class" if isinstance(obj, type) or stand_in else "callable"
         lines.append(f"    PyTorch's {full_name}, computed by gradcli (CPU, NumPy).")
         if what == "class":
             lines[0] = f"Help on class {short} in module {full_name.rsplit('.', 1)[0]}:"
@@ -153,6 +161,15 @@ class Helper:
         lines = [f"Help on class {name} in module {module}:", ""]
         if is_script_class(cls) and cls.__doc__:
             lines += ["    " + line for line in textwrap.dedent(cls.__doc__).strip().splitlines()] + [""]
+        names = script_dir(cls)
+        if names:
+            lines += ["ATTRIBUTES AND METHODS"] + _wrapped(", ".join(names))
+        return "\n".join(lines)
+
+    def _stand_in_class(self, cls: Any) -> str:
+        """A class a script holds but may not call (gradcli.lang.script_types.OpaqueType)."""
+        module, _, name = cls.display.rpartition(".")
+        lines = [f"Help on class {name} in module {module or 'builtins'}:", ""]
         names = script_dir(cls)
         if names:
             lines += ["ATTRIBUTES AND METHODS"] + _wrapped(", ".join(names))

@@ -16,6 +16,7 @@ from gradcli.lang import numpy_module, stdlib
 from gradcli.lang.builtins import python_builtins
 from gradcli.lang.errors import ScriptImportError, ScriptModuleNotFoundError, ScriptNotImplementedError
 from gradcli.lang.safety import Namespace, is_dunder
+from gradcli.lang.script_types import closed_class
 from gradcli.lang.shorthand import GradWord, factory_with_grad_flag, method_form, tensor_or_builtin
 
 # Modules that are not packages: `import random.x` says so, as Python does.
@@ -90,7 +91,10 @@ class Modules:
             if name in factories and callable(value) and not isinstance(value, type)
         }
         self.by_path: dict[str, Namespace] = {}
-        torch = self._namespace("torch", "", {**engine.TORCH, **self.wrapped_factories})
+        # (torch.dtype is a class a script may not call: its name is bound to the stand-in
+        # type(v) gives, gradcli.lang.script_types)
+        torch = self._namespace("torch", "", {name: closed_class(value) for name, value in
+                                              {**engine.TORCH, **self.wrapped_factories}.items()})
         lazy = getattr(engine, "LAZY_SUBMODULES", {})
         for path in sorted(set(engine.SUBMODULES) | set(lazy), key=lambda p: p.count(".")):
             parent_path, _, leaf = ("torch." + path).rpartition(".")
@@ -163,7 +167,7 @@ class Modules:
     def script_builtins(self, write: Callable[[str], Any], flush: Callable[[], Any]) -> dict[str, Any]:
         """The names a script has without importing: Python builtins, torch, shorthand."""
         engine = self.engine
-        names = python_builtins(write, flush)
+        names = python_builtins(write, flush, self)
         for name in SHARED_WITH_TORCH:
             torch_function = engine.TORCH.get(name)
             if torch_function is not None and name in names:
@@ -175,7 +179,7 @@ class Modules:
             is_function = callable(value) and not isinstance(value, type)
             if name in methods and not is_function:
                 continue  # `double(x)` is the method form; the dtype stays torch.double
-            names[name] = self.wrapped_factories.get(name, value)
+            names[name] = self.torch.members.get(name, value)
         for name in methods:
             if name not in names and not name.startswith("_"):
                 names[name] = method_form(name, getattr(engine.Tensor, name, None))

@@ -4,18 +4,24 @@ no file, process, environment or Python object outside the language.
 Engine classes list the attributes a script may read in ``__script_attrs__``
 and may assign in ``__script_settable__``; Python's own types get the
 whitelists below.  A class whose instances hold the script's own attributes
-(``nn.Module``: ``self.fc = nn.Linear(...)``) sets ``__script_dynamic__``: then
-any non-dunder attribute the object has may be read, set and deleted.  Dunder names are never
+(``nn.Module``: ``self.fc = nn.Linear(...)``) sets ``__script_dynamic__``: then the object's
+own non-dunder attributes may be read, set and deleted, and of its class's members those it
+lists (all of them if it lists none) -- but not the private state the engine keeps there
+(``_parameters``, a ctx's ``_saved``), which a script could only break; the private names the
+script gave such objects itself (``self._step``) are its own.  Dunder names are never
 reachable, but for ``__name__``/``__doc__`` of the script's own classes and functions and the
 special methods a script may define and call (``super().__init__()``).  Script classes, their
-instances and ``super()`` objects follow gradcli.lang.class_access.  ``str.format`` is
+instances and ``super()`` objects follow gradcli.lang.class_access; what ``type(v)`` gives and
+what reading through a class gives follow gradcli.lang.script_types.  ``str.format`` is
 replaced by a formatter whose ``{0.attr}`` fields go through the same checks.
 """
 
 from __future__ import annotations
 
+from collections.abc import MutableMapping
 from types import MethodType
 from typing import Any, Callable
+from weakref import WeakKeyDictionary
 
 from gradcli.lang.classes import SCRIPT_CLASS, SPECIAL_METHODS, opens_special_methods
 from gradcli.lang.errors import (ScriptAttributeError, ScriptNotImplementedError, ScriptTypeError,
@@ -23,6 +29,7 @@ from gradcli.lang.errors import (ScriptAttributeError, ScriptNotImplementedError
 from gradcli.lang.functions import UserFunction
 from gradcli.lang.numpy_module import ATTRIBUTES as NUMPY_ATTRIBUTES
 from gradcli.lang.numpy_module import SUBSET as NUMPY_SUBSET
+from gradcli.lang.script_types import SCRIPT_TYPE_MARK, OpaqueType, attribute_view, is_data_attribute
 from gradcli.lang.stdlib import ATTRIBUTES as STDLIB_ATTRIBUTES
 
 _STR = frozenset("""capitalize casefold center count endswith expandtabs find format index isalnum
@@ -117,6 +124,11 @@ class Namespace:
         return self._members
 
     @property
+    def loaded(self) -> bool:
+        """Whether the members are all there (a lazy module's are read on first use)."""
+        return self._loader is None
+
+    @property
     def mirrors(self) -> Any:
         if isinstance(self._mirrors, str):
             import importlib
@@ -171,6 +183,10 @@ def get_attribute(obj: Any, name: str) -> Any:
         return obj.lookup(name)
     if isinstance(obj, type):
         return _class_attribute(obj, name)
+    if cls is OpaqueType:     # (of its dunders only __name__: no __call__ or __init__ of the class)
+        if is_dunder(name) and name != "__name__":
+            raise attribute_error(f"type object '{obj.name}' has no attribute '{name}'", obj, name)
+        return _class_attribute(obj.origin, name, obj.name)
     if SCRIPT_CLASS in cls.__dict__:
         return class_access.instance_attribute(obj, name)
     if cls is super:
@@ -184,8 +200,67 @@ def get_attribute(obj: Any, name: str) -> Any:
             return SafeFormat(obj)
         return getattr(obj, name)
     if getattr(cls, "__script_dynamic__", False):
-        return getattr(obj, name)  # (its own AttributeError, worded as the class words it)
+        return _dynamic_attribute(obj, name)
     raise _missing(obj, name)
+
+
+def _dynamic_attribute(obj: Any, name: str) -> Any:
+    """``obj.name`` of an engine object that holds attributes of its own (nn.Module, a Function's
+    ctx, an optimizer).  Where its class lists what a script may use (``__script_attrs__``), a
+    member the class has but does not list (``ctx.rule``, ``module._call_impl``) stays hidden:
+    the object's own attributes and what its ``__getattr__`` provides (a module's parameters) are
+    reachable.  A class that lists nothing (optim.Optimizer) opens every non-dunder name."""
+    if lists_attributes(type(obj)):
+        values = getattr(obj, "__dict__", None)
+        if not ((values is not None and name in values) or class_access.defining_class(type(obj), name) is None):
+            raise _missing(obj, name)
+        if values is not None and name in values and engine_private(obj, name):
+            raise _missing(obj, name)    # the engine's own state (a ctx's _saved), not the script's
+    return getattr(obj, name)  # (its own AttributeError, worded as the class words it)
+
+
+# class -> the private names the script gave its instances (``self._step`` of a module): the
+# script's own, where the engine's private state is not (a class, not each object: fused loops
+# write a name directly once the sandbox let them write it on that class)
+_SCRIPT_PRIVATE: MutableMapping[type, set[str]] = WeakKeyDictionary()
+
+
+def _check_engine_state(obj: Any, name: str) -> None:
+    """Refuse to set or delete a private name (``_parameters``, ``_saved``, ``_call_impl``) that
+    the engine keeps on an object the script may add attributes to (an nn.Module, a Function's
+    ctx): a script that replaced it would break the engine's own code.  The private names the
+    script itself gave the object stay its own to change."""
+    cls = type(obj)
+    if not name.startswith("_") or not has_engine_base(cls):
+        return
+    values = getattr(obj, "__dict__", None)
+    if values is None or script_private(cls, name):
+        return
+    if name in values or any(name in klass.__dict__ for klass in cls.__mro__
+                             if SCRIPT_CLASS not in klass.__dict__ and klass is not object):
+        raise ScriptAttributeError(f"attribute '{name}' of '{type_name(cls)}' objects is not writable")
+    _SCRIPT_PRIVATE.setdefault(cls, set()).add(name)
+
+
+def script_private(cls: type, name: str) -> bool:
+    """Whether the script gave instances of ``cls`` the private attribute ``name`` itself."""
+    return name in _SCRIPT_PRIVATE.get(cls, ())
+
+
+def engine_private(obj: Any, name: str) -> bool:
+    """Whether ``name`` is private state the engine keeps on ``obj`` (``_parameters`` of a module,
+    ``_saved`` of a ctx): not the script's to read."""
+    return name.startswith("_") and has_engine_base(type(obj)) and not script_private(type(obj), name)
+
+
+def has_engine_base(cls: type) -> bool:
+    """Whether an engine class whose instances take a script's attributes is among ``cls``'s bases."""
+    return any("__script_dynamic__" in klass.__dict__ and SCRIPT_CLASS not in klass.__dict__ for klass in cls.__mro__)
+
+
+def lists_attributes(cls: type) -> bool:
+    """Whether ``cls`` (or a base) lists the attributes a script may read on its instances."""
+    return getattr(cls, "__script_attrs__", None) is not None
 
 
 def set_attribute(obj: Any, name: str, value: Any) -> None:
@@ -194,11 +269,15 @@ def set_attribute(obj: Any, name: str, value: Any) -> None:
     if SCRIPT_CLASS in cls.__dict__:     # an instance of a script class: its own attributes
         if is_dunder(name) or name.startswith("_gradcli_"):
             raise _missing(obj, name, reading=False)
+        _check_engine_state(obj, name)
         setattr(obj, name, value)
         return
     if isinstance(obj, type) and SCRIPT_CLASS in obj.__dict__:
         return class_access.set_class_attribute(obj, name, value)
+    if isinstance(obj, type) or cls is OpaqueType:
+        raise _immutable_type(obj, name)
     if not is_dunder(name) and (name in settable_attributes(cls) or getattr(cls, "__script_dynamic__", False)):
+        _check_engine_state(obj, name)
         setattr(obj, name, value)
         return
     if cls is Namespace:
@@ -216,9 +295,12 @@ def delete_attribute(obj: Any, name: str) -> None:
     cls = type(obj)
     if isinstance(obj, type) and SCRIPT_CLASS in obj.__dict__:
         return class_access.delete_class_attribute(obj, name)
+    if isinstance(obj, type) or cls is OpaqueType:
+        raise _immutable_type(obj, name)
     if SCRIPT_CLASS in cls.__dict__ and name.startswith("_gradcli_"):
         raise _missing(obj, name, reading=False)
     if not is_dunder(name) and getattr(cls, "__script_dynamic__", False) and name not in settable_attributes(cls):
+        _check_engine_state(obj, name)
         delattr(obj, name)
         return
     if not is_dunder(name) and name in settable_attributes(cls):
@@ -231,6 +313,13 @@ def delete_attribute(obj: Any, name: str) -> None:
         delattr(obj, name)
         return
     raise _not_writable(obj, name)
+
+
+def _immutable_type(cls: Any, name: str) -> Exception:
+    """Python's error for setting or deleting an attribute of a class that is not the script's (for
+    an engine class too, which PyTorch's Python classes would let a script change)."""
+    shown = cls.name if type(cls) is OpaqueType else type_name(cls)
+    return ScriptTypeError(f"cannot set '{name}' attribute of immutable type '{shown}'")
 
 
 def _not_writable(obj: Any, name: str) -> Exception:
@@ -265,18 +354,28 @@ def is_script_function(obj: Any) -> bool:
     return cls is UserFunction or (cls is MethodType and type(obj.__func__) is UserFunction)
 
 
-def _class_attribute(cls: type, name: str) -> Any:
-    if SCRIPT_CLASS in cls.__dict__:
+def _class_attribute(cls: type, name: str, shown: str | None = None) -> Any:
+    """``Cls.name`` for a class that is not the script's (``shown``: the name of the stand-in the
+    script holds for it, gradcli.lang.script_types).  Methods are the unbound methods; a data
+    attribute (``torch.Tensor.shape``, ``int.real``) is an inert AttributeView that prints as
+    PyTorch's or Python's descriptor: a script never holds a property, its getter or setter."""
+    if shown is None and SCRIPT_CLASS in cls.__dict__:
         return class_access.class_attribute(cls, name)
-    if name == "__name__":
-        return cls.__name__
+    if name == "__name__":     # the short name, as Python's is (engine classes keep their tp_name there)
+        full = cls.__name__ if shown is None else shown
+        return full.rpartition(".")[2]
     if name in SPECIAL_METHODS and opens_special_methods(cls) and hasattr(cls, name):
         return getattr(cls, name)
     if name in readable_attributes(cls) and hasattr(cls, name):
         if name == "format" and cls is str:
             return _unbound_format
+        owner = class_access.defining_class(cls, name)
+        raw = owner.__dict__[name] if owner is not None else None
+        if owner is not None and is_data_attribute(raw, owner) and not owner.__dict__.get(SCRIPT_TYPE_MARK, False):
+            return attribute_view(cls, name, raw)
         return getattr(cls, name)
-    return _raise(attribute_error(f"type object '{type_name(cls)}' has no attribute '{name}'", cls, name))
+    shown = type_name(cls) if shown is None else shown
+    return _raise(attribute_error(f"type object '{shown}' has no attribute '{name}'", cls, name))
 
 
 def _missing(obj: Any, name: str, reading: bool = True) -> Exception:
@@ -341,6 +440,11 @@ class SafeFormat:
 
     def __repr__(self) -> str:
         return f"<built-in method format of str object at {id(self.template):#x}>"
+
+
+# (what Python's messages name: "'builtin_function_or_method' object has no attribute ...")
+SafeFormat.__module__ = "builtins"
+SafeFormat.__name__ = SafeFormat.__qualname__ = "builtin_function_or_method"
 
 
 def _unbound_format(template: str, *args: Any, **kwargs: Any) -> str:

@@ -71,6 +71,7 @@ def namedtuple(typename: Any, field_names: Any, *, rename: bool = False, default
                                   module="__main__" if module is None else module)
     cls.__script_attrs__ = frozenset(cls._fields) | _NAMED_TUPLE_ATTRIBUTES
     cls.__script_base__ = True   # `class Point(namedtuple("Point", "x y")):` is fine
+    cls.__script_type__ = True   # the script's own class: type(p) is it (lang/script_types.py)
     return cls
 
 

@@ -29,7 +29,8 @@ class AccessCompiler(CompilerBase):
                     raise
             return described(checked_attribute, "checked_attribute", value, name, span)
         readable = READABLE_CACHE
-        script_classes = SCRIPT_MEMBERS if not name.startswith("_gradcli_") else {}
+        # (a private name asks the sandbox: it may be what an engine base keeps, or gradcli's own)
+        script_classes = SCRIPT_MEMBERS if not name.startswith("_") else {}
 
         def attribute(frame: Frame) -> Any:
             try:

@@ -33,7 +33,6 @@ from gradcli.lang.safety import (READABLE_CACHE, Namespace, get_attribute, set_a
 DIRECT_READS: dict[str, set[type]] = {}
 DIRECT_WRITES: dict[str, set[type]] = {}
 
-_PRIVATE_PREFIX = "_gradcli_"
 
 # Instructions are numbered from this line on: a traceback's source line lookup finds nothing there.
 LINE_BASE = 1 << 20
@@ -100,7 +99,7 @@ def read_attribute(obj: Any, name: str, direct: set) -> Any:
             if SCRIPT_CLASS not in cls.__dict__:
                 direct.add(cls)
             return getattr(obj, name)
-        if cls in SCRIPT_MEMBERS and not name.startswith(_PRIVATE_PREFIX):
+        if cls in SCRIPT_MEMBERS and not name.startswith("_"):   # (private names: the sandbox's)
             values = obj.__dict__
             if name in values:
                 return values[name]
