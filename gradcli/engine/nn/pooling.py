@@ -28,7 +28,7 @@ defop = CATALOG.defop
 
 
 def _pair(value: Any, what: str, name: str, may_be_empty: bool = False) -> tuple[int, int] | None:
-    values = (value,) if isinstance(value, int) else tuple(value)
+    values = (value,) if isinstance(value, int) else tuple(value or ())
     if may_be_empty and not values:
         return None
     if len(values) not in (1, 2):
@@ -122,7 +122,7 @@ def _max_double_backward(gg: Tensor, s: Any) -> Tensor:
     return picked.view(tuple(indices.shape))
 
 
-_POOL_PARAMS = "int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False"
+_POOL_PARAMS = "int[1] kernel_size, int[1]? stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False"
 
 MAX_POOL2D_BACKWARD = defop(
     "max_pool2d_with_indices_backward",
@@ -201,7 +201,7 @@ def _avg_backward_forward(b: dict) -> Any:
     return out.reshape(x.shape)
 
 
-_AVG_PARAMS = ("int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, "
+_AVG_PARAMS = ("int[1] kernel_size, int[1]? stride=[], int[1] padding=0, bool ceil_mode=False, "
                "bool count_include_pad=True, int? divisor_override=None")
 _AVG_KEYS = ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override")
 
