@@ -275,7 +275,7 @@ def test_second_derivatives_match_torch() -> None:
 SCRIPT = """
 torch.manual_seed(3)
 modules = [nn.Conv2d(1, 6, 5), nn.Conv1d(4, 6, 3, stride=2, padding=1, groups=2, bias=False),
-           nn.Conv2d(3, 4, (3, 2), stride=(2, 1), padding='same' if False else 1, dilation=2),
+           nn.Conv2d(3, 4, (3, 2), stride=(2, 1), padding=1, dilation=2),
            nn.Conv2d(2, 2, 3, padding='same'), nn.Conv1d(2, 2, 4, padding='valid'),
            nn.MaxPool2d(2), nn.MaxPool2d((3, 2), stride=1, padding=1, dilation=1, ceil_mode=True),
            nn.AvgPool2d(3, 2, 1, True, False, 4), nn.AvgPool2d((2, 3))]

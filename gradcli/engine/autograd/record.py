@@ -232,7 +232,7 @@ def _node_class(node_name: str, needs: frozenset) -> type:
 
 _EXPOSED: set[tuple[str, str]] = set()
 # Exposed names that read another saved value: a count from the sizes, the indices output.
-_EXPOSED_FROM = {"self_sym_numel": "self_sym_sizes", "indices": "result1"}
+_EXPOSED_FROM = {"self_sym_numel": "self_sym_sizes", "indices": "result1", "input": "self"}
 
 
 def _expose(op: RecordedOp, node_name: str, cls: type, saved: dict) -> None:

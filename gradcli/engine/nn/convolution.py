@@ -213,7 +213,7 @@ CONVOLUTION = defop(
     "convolution", "convolution(Tensor input, Tensor weight, Tensor? bias, int[1] stride, int[1] padding, "
     "int[1] dilation, bool transposed, int[1] output_padding, int groups)", _forward,
     node="ConvolutionBackward0", inputs=("self", "weight", "bias"), method=False,
-    exposes=("stride", "padding", "dilation", "transposed", "output_padding", "groups"),
+    exposes=("input", "stride", "padding", "dilation", "transposed", "output_padding", "groups"),
     derivs={"self": d("weight", rule="the weight slid back over grad (a transposed convolution)")(
                 lambda g, s: input_grad(g, s.weight, tuple(s.self_sym_sizes[2:]), s)),
             "weight": d("self", rule="grad correlated with the input windows, summed over the batch")(

@@ -36,6 +36,15 @@ def _pair(value: Any, what: str, name: str, may_be_empty: bool = False) -> tuple
     return (values[0], values[-1])
 
 
+def _as_pairs(b: dict) -> None:
+    """PyTorch's int[2]: one int given is two copies of it (``_saved_kernel_size`` is ``(2, 2)``)."""
+    for key in ("kernel_size", "stride", "padding", "dilation"):
+        if isinstance(b.get(key), int):
+            b[key] = (b[key], b[key])
+        elif key == "stride" and b.get(key) is None:
+            b[key] = ()
+
+
 def _c_half(value: int) -> int:
     return int(value / 2)  # (C's division truncates towards zero)
 
@@ -90,6 +99,12 @@ class _Geometry:
         self.in_size = (height, width)
 
 
+def _zeros_of_self(gg: Tensor, s: Any) -> Tensor:
+    """The backward kernels' derivative for ``self``: zeros (derivatives.yaml's ``zeros_like(self)``)."""
+    import numpy as np
+    return Tensor._make(np.zeros(s.self_sym_sizes, dtype=gg._data.dtype))
+
+
 def _planes(a: Any) -> Any:
     return a.reshape((-1,) + a.shape[-2:])
 
@@ -127,9 +142,10 @@ _POOL_PARAMS = "int[1] kernel_size, int[1]? stride=[], int[1] padding=0, int[1] 
 MAX_POOL2D_BACKWARD = defop(
     "max_pool2d_with_indices_backward",
     f"max_pool2d_with_indices_backward(Tensor grad_output, Tensor input, {_POOL_PARAMS}, Tensor indices)",
-    _max_backward_forward, node="MaxPool2DWithIndicesBackwardBackward0", inputs=("grad_output",),
+    _max_backward_forward, node="MaxPool2DWithIndicesBackwardBackward0", inputs=("grad_output", "self"),
     function=False, method=False,
-    derivs={"grad_output": d("indices", rule="grad at each output's index")(_max_double_backward)})
+    derivs={"grad_output": d("indices", rule="grad at each output's index")(_max_double_backward),
+            "self": d(rule="0")(_zeros_of_self)})
 
 
 def _max_grad(g: Tensor, s: Any) -> Tensor:
@@ -140,7 +156,7 @@ def _max_grad(g: Tensor, s: Any) -> Tensor:
 
 MAX_POOL2D_WITH_INDICES = defop(
     "max_pool2d_with_indices", f"max_pool2d_with_indices(Tensor input, {_POOL_PARAMS})", _max_forward,
-    node="MaxPool2DWithIndicesBackward0", method=False, function=False,
+    node="MaxPool2DWithIndicesBackward0", method=False, function=False, prepare=_as_pairs,
     exposes=("kernel_size", "stride", "padding", "dilation", "ceil_mode"),
     derivs={"self": d("self", "result1", rule="zeros of self's shape, grad added at each window's largest")(
         _max_grad)})
@@ -155,6 +171,7 @@ _TORCH_MAX_POOL = LazyParser(f"max_pool2d(Tensor input, {_POOL_PARAMS})")
 def torch_max_pool2d(*args: Any, **kwargs: Any) -> Tensor:
     """``torch.max_pool2d(input, kernel_size, stride=[], padding=0, dilation=1, ceil_mode=False)``."""
     _, b = _TORCH_MAX_POOL.parse(args, kwargs)
+    _as_pairs(b)
     return run(MAX_POOL2D_WITH_INDICES, {"self": b.pop("input"), **b})[0]
 
 
@@ -212,8 +229,8 @@ def _avg_again(gg: Tensor, s: Any) -> Tensor:
 
 AVG_POOL2D_BACKWARD = defop(
     "avg_pool2d_backward", f"avg_pool2d_backward(Tensor grad_output, Tensor input, {_AVG_PARAMS})",
-    _avg_backward_forward, node="AvgPool2DBackwardBackward0", inputs=("grad_output",), function=False,
-    method=False, derivs={"grad_output": d(rule="avg_pool2d(grad)")(_avg_again)})
+    _avg_backward_forward, node="AvgPool2DBackwardBackward0", inputs=("grad_output", "self"), function=False,
+    method=False, derivs={"grad_output": d(rule="avg_pool2d(grad)")(_avg_again), "self": d(rule="0")(_zeros_of_self)})
 
 
 def _avg_grad(g: Tensor, s: Any) -> Tensor:
@@ -222,7 +239,7 @@ def _avg_grad(g: Tensor, s: Any) -> Tensor:
 
 AVG_POOL2D = defop(
     "avg_pool2d", f"avg_pool2d(Tensor input, {_AVG_PARAMS})", _avg_forward, node="AvgPool2DBackward0",
-    method=False, function=False, exposes=_AVG_KEYS,
+    method=False, function=False, exposes=_AVG_KEYS, prepare=_as_pairs,
     derivs={"self": d("self", rule="each output's grad shared evenly over its window")(_avg_grad)})
 
 
