@@ -292,3 +292,11 @@ def test_modules_initialise_and_print_as_torchs() -> None:
         exec(SCRIPT, scope)
         found.append(scope["out"])
     assert found[1] == found[0]
+
+
+def test_a_bad_argument_lists_both_overloads_as_torch_does() -> None:
+    x, w = torch.ones(1, 1, 3, 3), torch.ones(1, 1, 2, 2)
+    with pytest.raises(TypeError) as expected:
+        TF.conv2d(x, w, padding=1.5)
+    actual = attempt(lambda: GF["conv2d"](Tensor._make(x.numpy()), Tensor._make(w.numpy()), padding=1.5))
+    assert type(actual).__name__ == "TypeError" and str(actual) == str(expected.value)
