@@ -214,11 +214,12 @@ CONVOLUTION = defop(
     "int[1] dilation, bool transposed, int[1] output_padding, int groups)", _forward,
     node="ConvolutionBackward0", inputs=("self", "weight", "bias"), method=False,
     exposes=("input", "stride", "padding", "dilation", "transposed", "output_padding", "groups"),
-    derivs={"self": d("weight", rule="the weight slid back over grad (a transposed convolution)")(
+    # (one derivatives.yaml line for all three reads input and weight: PyTorch saves both always)
+    derivs={"self": d("self", "weight", rule="the weight slid back over grad (a transposed convolution)")(
                 lambda g, s: input_grad(g, s.weight, tuple(s.self_sym_sizes[2:]), s)),
-            "weight": d("self", rule="grad correlated with the input windows, summed over the batch")(
+            "weight": d("self", "weight", rule="grad correlated with the input windows, summed over the batch")(
                 lambda g, s: weight_grad(g, s.self, tuple(s.weight_sym_sizes[2:]), s)),
-            "bias": d(rule="sum(grad) over every dim but the channels")(_bias_grad)})
+            "bias": d("self", "weight", rule="sum(grad) over every dim but the channels")(_bias_grad)})
 
 
 def convolution(x: Tensor, w: Tensor, bias: Tensor | None, stride: tuple, padding: tuple, dilation: tuple,

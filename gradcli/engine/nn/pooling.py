@@ -18,7 +18,7 @@ from ..dispatch.publish import Catalog
 from ..dispatch.python_signature import signed
 from ..dispatch.runner import run
 from ..dispatch.signature import LazyParser
-from ..errors import TorchNotImplementedError, TorchRuntimeError
+from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchTypeError
 from ..shape_rules import list_str
 from ..tensor import Tensor
 from . import pool_kernels as kernels
@@ -181,12 +181,25 @@ def max_pool2d_with_indices(input: Any, kernel_size: Any, stride: Any = None, pa
     return tuple(_with_indices(input, kernel_size, () if stride is None else stride, padding, dilation, ceil_mode))
 
 
-def max_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,  # noqa: A002
-               ceil_mode: bool = False, return_indices: bool = False) -> Any:
-    """``F.max_pool2d``: the values, or (values, indices) with ``return_indices=True``."""
-    if return_indices:
-        return max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+def _max_pool2d(input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,  # noqa: A002
+                ceil_mode: bool = False, return_indices: bool = False) -> Any:
     return torch_max_pool2d(input, kernel_size, () if stride is None else stride, padding, dilation, ceil_mode)
+
+
+def max_pool2d(*args: Any, **kwargs: Any) -> Any:
+    """``F.max_pool2d``: the values, or (values, indices) with ``return_indices=True``; PyTorch's
+    ``boolean_dispatch`` picks the function by that flag (so Python's errors name the one picked)."""
+    if "return_indices" in kwargs:
+        flag = kwargs["return_indices"]
+    else:
+        flag = args[6] if len(args) > 6 else False
+    try:
+        return (max_pool2d_with_indices if flag else _max_pool2d)(*args, **kwargs)
+    except TypeError as error:
+        if error.__traceback__ is not None and error.__traceback__.tb_next is None:
+            # the arguments did not bind: the script's mistake, in Python's words
+            raise TorchTypeError(str(error)) from None
+        raise
 
 
 # -- average pooling ------------------------------------------------------------------------------

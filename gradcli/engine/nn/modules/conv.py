@@ -34,10 +34,9 @@ class _ConvNd(Module):
     _dims = 0
     _function = ""
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
-                 dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
-                 device: Any = None, dtype: Any = None) -> None:
-        super().__init__()
+    def _setup(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any, padding: Any,
+               dilation: Any, groups: int, bias: bool, padding_mode: str, device: Any, dtype: Any) -> None:
+        Module.__init__(self)
         n = self._dims
         kernel_size, stride, dilation = _ntuple(kernel_size, n), _ntuple(stride, n), _ntuple(dilation, n)
         if not isinstance(padding, str):
@@ -127,12 +126,24 @@ class Conv1d(_ConvNd):
     _dims = 1
     _function = "conv1d"
 
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 device: Any = None, dtype: Any = None) -> None:
+        self._setup(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
+                    device, dtype)
+
 
 class Conv2d(_ConvNd):
     """A 2-d convolution over (N, C, H, W) or (C, H, W)."""
 
     _dims = 2
     _function = "conv2d"
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 device: Any = None, dtype: Any = None) -> None:
+        self._setup(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
+                    device, dtype)
 
 
 CLASSES = (Conv1d, Conv2d)

@@ -10,8 +10,8 @@ from ...tensor import Tensor
 from .module import Module
 
 
-class MaxPool2d(Module):
-    """The largest value of each window."""
+class _MaxPoolNd(Module):
+    """What PyTorch's max pooling layers share: their arguments and repr."""
 
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                  return_indices: bool = False, ceil_mode: bool = False) -> None:
@@ -23,14 +23,18 @@ class MaxPool2d(Module):
         self.return_indices = return_indices
         self.ceil_mode = ceil_mode
 
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class MaxPool2d(_MaxPoolNd):
+    """The largest value of each window."""
+
     def forward(self, input: Tensor) -> Any:  # noqa: A002
         return NAMESPACES["nn.functional"]["max_pool2d"](input, self.kernel_size, self.stride, self.padding,
                                                          self.dilation, ceil_mode=self.ceil_mode,
                                                          return_indices=self.return_indices)
-
-    def extra_repr(self) -> str:
-        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
-                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
 
 
 class AvgPool2d(Module):
@@ -56,5 +60,5 @@ class AvgPool2d(Module):
 
 
 CLASSES = (MaxPool2d, AvgPool2d)
-for _cls in CLASSES:
+for _cls in (_MaxPoolNd, *CLASSES):
     _cls.__module__ = "torch.nn.modules.pooling"
