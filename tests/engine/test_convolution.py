@@ -260,3 +260,21 @@ def test_errors(call: Any, message: str) -> None:
 def test_transposed_convolution_is_not_supported_yet() -> None:
     with pytest.raises(TorchNotImplementedError):
         T["convolution"](T["ones"](1, 3, 5, 5), T["ones"](3, 2, 3, 3), None, [1], [0], [1], True, [0], 1)
+
+
+def test_channels_last_inputs_give_channels_last_outputs() -> None:
+    x = tensor(np.random.default_rng(4).standard_normal((2, 5, 6, 3))).permute(0, 3, 1, 2)
+    w = tensor(np.ones((4, 3, 2, 2)))
+    assert F["conv2d"](x, w).stride() == (80, 1, 20, 4)
+    assert F["max_pool2d"](x, 2).stride() == F["avg_pool2d"](x, 2).stride() == (18, 1, 9, 3)
+    assert F["max_pool2d"](x, 2).tolist() == F["max_pool2d"](x.contiguous(), 2).tolist()
+
+
+def test_empty_batches_and_channels() -> None:
+    x = tensor(np.zeros((0, 2, 4, 4)), True)
+    total = F["max_pool2d"](x, 2).sum() + F["avg_pool2d"](x, 2).sum() + F["conv2d"](x, T["ones"](3, 2, 2, 2,
+                                                                                       dtype=T["float64"])).sum()
+    total.backward()
+    assert x.grad.shape == (0, 2, 4, 4)
+    # no input channels: PyTorch's output has the input's 0 channels, whatever the weight's
+    assert F["conv2d"](T["ones"](2, 0, 5, 5), T["ones"](4, 0, 2, 2)).shape == (2, 0, 4, 4)

@@ -51,10 +51,24 @@ def forward(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, stride: Ints,
     oh = out_size(h, kh, stride[0], pad[0], dilation[0])
     ow = out_size(wd, kw, stride[1], pad[1], dilation[1])
     cols = columns(x, (kh, kw), stride, pad, dilation, groups)
-    wm = np.ascontiguousarray(w).reshape(groups, o // groups, -1)
+    if x.shape[1] == 0:  # (PyTorch's empty-input path: an output of the input's 0 channels)
+        return np.zeros((n, 0, oh, ow), dtype=x.dtype)
+    wm = np.ascontiguousarray(w).reshape(groups, o // groups, cols.shape[2])
     out = np.matmul(wm, cols).reshape(n, o, oh, ow)
     if bias is not None:
         out += bias.reshape(1, o, 1, 1)
+    return out
+
+
+def channels_last(a: np.ndarray) -> bool:
+    """PyTorch's ``suggest_memory_format`` is channels-last: NHWC in memory, not also NCHW."""
+    return a.ndim == 4 and not a.flags.c_contiguous and a.transpose(0, 2, 3, 1).flags.c_contiguous
+
+
+def like_layout(x: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``out`` in channels-last memory when ``x`` is (PyTorch's kernels keep the input's format)."""
+    if channels_last(x):
+        return np.ascontiguousarray(out.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
     return out
 
 

@@ -137,7 +137,7 @@ def _forward(b: dict) -> Any:
     stride, padding, dilation = p.planar()
     out = kernels.forward(_as_planar(x._data, p.dim), _as_planar(w._data, p.dim),
                           None if bias is None else bias._data, stride, padding, dilation, p.groups)
-    return out.reshape(out.shape[:2] + out.shape[3:]) if p.dim == 1 else out
+    return out.reshape(out.shape[:2] + out.shape[3:]) if p.dim == 1 else kernels.like_layout(x._data, out)
 
 
 # -- the gradients, ops of their own ----------------------------------------------------------------

@@ -50,7 +50,7 @@ def max_pool(x: np.ndarray, kernel: Ints, stride: Ints, pad: Ints, dilation: Int
     # Each padded position's index into the plane (-1 outside it).
     where = np.full((1, eh, ew), -1, dtype=np.int64)
     where[:, pad[0]:pad[0] + h, pad[1]:pad[1] + w] = np.arange(h * w, dtype=np.int64).reshape(h, w)
-    win = _windows(padded, kernel, stride, dilation, out).reshape(p, out[0], out[1], -1)
+    win = _windows(padded, kernel, stride, dilation, out).reshape(p, out[0], out[1], kernel[0] * kernel[1])
     spots = _windows(where, kernel, stride, dilation, out).reshape(1, out[0], out[1], -1)
     first = np.argmax(win, axis=-1)  # (the first largest, as PyTorch's `val > maxval` keeps it)
     if x.dtype.kind == "f":
@@ -74,7 +74,7 @@ def max_pool_backward(g: np.ndarray, indices: np.ndarray, in_size: Ints) -> np.n
     p = g.shape[0]
     plane = in_size[0] * in_size[1]
     out = np.zeros(p * plane, dtype=g.dtype)
-    flat = (indices.reshape(p, -1) + (np.arange(p, dtype=np.int64) * plane)[:, None]).reshape(-1)
+    flat = (indices.reshape(p, indices[0].size if p else 0) + (np.arange(p, dtype=np.int64) * plane)[:, None]).reshape(-1)
     np.add.at(out, flat, np.ascontiguousarray(g).reshape(-1))
     return out.reshape((p,) + tuple(in_size))
 

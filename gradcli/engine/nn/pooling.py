@@ -22,6 +22,7 @@ from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchTypeError
 from ..shape_rules import list_str
 from ..tensor import Tensor
 from . import pool_kernels as kernels
+from .conv_kernels import like_layout
 
 CATALOG = Catalog()
 defop = CATALOG.defop
@@ -106,7 +107,10 @@ def _zeros_of_self(gg: Tensor, s: Any) -> Tensor:
 
 
 def _planes(a: Any) -> Any:
-    return a.reshape((-1,) + a.shape[-2:])
+    planes = 1
+    for size in a.shape[:-2]:
+        planes *= size
+    return a.reshape((planes,) + a.shape[-2:])  # (not -1: a batch of 0 is allowed)
 
 
 # -- max pooling ----------------------------------------------------------------------------------
@@ -121,7 +125,7 @@ def _max_forward(b: dict) -> tuple:
         raise TorchNotImplementedError("\"max_pool2d\" not implemented for 'Bool'")
     values, indices = kernels.max_pool(_planes(x._data), geo.kernel, geo.stride, geo.pad, geo.dilation, geo.out)
     shape = tuple(x.shape[:-2]) + geo.out
-    return values.reshape(shape), indices.reshape(shape)
+    return like_layout(x._data, values.reshape(shape)), like_layout(x._data, indices.reshape(shape))
 
 
 def _max_backward_forward(b: dict) -> Any:
@@ -220,7 +224,7 @@ def _avg_forward(b: dict) -> Any:
     x = b["self"]
     geo = _avg_geometry(x, b)
     out = kernels.avg_pool(_planes(x._data), geo.kernel, geo.stride, geo.pad, geo.out, geo.divisors)  # type: ignore
-    return out.reshape(tuple(x.shape[:-2]) + geo.out)
+    return like_layout(x._data, out.reshape(tuple(x.shape[:-2]) + geo.out))
 
 
 def _avg_backward_forward(b: dict) -> Any:
