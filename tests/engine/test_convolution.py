@@ -278,3 +278,20 @@ def test_empty_batches_and_channels() -> None:
     assert x.grad.shape == (0, 2, 4, 4)
     # no input channels: PyTorch's output has the input's 0 channels, whatever the weight's
     assert F["conv2d"](T["ones"](2, 0, 5, 5), T["ones"](4, 0, 2, 2)).shape == (2, 0, 4, 4)
+
+
+@pytest.mark.parametrize("call, kind, message", [
+    (lambda x: F["conv2d"](x, T["ones"](3, 2, 3, 3), stride=2**63), "ValueError", "Overflow when unpacking long long"),
+    (lambda x: F["max_pool2d"](x, 2**31), "RuntimeError", "value cannot be converted to type int without overflow"),
+    (lambda x: F["avg_pool2d"](x, 2, divisor_override=2**63), "ValueError", "Overflow when unpacking long long"),
+])
+def test_out_of_range_integers(call: Any, kind: str, message: str) -> None:
+    with pytest.raises(Exception) as caught:
+        call(T["ones"](1, 2, 6, 6))
+    assert (type(caught.value).__name__, str(caught.value)) == (kind, message)
+
+
+def test_a_huge_stride_takes_one_window() -> None:
+    x = T["ones"](1, 2, 6, 6)
+    assert F["conv2d"](x, T["ones"](3, 2, 3, 3), stride=2**62).tolist() == [[[[18.0]], [[18.0]], [[18.0]]]]
+    assert F["max_pool2d"](x, 2, 2**30).shape == (1, 2, 1, 1)

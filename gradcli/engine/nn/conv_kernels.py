@@ -37,9 +37,10 @@ def columns(x: np.ndarray, kernel: Ints, stride: Ints, pad: Ints, dilation: Ints
     ow = out_size(w, kw, stride[1], pad[1], dilation[1])
     xp = _padded(x, pad)
     s_n, s_c, s_h, s_w = xp.strides
-    windows = as_strided(xp, (n, c, kh, kw, oh, ow),
-                         (s_n, s_c, s_h * dilation[0], s_w * dilation[1], s_h * stride[0], s_w * stride[1]),
-                         writeable=False)
+    # (a step along a dim of one element is never taken: 0 keeps a huge stride from overflowing)
+    steps = [s_h * dilation[0] if kh > 1 else 0, s_w * dilation[1] if kw > 1 else 0,
+             s_h * stride[0] if oh > 1 else 0, s_w * stride[1] if ow > 1 else 0]
+    windows = as_strided(xp, (n, c, kh, kw, oh, ow), (s_n, s_c, *steps), writeable=False)
     return windows.reshape(n, groups, c // groups * kh * kw, oh * ow)
 
 

@@ -21,7 +21,7 @@ from ..dispatch.publish import Catalog
 from ..dispatch.python_signature import signed
 from ..dispatch.runner import run
 from ..dispatch.signature import LazyParser
-from ..errors import TorchNotImplementedError, TorchRuntimeError
+from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchValueError
 from ..shape_rules import list_str
 from ..tensor import Tensor
 from ..warnings import warn_once
@@ -29,6 +29,17 @@ from . import conv_kernels as kernels
 
 CATALOG = Catalog()
 defop = CATALOG.defop
+
+
+_INT64 = 1 << 63
+
+
+def check_int64(*values: Any) -> None:
+    """PyTorch's argument parser reads an int or int[] as int64 (``Overflow when unpacking long long``)."""
+    for value in values:
+        for v in (value,) if isinstance(value, int) else (value or ()):
+            if not -_INT64 <= v < _INT64:
+                raise TorchValueError("Overflow when unpacking long long")
 
 
 def expand(value: Any, name: str, dim: int) -> tuple[int, ...]:
@@ -127,6 +138,7 @@ def _as_planar(a: Any, dim: int) -> Any:
 
 def _forward(b: dict) -> Any:
     x, w, bias = b["self"], b["weight"], b["bias"]
+    check_int64(b["stride"], b["padding"], b["dilation"], b["output_padding"], b["groups"])
     p = Params(w, b)
     _check_shape(x, w, bias, p, b["transposed"])
     if any(v == 0 for v in p.dilation):
@@ -289,6 +301,7 @@ def _same(x: Tensor, w: Tensor, bias: Tensor | None, stride: tuple, dilation: tu
 def _conv_nd(parser: LazyParser, name: str, n: int, args: tuple, kwargs: dict) -> Tensor:
     _, b = parser.parse(args, kwargs)
     x, w, bias = b["input"], b["weight"], b["bias"]
+    check_int64(b["stride"], None if isinstance(b["padding"], str) else b["padding"], b["dilation"], b["groups"])
     if bias is not None and bias._dtype is not x._dtype:
         raise TorchRuntimeError(f"Input type ({x._dtype.c_name}) and bias type ({bias._dtype.c_name}) should be the "
                                 "same")

@@ -28,8 +28,9 @@ def output_size(size: int, kernel: int, pad: int, stride: int, dilation: int, ce
 
 def _windows(a: np.ndarray, kernel: Ints, stride: Ints, dilation: Ints, out: Ints) -> np.ndarray:
     s_p, s_h, s_w = a.strides
-    return as_strided(a, (a.shape[0], out[0], out[1], kernel[0], kernel[1]),
-                      (s_p, s_h * stride[0], s_w * stride[1], s_h * dilation[0], s_w * dilation[1]), writeable=False)
+    steps = (s_h * stride[0] if out[0] > 1 else 0, s_w * stride[1] if out[1] > 1 else 0,
+             s_h * dilation[0] if kernel[0] > 1 else 0, s_w * dilation[1] if kernel[1] > 1 else 0)
+    return as_strided(a, (a.shape[0], out[0], out[1], kernel[0], kernel[1]), (s_p, *steps), writeable=False)
 
 
 def _extent(size: int, kernel: int, pad: int, stride: int, dilation: int, out: int) -> int:

@@ -23,6 +23,7 @@ from ..shape_rules import list_str
 from ..tensor import Tensor
 from . import pool_kernels as kernels
 from .conv_kernels import like_layout
+from .convolution import check_int64
 
 CATALOG = Catalog()
 defop = CATALOG.defop
@@ -34,11 +35,15 @@ def _pair(value: Any, what: str, name: str, may_be_empty: bool = False) -> tuple
         return None
     if len(values) not in (1, 2):
         raise TorchRuntimeError(f"{name}: {what}")
+    for v in values:  # (the meta functions' safe_downcast<int>)
+        if not -(1 << 31) <= v < (1 << 31):
+            raise TorchRuntimeError("value cannot be converted to type int without overflow")
     return (values[0], values[-1])
 
 
 def _as_pairs(b: dict) -> None:
     """PyTorch's int[2]: one int given is two copies of it (``_saved_kernel_size`` is ``(2, 2)``)."""
+    check_int64(*(b.get(k) for k in ("kernel_size", "stride", "padding", "dilation", "divisor_override")))
     for key in ("kernel_size", "stride", "padding", "dilation"):
         if isinstance(b.get(key), int):
             b[key] = (b[key], b[key])
