@@ -25,10 +25,14 @@ from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchValueErro
 from ..shape_rules import list_str
 from ..tensor import Tensor
 from ..warnings import warn_once
-from . import conv_kernels as kernels
 
 CATALOG = Catalog()
 defop = CATALOG.defop
+
+
+def _kernels() -> Any:
+    from . import conv_kernels  # (loaded on first use: start-up stays lean)
+    return conv_kernels
 
 
 _INT64 = 1 << 63
@@ -147,9 +151,9 @@ def _forward(b: dict) -> Any:
     if p.dim > 2:
         raise TorchNotImplementedError(f"gradcli does not support {p.dim}-d convolutions yet")
     stride, padding, dilation = p.planar()
-    out = kernels.forward(_as_planar(x._data, p.dim), _as_planar(w._data, p.dim),
+    out = _kernels().forward(_as_planar(x._data, p.dim), _as_planar(w._data, p.dim),
                           None if bias is None else bias._data, stride, padding, dilation, p.groups)
-    return out.reshape(out.shape[:2] + out.shape[3:]) if p.dim == 1 else kernels.like_layout(x._data, out)
+    return out.reshape(out.shape[:2] + out.shape[3:]) if p.dim == 1 else _kernels().like_layout(x._data, out)
 
 
 # -- the gradients, ops of their own ----------------------------------------------------------------
@@ -163,7 +167,7 @@ def _input_grad_forward(b: dict) -> Any:
     dim = w.ndim - 2
     p = _planar_of(b, dim)
     size = tuple(b["size"])
-    out = kernels.input_grad(_as_planar(g, dim), _as_planar(w, dim), ((1,) + size) if dim == 1 else size, *p,
+    out = _kernels().input_grad(_as_planar(g, dim), _as_planar(w, dim), ((1,) + size) if dim == 1 else size, *p,
                              b["groups"])
     return out.reshape(out.shape[:2] + out.shape[3:]) if dim == 1 else out
 
@@ -173,7 +177,7 @@ def _weight_grad_forward(b: dict) -> Any:
     dim = x.ndim - 2
     p = _planar_of(b, dim)
     size = tuple(b["size"])
-    out = kernels.weight_grad(_as_planar(g, dim), _as_planar(x, dim), ((1,) + size) if dim == 1 else size, *p,
+    out = _kernels().weight_grad(_as_planar(g, dim), _as_planar(x, dim), ((1,) + size) if dim == 1 else size, *p,
                               b["groups"])
     return out.reshape(out.shape[:2] + out.shape[3:]) if dim == 1 else out
 

@@ -21,12 +21,20 @@ from ..dispatch.signature import LazyParser
 from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchTypeError
 from ..shape_rules import list_str
 from ..tensor import Tensor
-from . import pool_kernels as kernels
-from .conv_kernels import like_layout
 from .convolution import check_int64
 
 CATALOG = Catalog()
 defop = CATALOG.defop
+
+
+def _kernels() -> Any:
+    from . import pool_kernels  # (loaded on first use: start-up stays lean)
+    return pool_kernels
+
+
+def _layout(x: Any, out: Any) -> Any:
+    from .conv_kernels import like_layout
+    return like_layout(x, out)
 
 
 def _pair(value: Any, what: str, name: str, may_be_empty: bool = False) -> tuple[int, int] | None:
@@ -64,7 +72,7 @@ def _out_size(size: int, kernel: int, pad: int, stride: int, dilation: int, ceil
     if pad > _c_half((kernel - 1) * dilation + 1):
         raise TorchRuntimeError(f"pad should be at most half of effective kernel size, but got pad={pad}, "
                                 f"kernel_size={kernel} and dilation={dilation}")
-    return kernels.output_size(size, kernel, pad, stride, dilation, ceil_mode)
+    return _kernels().output_size(size, kernel, pad, stride, dilation, ceil_mode)
 
 
 class _Geometry:
@@ -128,14 +136,14 @@ def _max_forward(b: dict) -> tuple:
     geo.check(x, b["ceil_mode"])
     if x._dtype.name == "bool":
         raise TorchNotImplementedError("\"max_pool2d\" not implemented for 'Bool'")
-    values, indices = kernels.max_pool(_planes(x._data), geo.kernel, geo.stride, geo.pad, geo.dilation, geo.out)
+    values, indices = _kernels().max_pool(_planes(x._data), geo.kernel, geo.stride, geo.pad, geo.dilation, geo.out)
     shape = tuple(x.shape[:-2]) + geo.out
-    return like_layout(x._data, values.reshape(shape)), like_layout(x._data, indices.reshape(shape))
+    return _layout(x._data, values.reshape(shape)), _layout(x._data, indices.reshape(shape))
 
 
 def _max_backward_forward(b: dict) -> Any:
     g, x, indices = b["grad_output"], b["self"], b["indices"]
-    out = kernels.max_pool_backward(_planes(g._data), _planes(indices._data), tuple(x.shape[-2:]))
+    out = _kernels().max_pool_backward(_planes(g._data), _planes(indices._data), tuple(x.shape[-2:]))
     return out.reshape(x.shape)
 
 
@@ -220,7 +228,7 @@ def _avg_geometry(x: Tensor, b: dict) -> _Geometry:
     geo.check(x, b["ceil_mode"])
     if x._dtype.name not in ("float32", "float64", "int64"):
         raise TorchNotImplementedError(f"\"avg_pool2d\" not implemented for '{x._dtype.legacy_name}'")
-    geo.divisors = kernels.avg_divisors(geo.in_size, geo.kernel, geo.stride, geo.pad, geo.out,  # type: ignore
+    geo.divisors = _kernels().avg_divisors(geo.in_size, geo.kernel, geo.stride, geo.pad, geo.out,  # type: ignore
                                         b["count_include_pad"], b["divisor_override"])
     return geo
 
@@ -228,14 +236,14 @@ def _avg_geometry(x: Tensor, b: dict) -> _Geometry:
 def _avg_forward(b: dict) -> Any:
     x = b["self"]
     geo = _avg_geometry(x, b)
-    out = kernels.avg_pool(_planes(x._data), geo.kernel, geo.stride, geo.pad, geo.out, geo.divisors)  # type: ignore
-    return like_layout(x._data, out.reshape(tuple(x.shape[:-2]) + geo.out))
+    out = _kernels().avg_pool(_planes(x._data), geo.kernel, geo.stride, geo.pad, geo.out, geo.divisors)  # type: ignore
+    return _layout(x._data, out.reshape(tuple(x.shape[:-2]) + geo.out))
 
 
 def _avg_backward_forward(b: dict) -> Any:
     g, x = b["grad_output"], b["self"]
     geo = _avg_geometry(x, b)
-    out = kernels.avg_pool_backward(_planes(g._data), geo.in_size, geo.kernel, geo.stride, geo.pad,
+    out = _kernels().avg_pool_backward(_planes(g._data), geo.in_size, geo.kernel, geo.stride, geo.pad,
                                     geo.divisors)  # type: ignore
     return out.reshape(x.shape)
 
