@@ -212,7 +212,8 @@ def test_module_reprs() -> None:
     assert repr(nn["Conv2d"](1, 6, 5)) == "Conv2d(1, 6, kernel_size=(5, 5), stride=(1, 1))"
     assert repr(nn["Conv1d"](2, 4, 3, 2, 1, 2, 2, False)) == (
         "Conv1d(2, 4, kernel_size=(3,), stride=(2,), padding=(1,), dilation=(2,), groups=2, bias=False)")
-    assert repr(nn["Conv2d"](2, 2, 3, padding="same")) == "Conv2d(2, 2, kernel_size=(3, 3), stride=(1, 1), padding=same)"
+    assert repr(nn["Conv2d"](2, 2, 3, padding="same")) == (
+        "Conv2d(2, 2, kernel_size=(3, 3), stride=(1, 1), padding=same)")
     assert repr(nn["MaxPool2d"](2)) == "MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)"
     assert repr(nn["AvgPool2d"]((2, 3), 1)) == "AvgPool2d(kernel_size=(2, 3), stride=1, padding=0)"
     conv = nn["Conv2d"](3, 4, 2)

@@ -247,9 +247,9 @@ def convolution(x: Tensor, w: Tensor, bias: Tensor | None, stride: tuple, paddin
 
 # -- conv1d / conv2d ------------------------------------------------------------------------------
 
-def _signatures(name: str, n: int) -> LazyParser:
+def _signatures(name: str) -> LazyParser:
     head = f"{name}(Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, "
-    return LazyParser(head + f"int[1] padding=0, int[1] dilation=1, int groups=1)",
+    return LazyParser(head + "int[1] padding=0, int[1] dilation=1, int groups=1)",
                       head + "str padding=\"valid\", int[1] dilation=1, int groups=1)")
 
 
@@ -275,8 +275,8 @@ def _same(x: Tensor, w: Tensor, bias: Tensor | None, stride: tuple, dilation: tu
         raise TorchRuntimeError("non-positive groups is not supported")
     dim = k - 2
     if k != x.ndim:
-        raise TorchRuntimeError(f"Expected {k}-dimensional input for {k}-dimensional weight{list_str(w.shape)}, but got "
-                                f"{x.ndim}-dimensional input of size {list_str(x.shape)} instead")
+        raise TorchRuntimeError(f"Expected {k}-dimensional input for {k}-dimensional weight{list_str(w.shape)}, but "
+                                f"got {x.ndim}-dimensional input of size {list_str(x.shape)} instead")
     for name, value in (("stride", stride), ("dilation", dilation)):
         if len(value) not in (1, dim):
             raise TorchRuntimeError(f"{name} cannot broadcast to {dim} dimensions")
@@ -325,8 +325,8 @@ def _conv_nd(parser: LazyParser, name: str, n: int, args: tuple, kwargs: dict) -
     return out if batched else out.squeeze(0)
 
 
-_CONV1D = _signatures("conv1d", 1)
-_CONV2D = _signatures("conv2d", 2)
+_CONV1D = _signatures("conv1d")
+_CONV2D = _signatures("conv2d")
 
 
 @signed(_CONV1D)

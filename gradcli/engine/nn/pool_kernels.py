@@ -75,7 +75,8 @@ def max_pool_backward(g: np.ndarray, indices: np.ndarray, in_size: Ints) -> np.n
     p = g.shape[0]
     plane = in_size[0] * in_size[1]
     out = np.zeros(p * plane, dtype=g.dtype)
-    flat = (indices.reshape(p, indices[0].size if p else 0) + (np.arange(p, dtype=np.int64) * plane)[:, None]).reshape(-1)
+    per_plane = indices[0].size if p else 0
+    flat = (indices.reshape(p, per_plane) + (np.arange(p, dtype=np.int64) * plane)[:, None]).reshape(-1)
     np.add.at(out, flat, np.ascontiguousarray(g).reshape(-1))
     return out.reshape((p,) + tuple(in_size))
 

@@ -24,7 +24,7 @@ def _ntuple(value: Any, n: int) -> tuple:
 
 
 def _set_repr(values: tuple[str, ...]) -> str:
-    # PyTorch formats a set literal: the order of a set of str is its hash order, fixed for these two
+    # PyTorch prints a set of str, whose order changes with Python's string hashing: one of its orders
     return "{" + ", ".join(repr(v) for v in values) + "}"
 
 
@@ -54,8 +54,8 @@ class _ConvNd(Module):
             if padding == "same" and any(s != 1 for s in stride):
                 raise TorchValueError("padding='same' is not supported for strided convolutions")
         if padding_mode not in _PADDING_MODES:
-            raise TorchValueError(f"padding_mode must be one of {_set_repr(('reflect', 'zeros', 'circular', 'replicate'))}"
-                                  f", but got padding_mode='{padding_mode}'")
+            modes = _set_repr(("reflect", "zeros", "circular", "replicate"))
+            raise TorchValueError(f"padding_mode must be one of {modes}, but got padding_mode='{padding_mode}'")
         self.in_channels = in_channels
         self.out_channels = out_channels
         self.kernel_size = kernel_size
