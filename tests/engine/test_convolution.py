@@ -296,3 +296,26 @@ def test_a_huge_stride_takes_one_window() -> None:
     x = T["ones"](1, 2, 6, 6)
     assert F["conv2d"](x, T["ones"](3, 2, 3, 3), stride=2**62).tolist() == [[[[18.0]], [[18.0]], [[18.0]]]]
     assert F["max_pool2d"](x, 2, 2**30).shape == (1, 2, 1, 1)
+
+
+@pytest.mark.parametrize("mode, pad, shape", [
+    ("reflect", (2, 1), (2, 4)), ("replicate", (3, 0, 1, 2), (1, 2, 3, 3)),
+    ("reflect", (1, 1, 2, 0, 1, 2), (2, 3, 3, 4)), ("replicate", (-1, 2), (1, 2, 4)),
+])
+def test_reflect_and_replicate_padding(mode: str, pad: tuple, shape: tuple) -> None:
+    x = tensor(np.random.default_rng(5).standard_normal(shape), True)
+    assert autograd["gradcheck"](lambda t: F["pad"](t, pad, mode=mode), (x,))
+    assert autograd["gradgradcheck"](lambda t: F["pad"](t, pad, mode=mode), (x,))
+    y = F["pad"](x, pad, mode=mode)
+    dims = len(pad) // 2
+    assert node(y) == f"{'Reflection' if mode == 'reflect' else 'Replication'}Pad{dims}DBackward0"
+    assert y.grad_fn._saved_padding == tuple(p % 2**64 for p in pad)  # (PyTorch's getter reads int64 as unsigned)
+
+
+def test_reflect_and_replicate_values() -> None:
+    row = T["arange"](5.0).view(1, 5)
+    assert F["pad"](row, (2, 3), mode="reflect").tolist() == [[2.0, 1.0, 0.0, 1.0, 2.0, 3.0, 4.0, 3.0, 2.0, 1.0]]
+    assert F["pad"](row, (2, 3), mode="replicate").tolist() == [[0.0, 0.0, 0.0, 1.0, 2.0, 3.0, 4.0, 4.0, 4.0, 4.0]]
+    with pytest.raises(TorchNotImplementedError) as caught:
+        F["pad"](row, (1, 1), mode="wrap")
+    assert str(caught.value) == "Unrecognised padding mode wrap"

@@ -300,3 +300,65 @@ def test_a_bad_argument_lists_both_overloads_as_torch_does() -> None:
         TF.conv2d(x, w, padding=1.5)
     actual = attempt(lambda: GF["conv2d"](Tensor._make(x.numpy()), Tensor._make(w.numpy()), padding=1.5))
     assert type(actual).__name__ == "TypeError" and str(actual) == str(expected.value)
+
+
+PAD_ERRORS = [  # F.pad's arguments before mode=
+    "ones(2, 3), (3, 1)", "ones(2, 3), (1, 3)", "ones(2, 0), (1, 1)", "ones(0, 3), (1, 1)",
+    "ones(2, 0, 3), (1, 1)", "ones(2, 3), (-2, -2)", "ones(2, 3), (-3, 0)",
+    "ones(1, 2, 3, 3), (-2, -2, -2, -2)", "ones(1, 2, 3, 3), (1, 1, 3, 1)",
+    "ones(1, 2, 3, 3, 3), (1, 1, 1, 1, 3, 1)", "ones(1, 2, 3, 3, 3), (3, 1, 1, 1, 1, 1)",
+    "ones(2, 0, 3, 3, 3), (1, 1, 1, 1, 1, 1)", "ones(2, 3, 3, 3), (-2, -2, -2, -2, -2, -2)",
+    "ones(2, 3, 3), (-3, 0, -3, 0)", "ones(2, 3).bool(), (1, 1)", "ones(1, 2, 3, 3), (1, 2)",
+    "ones(3), (1, 1)", "ones(1, 2, 3, 3), (1, 1, 1, 1, 1)",
+]
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+@pytest.mark.parametrize("source", PAD_ERRORS + ["ones(1, 2, 3, 3), (1, 1, 1, 1), value=1.0"])
+def test_pad_mode_errors_are_torchs(mode: str, source: str) -> None:
+    if "value=" in source:
+        call = f"F.pad({source.replace(', value=', f', mode={mode!r}, value=')})"
+    else:
+        call = f"F.pad({source}, mode={mode!r})"
+    results = []
+    for functional, factory in ((TF, torch), (_Attrs(GF), _Attrs(GT))):
+        results.append(attempt(lambda: eval(call, {"F": functional, "ones": factory.ones})))
+    expected, actual = results
+    if not isinstance(expected, Exception):
+        assert not isinstance(actual, Exception) and tuple(actual.shape) == tuple(expected.shape), source
+        return
+    assert isinstance(actual, Exception), f"gradcli ran {call}"
+    assert (type(actual).__name__, str(actual)) == (type(expected).__name__, str(expected))
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+def test_random_pad_modes_match_torch_bit_for_bit(mode: str) -> None:
+    rng = np.random.default_rng(300 + len(mode))
+    for i in range(40):
+        n = int(rng.integers(1, 4))
+        batch = () if rng.random() < 0.3 else (int(rng.integers(1, 3)),)
+        sizes = tuple(int(s) for s in rng.integers(2, 6, n))
+        pads = []
+        for size in reversed(sizes):
+            top = size - 1 if mode == "reflect" else 4
+            # (negative pads crop; PyTorch's reflection kernel then leaves some outputs unwritten)
+            pads += [int(rng.integers(0, top + 1)), int(rng.integers(0, top + 1))]
+        x = rng.standard_normal(batch + (int(rng.integers(1, 3)),) + sizes).astype(rng.choice(["float32", "float64"]))
+        compare(lambda ns, t, pads=tuple(pads): (TF.pad if ns is TF else GF["pad"])(t, pads, mode=mode), [x], [True],
+                exact=True, seed=i)
+
+
+def test_conv_padding_modes_match_torch() -> None:
+    found = []
+    for nn, seed in ((torch.nn, torch.manual_seed), (_Attrs(__import__("gradcli.engine.nn.modules", fromlist=["x"])
+                                                           .members()), GT["manual_seed"])):
+        seed(5)
+        out = []
+        for mode in ("reflect", "replicate"):
+            layer = nn.Conv2d(2, 3, 3, padding=2, padding_mode=mode)
+            x = (torch if nn is torch.nn else _Attrs(GT)).ones(1, 2, 4, 4)
+            y = layer(x)
+            out.append((repr(layer), tuple(y.shape), type(y.grad_fn).__name__,
+                        [type(f).__name__ for f, _ in y.grad_fn.next_functions]))
+        found.append(out)
+    assert found[1] == found[0]

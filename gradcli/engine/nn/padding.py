@@ -1,4 +1,5 @@
-"""``F.pad`` with constant padding: ``constant_pad_nd`` (``ConstantPadNdBackward0``).
+"""``F.pad`` with constant padding: ``constant_pad_nd`` (``ConstantPadNdBackward0``); the reflect and
+replicate modes are ``padding_modes.py``'s.
 
 Pads are given from the last dimension backwards, a (left, right) pair per
 dimension; a negative pad crops.  The gradient is the padding undone: the same
@@ -80,6 +81,8 @@ def pad(input: Any, pad: Any, mode: str = "constant", value: Any = None) -> Tens
     """``F.pad(input, pad, mode="constant", value=None)``."""
     dim = attribute(input, "dim")()
     pad = list(pad)
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise TorchNotImplementedError(f"Unrecognised padding mode {mode}")
     if len(pad) % 2 != 0:
         raise TorchRuntimeError("Padding length must be divisible by 2")
     if len(pad) > dim * 2:
@@ -89,6 +92,9 @@ def pad(input: Any, pad: Any, mode: str = "constant", value: Any = None) -> Tens
         return CONSTANT_PAD_ND(input, pad, 0.0 if value is None else value)
     if value is not None and value != 0:
         raise TorchRuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    if mode in ("reflect", "replicate"):
+        from .padding_modes import pad_by_mode  # (loaded on first use)
+        return pad_by_mode(input, pad, mode)
     raise TorchNotImplementedError(f"gradcli does not support F.pad with mode='{mode}' yet")
 
 
