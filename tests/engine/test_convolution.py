@@ -316,6 +316,12 @@ def test_reflect_and_replicate_values() -> None:
     row = T["arange"](5.0).view(1, 5)
     assert F["pad"](row, (2, 3), mode="reflect").tolist() == [[2.0, 1.0, 0.0, 1.0, 2.0, 3.0, 4.0, 3.0, 2.0, 1.0]]
     assert F["pad"](row, (2, 3), mode="replicate").tolist() == [[0.0, 0.0, 0.0, 1.0, 2.0, 3.0, 4.0, 4.0, 4.0, 4.0]]
+    x = row.requires_grad_()
+    wrapped = F["pad"](x, (2, 3), mode="circular")
+    assert wrapped.tolist() == [[3.0, 4.0, 0.0, 1.0, 2.0, 3.0, 4.0, 0.0, 1.0, 2.0]]
+    assert node(wrapped) == "CopySlices" and nexts(wrapped) == ["CopySlices", "SliceBackward0"]
+    wrapped.sum().backward()
+    assert x.grad.tolist() == [[2.0, 2.0, 2.0, 2.0, 2.0]]
     with pytest.raises(TorchNotImplementedError) as caught:
         F["pad"](row, (1, 1), mode="wrap")
     assert str(caught.value) == "Unrecognised padding mode wrap"

@@ -309,11 +309,11 @@ PAD_ERRORS = [  # F.pad's arguments before mode=
     "ones(1, 2, 3, 3, 3), (1, 1, 1, 1, 3, 1)", "ones(1, 2, 3, 3, 3), (3, 1, 1, 1, 1, 1)",
     "ones(2, 0, 3, 3, 3), (1, 1, 1, 1, 1, 1)", "ones(2, 3, 3, 3), (-2, -2, -2, -2, -2, -2)",
     "ones(2, 3, 3), (-3, 0, -3, 0)", "ones(2, 3).bool(), (1, 1)", "ones(1, 2, 3, 3), (1, 2)",
-    "ones(3), (1, 1)", "ones(1, 2, 3, 3), (1, 1, 1, 1, 1)",
+    "ones(3), (1, 1)", "ones(1, 2, 3, 3), (1, 1, 1, 1, 1)", "ones(2, 3), (4, 0)", "ones(2, 3), (-2, -2)",
 ]
 
 
-@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
 @pytest.mark.parametrize("source", PAD_ERRORS + ["ones(1, 2, 3, 3), (1, 1, 1, 1), value=1.0"])
 def test_pad_mode_errors_are_torchs(mode: str, source: str) -> None:
     if "value=" in source:
@@ -331,7 +331,7 @@ def test_pad_mode_errors_are_torchs(mode: str, source: str) -> None:
     assert (type(actual).__name__, str(actual)) == (type(expected).__name__, str(expected))
 
 
-@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
 def test_random_pad_modes_match_torch_bit_for_bit(mode: str) -> None:
     rng = np.random.default_rng(300 + len(mode))
     for i in range(40):
@@ -340,8 +340,9 @@ def test_random_pad_modes_match_torch_bit_for_bit(mode: str) -> None:
         sizes = tuple(int(s) for s in rng.integers(2, 6, n))
         pads = []
         for size in reversed(sizes):
-            top = size - 1 if mode == "reflect" else 4
-            # (negative pads crop; PyTorch's reflection kernel then leaves some outputs unwritten)
+            top = {"reflect": size - 1, "replicate": 4, "circular": size}[mode]
+            # (no negative pads: they crop, and then PyTorch's reflection kernel leaves some outputs
+            # unwritten, and its circular copies may read what they wrote, in their order)
             pads += [int(rng.integers(0, top + 1)), int(rng.integers(0, top + 1))]
         x = rng.standard_normal(batch + (int(rng.integers(1, 3)),) + sizes).astype(rng.choice(["float32", "float64"]))
         compare(lambda ns, t, pads=tuple(pads): (TF.pad if ns is TF else GF["pad"])(t, pads, mode=mode), [x], [True],
@@ -354,7 +355,7 @@ def test_conv_padding_modes_match_torch() -> None:
                                                            .members()), GT["manual_seed"])):
         seed(5)
         out = []
-        for mode in ("reflect", "replicate"):
+        for mode in ("reflect", "replicate", "circular"):
             layer = nn.Conv2d(2, 3, 3, padding=2, padding_mode=mode)
             x = (torch if nn is torch.nn else _Attrs(GT)).ones(1, 2, 4, 4)
             y = layer(x)

@@ -1,5 +1,5 @@
-"""``F.pad`` with constant padding: ``constant_pad_nd`` (``ConstantPadNdBackward0``); the reflect and
-replicate modes are ``padding_modes.py``'s.
+"""``F.pad`` with constant padding: ``constant_pad_nd`` (``ConstantPadNdBackward0``); the reflect,
+replicate and circular modes are ``padding_modes.py``'s.
 
 Pads are given from the last dimension backwards, a (left, right) pair per
 dimension; a negative pad crops.  The gradient is the padding undone: the same
@@ -92,10 +92,8 @@ def pad(input: Any, pad: Any, mode: str = "constant", value: Any = None) -> Tens
         return CONSTANT_PAD_ND(input, pad, 0.0 if value is None else value)
     if value is not None and value != 0:
         raise TorchRuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
-    if mode in ("reflect", "replicate"):
-        from .padding_modes import pad_by_mode  # (loaded on first use)
-        return pad_by_mode(input, pad, mode)
-    raise TorchNotImplementedError(f"gradcli does not support F.pad with mode='{mode}' yet")
+    from .padding_modes import pad_by_mode  # (loaded on first use)
+    return pad_by_mode(input, pad, mode)
 
 
 CATALOG.register(pad, "pad", namespaces=("nn.functional",))

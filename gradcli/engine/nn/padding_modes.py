@@ -1,5 +1,6 @@
 """``F.pad`` with ``mode='reflect'`` and ``mode='replicate'``: ``reflection_pad{1,2,3}d`` and
-``replication_pad{1,2,3}d`` (``ReflectionPad2DBackward0``, ...), PyTorch's checks in its order.
+``replication_pad{1,2,3}d`` (``ReflectionPad2DBackward0``, ...), PyTorch's checks in its order;
+``mode='circular'`` is PyTorch's ``_pad_circular``, slices copied into a new tensor (``CopySlices``).
 
 Each output element is an input element picked by an index per padded dim (a
 reflection about the edge, or the edge repeated; a negative pad crops).  The
@@ -120,8 +121,41 @@ for _reflect, _kind in ((True, "Reflection"), (False, "Replication")):
                 lambda g, s, back=_backward: run(back, {"grad_output": g, "self": s.self, "padding": s.padding}))})
 
 
+def _circular(x: Tensor, pad: list[int]) -> Tensor:
+    """``_pad_circular``: the input copied into the middle, then each side copied from the far end."""
+    n = len(pad) // 2
+    kept = x.ndim - n
+    shape = list(x.shape)
+    for i in range(n):
+        left, right = pad[2 * (n - i - 1)], pad[2 * (n - i - 1) + 1]
+        size = x.shape[kept + i]
+        shape[kept + i] = size + left + right
+        if not (left <= size and right <= size):
+            raise TorchRuntimeError("Padding value causes wrapping around more than once.")
+        if shape[kept + i] < 0:
+            raise TorchRuntimeError("Negative padding value is resulting in an empty dimension")
+    out = x.new_empty(tuple(shape))
+    out_part, in_part = out, x
+    for i in range(n):
+        dim = n - i + kept - 1
+        left, right = pad[2 * i], pad[2 * i + 1]
+        start = max(left, 0)
+        out_part = out_part.narrow(dim, start, shape[dim] - max(right, 0) - start)
+        start = max(-left, 0)
+        in_part = in_part.narrow(dim, start, x.shape[dim] - max(-right, 0) - start)
+    out_part.copy_(in_part)
+    for i in range(n):
+        dim = n - i + kept - 1
+        left, right = pad[2 * i], pad[2 * i + 1]
+        if left > 0:
+            out.narrow(dim, 0, left).copy_(out.narrow(dim, shape[dim] - left - max(right, 0), left))
+        if right > 0:
+            out.narrow(dim, shape[dim] - right, right).copy_(out.narrow(dim, max(left, 0), right))
+    return out
+
+
 def pad_by_mode(x: Tensor, pad: list[int], mode: str) -> Tensor:
-    """``F.pad`` with ``mode`` 'reflect' or 'replicate', after ``pad``'s own checks."""
+    """``F.pad`` with ``mode`` 'reflect', 'replicate' or 'circular', after ``pad``'s own checks."""
     n = len(pad) // 2
     if not (len(pad) in (2, 4, 6) and x.ndim in (n + 1, n + 2)):
         raise TorchNotImplementedError(
@@ -130,4 +164,6 @@ def pad_by_mode(x: Tensor, pad: list[int], mode: str) -> Tensor:
             "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
             "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    if mode == "circular":
+        return _circular(x, pad)
     return run(OPS[(mode == "reflect", n)], {"self": x, "padding": tuple(pad)})
