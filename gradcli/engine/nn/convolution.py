@@ -152,7 +152,7 @@ def _forward(b: dict) -> Any:
         raise TorchNotImplementedError(f"gradcli does not support {p.dim}-d convolutions yet")
     stride, padding, dilation = p.planar()
     out = _kernels().forward(_as_planar(x._data, p.dim), _as_planar(w._data, p.dim),
-                          None if bias is None else bias._data, stride, padding, dilation, p.groups)
+                             None if bias is None else bias._data, stride, padding, dilation, p.groups)
     return out.reshape(out.shape[:2] + out.shape[3:]) if p.dim == 1 else _kernels().like_layout(x._data, out)
 
 
@@ -168,7 +168,7 @@ def _input_grad_forward(b: dict) -> Any:
     p = _planar_of(b, dim)
     size = tuple(b["size"])
     out = _kernels().input_grad(_as_planar(g, dim), _as_planar(w, dim), ((1,) + size) if dim == 1 else size, *p,
-                             b["groups"])
+                                b["groups"])
     return out.reshape(out.shape[:2] + out.shape[3:]) if dim == 1 else out
 
 
@@ -178,7 +178,7 @@ def _weight_grad_forward(b: dict) -> Any:
     p = _planar_of(b, dim)
     size = tuple(b["size"])
     out = _kernels().weight_grad(_as_planar(g, dim), _as_planar(x, dim), ((1,) + size) if dim == 1 else size, *p,
-                              b["groups"])
+                                 b["groups"])
     return out.reshape(out.shape[:2] + out.shape[3:]) if dim == 1 else out
 
 

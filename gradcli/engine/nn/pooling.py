@@ -60,7 +60,7 @@ def _as_pairs(b: dict) -> None:
 
 
 def _c_half(value: int) -> int:
-    return int(value / 2)  # (C's division truncates towards zero)
+    return value // 2 if value >= 0 else -(-value // 2)  # (C's division truncates towards zero)
 
 
 def _out_size(size: int, kernel: int, pad: int, stride: int, dilation: int, ceil_mode: bool) -> int:
@@ -229,7 +229,7 @@ def _avg_geometry(x: Tensor, b: dict) -> _Geometry:
     if x._dtype.name not in ("float32", "float64", "int64"):
         raise TorchNotImplementedError(f"\"avg_pool2d\" not implemented for '{x._dtype.legacy_name}'")
     geo.divisors = _kernels().avg_divisors(geo.in_size, geo.kernel, geo.stride, geo.pad, geo.out,  # type: ignore
-                                        b["count_include_pad"], b["divisor_override"])
+                                           b["count_include_pad"], b["divisor_override"])
     return geo
 
 
@@ -244,7 +244,7 @@ def _avg_backward_forward(b: dict) -> Any:
     g, x = b["grad_output"], b["self"]
     geo = _avg_geometry(x, b)
     out = _kernels().avg_pool_backward(_planes(g._data), geo.in_size, geo.kernel, geo.stride, geo.pad,
-                                    geo.divisors)  # type: ignore
+                                       geo.divisors)  # type: ignore
     return out.reshape(x.shape)
 
 
