@@ -139,7 +139,8 @@ def _conv_case(rng: np.random.Generator, dims: int) -> tuple[Callable, list, lis
 
 
 def _ns(ns: Any) -> Any:
-    return GF if ns is GF else {k: getattr(TF, k) for k in ("conv1d", "conv2d", "max_pool2d", "avg_pool2d")}
+    names = ("conv1d", "conv2d", "max_pool2d", "avg_pool2d", "max_pool1d", "avg_pool1d")
+    return GF if ns is GF else {k: getattr(TF, k) for k in names}
 
 
 @pytest.mark.parametrize("dims", [1, 2])
@@ -181,6 +182,30 @@ def test_random_pooling_matches_torch_bit_for_bit(kind: str) -> None:
         compare(call, arrays, [True], exact=True, seed=i)
 
 
+def _pool1d_case(rng: np.random.Generator, kind: str) -> tuple[Callable, list]:
+    kernel = int(rng.integers(1, 5))
+    stride = None if rng.random() < 0.3 else int(rng.integers(1, 4))
+    pad = int(rng.integers(0, kernel // 2 + 1))
+    ceil_mode = bool(rng.random() < 0.5)
+    batch = () if rng.random() < 0.25 else (int(rng.integers(1, 3)),)
+    x = rng.standard_normal(batch + (int(rng.integers(1, 4)), kernel + int(rng.integers(0, 6))))
+    x = x.astype(rng.choice(["float32", "float64"]))
+    if kind == "max":
+        dilation = 1 if rng.random() < 0.5 else 2
+        ri = bool(rng.random() < 0.3)
+        return (lambda ns, x: _ns(ns)["max_pool1d"](x, kernel, stride, pad, dilation, ceil_mode, ri)), [x]
+    include = bool(rng.random() < 0.5)
+    return (lambda ns, x: _ns(ns)["avg_pool1d"](x, kernel, stride, pad, ceil_mode, include)), [x]
+
+
+@pytest.mark.parametrize("kind", ["max", "avg"])
+def test_random_1d_pooling_matches_torch_bit_for_bit(kind: str) -> None:
+    rng = np.random.default_rng(400 + len(kind))
+    for i in range(CASES):
+        call, arrays = _pool1d_case(rng, kind)
+        compare(call, arrays, [True], exact=True, seed=i)
+
+
 ERRORS = [
     "F.conv2d(x[0, 0], w)", "F.conv2d(x.unsqueeze(0), w)", "F.conv2d(x, w[:, :2])", "F.conv2d(x, w, groups=2)",
     "F.conv2d(x, w[:3], groups=3)", "F.conv2d(x, w, groups=0)", "F.conv2d(x, w[..., 0])", "F.conv2d(x, w[0, 0])",
@@ -201,6 +226,15 @@ ERRORS = [
     "F.avg_pool2d(x, 2, divisor_override=0)", "F.avg_pool2d(x[0, 0], 2)", "F.avg_pool2d(x[0, 0, 0], 2)",
     "F.avg_pool2d(x.int(), 2)", "F.avg_pool2d(x.bool(), 2)", "F.avg_pool2d(x, (2, 2, 2))",
     "F.avg_pool2d(x, 2, stride=(1, 1, 1))", "F.avg_pool2d(x.unsqueeze(0), 2)", "F.avg_pool2d(x, 2.5)",
+    "F.max_pool1d(x[0], 9)", "F.max_pool1d(x[0, 0, 0], 2)", "F.max_pool1d(x, 2)", "F.max_pool1d(x[0], (2, 2))",
+    "F.max_pool1d(x[0], 2, (1, 1))", "F.max_pool1d(x[0], 2, padding=(1, 1))", "F.max_pool1d(x[0], 2, dilation=(1, 1))",
+    "F.max_pool1d(x[0], 0)", "F.max_pool1d(x[0], 2, 0)", "F.max_pool1d(x[0], 2, padding=-1)",
+    "F.max_pool1d(x[0], 3, padding=2)", "F.max_pool1d(x[0], 2, dilation=0)", "F.max_pool1d(x[0].bool(), 2)",
+    "F.max_pool1d(torch.ones(2, 0, 4), 2)", "F.max_pool1d(x[0], 2**31)", "F.max_pool1d(x[0])",
+    "F.avg_pool1d(x[0], 9)", "F.avg_pool1d(x[0, 0, 0], 2)", "F.avg_pool1d(x, 2)", "F.avg_pool1d(x[0], (2, 2))",
+    "F.avg_pool1d(x[0], 2, (1, 1))", "F.avg_pool1d(x[0], 0)", "F.avg_pool1d(x[0], -1)", "F.avg_pool1d(x[0].int(), 2)",
+    "F.avg_pool1d(x[0], 2, padding=2)", "F.avg_pool1d(torch.ones(2, 0, 4), 2)",
+    "F.avg_pool1d(x[0], 2, divisor_override=2)",
 ]
 
 
@@ -278,7 +312,8 @@ modules = [nn.Conv2d(1, 6, 5), nn.Conv1d(4, 6, 3, stride=2, padding=1, groups=2,
            nn.Conv2d(3, 4, (3, 2), stride=(2, 1), padding=1, dilation=2),
            nn.Conv2d(2, 2, 3, padding='same'), nn.Conv1d(2, 2, 4, padding='valid'),
            nn.MaxPool2d(2), nn.MaxPool2d((3, 2), stride=1, padding=1, dilation=1, ceil_mode=True),
-           nn.AvgPool2d(3, 2, 1, True, False, 4), nn.AvgPool2d((2, 3))]
+           nn.AvgPool2d(3, 2, 1, True, False, 4), nn.AvgPool2d((2, 3)), nn.MaxPool1d(3, 1, 1, 2, True, True),
+           nn.AvgPool1d(3), nn.AvgPool1d((2,), 1, 1, True, False)]
 out = [repr(m) for m in modules]
 out += [p.detach().numpy().tolist() for m in modules for p in m.parameters()]
 """
