@@ -398,3 +398,16 @@ def test_conv_padding_modes_match_torch() -> None:
                         [type(f).__name__ for f, _ in y.grad_fn.next_functions]))
         found.append(out)
     assert found[1] == found[0]
+
+
+@pytest.mark.parametrize("source", [
+    "F.pad(x, None)", "F.pad(x, 'ab')", "F.pad('a', (1, 1))", "F.pad(x, (1, 1), mode=3)", "F.pad(x, (1, 1), value='a')",
+    "F.pad(x, 1)", "F.pad(x, (1, 1), 'reflect', value=float('nan'))", "F.pad(x, (1, 1), 'wrap')",
+])
+def test_pad_arguments_are_checked_as_torchs(source: str) -> None:
+    results = []
+    for functional, factory in ((TF, torch), (_Attrs(GF), _Attrs(GT))):
+        results.append(attempt(lambda: eval(source, {"F": functional, "x": factory.ones(1, 2, 3, 3)})))
+    expected, actual = results
+    assert isinstance(expected, Exception) and isinstance(actual, Exception), source
+    assert (type(actual).__name__, str(actual)) == (type(expected).__name__, str(expected))
