@@ -325,3 +325,4 @@ def test_reflect_and_replicate_values() -> None:
     with pytest.raises(TorchNotImplementedError) as caught:
         F["pad"](row, (1, 1), mode="wrap")
     assert str(caught.value) == "Unrecognised padding mode wrap"
+
