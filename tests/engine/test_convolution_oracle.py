@@ -411,3 +411,16 @@ def test_pad_arguments_are_checked_as_torchs(source: str) -> None:
     expected, actual = results
     assert isinstance(expected, Exception) and isinstance(actual, Exception), source
     assert (type(actual).__name__, str(actual)) == (type(expected).__name__, str(expected))
+
+
+def test_double_backward_nodes_have_torchs_edges() -> None:
+    found = []
+    for ns, grad, leaf in ((TF, torch.autograd.grad, lambda a: torch.from_numpy(a).requires_grad_()),
+                           (GF, api.SUBMODULES["autograd"]["grad"], lambda a: Tensor._make(a).requires_grad_())):
+        x, w = leaf(np.ones((1, 2, 4, 4))), leaf(np.ones((3, 2, 2, 2)))
+        conv = ns.conv2d if ns is TF else ns["conv2d"]
+        gx, = grad(conv(x, w).sum(), x, create_graph=True)
+        gw, = grad(conv(x, w).sum(), w, create_graph=True)
+        (gx * gx).sum().backward()
+        found.append([graph(gx.grad_fn), graph(gw.grad_fn), x.grad is None, w.grad.numpy().tolist()])
+    assert found[1] == found[0]

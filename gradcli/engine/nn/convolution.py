@@ -158,28 +158,32 @@ def _forward(b: dict) -> Any:
 
 # -- the gradients, ops of their own ----------------------------------------------------------------
 
-_GRAD_SIG = ("(Tensor grad_output, Tensor other, int[1] size, int[1] stride, int[1] padding, int[1] dilation, "
+# Both take PyTorch's convolution_backward arguments (grad_output, input, weight), so their nodes have its
+# edges; each reads one tensor's values and the other's shape, and is linear in the pair it reads.
+_GRAD_SIG = ("(Tensor grad_output, Tensor input, Tensor weight, int[1] stride, int[1] padding, int[1] dilation, "
              "int groups)")
 
 
-def _input_grad_forward(b: dict) -> Any:
-    g, w = b["grad_output"]._data, b["other"]._data
-    dim = w.ndim - 2
-    p = _planar_of(b, dim)
-    size = tuple(b["size"])
-    out = _kernels().input_grad(_as_planar(g, dim), _as_planar(w, dim), ((1,) + size) if dim == 1 else size, *p,
-                                b["groups"])
+def _unplanar(out: Any, dim: int) -> Any:
     return out.reshape(out.shape[:2] + out.shape[3:]) if dim == 1 else out
+
+
+def _input_grad_forward(b: dict) -> Any:
+    g, x, w = b["grad_output"]._data, b["self"], b["weight"]._data
+    dim = w.ndim - 2
+    size = tuple(x.shape[2:])
+    out = _kernels().input_grad(_as_planar(g, dim), _as_planar(w, dim), ((1,) + size) if dim == 1 else size,
+                                *_planar_of(b, dim), b["groups"])
+    return _unplanar(out, dim)
 
 
 def _weight_grad_forward(b: dict) -> Any:
-    g, x = b["grad_output"]._data, b["other"]._data
+    g, x, w = b["grad_output"]._data, b["self"]._data, b["weight"]
     dim = x.ndim - 2
-    p = _planar_of(b, dim)
-    size = tuple(b["size"])
-    out = _kernels().weight_grad(_as_planar(g, dim), _as_planar(x, dim), ((1,) + size) if dim == 1 else size, *p,
-                                 b["groups"])
-    return out.reshape(out.shape[:2] + out.shape[3:]) if dim == 1 else out
+    size = tuple(w.shape[2:])
+    out = _kernels().weight_grad(_as_planar(g, dim), _as_planar(x, dim), ((1,) + size) if dim == 1 else size,
+                                 *_planar_of(b, dim), b["groups"])
+    return _unplanar(out, dim)
 
 
 def _planar_of(b: dict, dim: int) -> tuple:
@@ -198,27 +202,35 @@ def _conv(x: Tensor, w: Tensor, s: Any) -> Tensor:
                              "output_padding": (0,), "groups": s.groups})
 
 
-def input_grad(g: Tensor, w: Tensor, size: tuple, s: Any) -> Tensor:
-    return run(INPUT_GRAD, {"grad_output": g, "other": w, "size": size, **_params(s)})
+def input_grad(g: Tensor, x: Tensor, w: Tensor, s: Any) -> Tensor:
+    """The gradient of the input (``x`` gives only its shape)."""
+    return run(INPUT_GRAD, {"grad_output": g, "self": x, "weight": w, **_params(s)})
 
 
-def weight_grad(g: Tensor, x: Tensor, size: tuple, s: Any) -> Tensor:
-    return run(WEIGHT_GRAD, {"grad_output": g, "other": x, "size": size, **_params(s)})
+def weight_grad(g: Tensor, x: Tensor, w: Tensor, s: Any) -> Tensor:
+    """The gradient of the weight (``w`` gives only its shape)."""
+    return run(WEIGHT_GRAD, {"grad_output": g, "self": x, "weight": w, **_params(s)})
+
+
+def _none(gg: Tensor, s: Any) -> None:
+    return None  # (an undefined gradient: PyTorch's edge is there, nothing flows along it)
 
 
 INPUT_GRAD = defop(
     "_convolution_input_grad", "_convolution_input_grad" + _GRAD_SIG, _input_grad_forward,
-    node="ConvolutionBackwardBackward0", inputs=("grad_output", "other"), function=False, method=False,
-    derivs={"grad_output": d("other", rule="convolution(grad, weight)")(lambda gg, s: _conv(gg, s.other, s)),
-            "other": d("grad_output", rule="the weight's gradient of convolution(grad, grad_output)")(
-                lambda gg, s: weight_grad(s.grad_output, gg, tuple(s.other_sym_sizes[2:]), s))})
+    node="ConvolutionBackwardBackward0", inputs=("grad_output", "self", "weight"), function=False, method=False,
+    derivs={"grad_output": d("weight", rule="convolution(grad, weight)")(lambda gg, s: _conv(gg, s.weight, s)),
+            "self": d(rule="undefined: the input's gradient does not depend on the input")(_none),
+            "weight": d("grad_output", "weight", rule="the weight's gradient of convolution(grad, grad_output)")(
+                lambda gg, s: weight_grad(s.grad_output, gg, s.weight, s))})
 
 WEIGHT_GRAD = defop(
     "_convolution_weight_grad", "_convolution_weight_grad" + _GRAD_SIG, _weight_grad_forward,
-    node="ConvolutionBackwardBackward0", inputs=("grad_output", "other"), function=False, method=False,
-    derivs={"grad_output": d("other", rule="convolution(input, grad)")(lambda gg, s: _conv(s.other, gg, s)),
-            "other": d("grad_output", rule="the input's gradient of convolution(grad, grad_output)")(
-                lambda gg, s: input_grad(s.grad_output, gg, tuple(s.other_sym_sizes[2:]), s))})
+    node="ConvolutionBackwardBackward0", inputs=("grad_output", "self", "weight"), function=False, method=False,
+    derivs={"grad_output": d("self", rule="convolution(input, grad)")(lambda gg, s: _conv(s.self, gg, s)),
+            "self": d("grad_output", "self", rule="the input's gradient of convolution(grad, grad_output)")(
+                lambda gg, s: input_grad(s.grad_output, s.self, gg, s)),
+            "weight": d(rule="undefined: the weight's gradient does not depend on the weight")(_none)})
 
 
 def _bias_grad(g: Tensor, s: Any) -> Tensor:
@@ -232,9 +244,9 @@ CONVOLUTION = defop(
     exposes=("input", "stride", "padding", "dilation", "transposed", "output_padding", "groups"),
     # (one derivatives.yaml line for all three reads input and weight: PyTorch saves both always)
     derivs={"self": d("self", "weight", rule="the weight slid back over grad (a transposed convolution)")(
-                lambda g, s: input_grad(g, s.weight, tuple(s.self_sym_sizes[2:]), s)),
+                lambda g, s: input_grad(g, s.self, s.weight, s)),
             "weight": d("self", "weight", rule="grad correlated with the input windows, summed over the batch")(
-                lambda g, s: weight_grad(g, s.self, tuple(s.weight_sym_sizes[2:]), s)),
+                lambda g, s: weight_grad(g, s.self, s.weight, s)),
             "bias": d("self", "weight", rule="sum(grad) over every dim but the channels")(_bias_grad)})
 
 
