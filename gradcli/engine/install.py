@@ -10,7 +10,7 @@ after the ops it wraps (``F.sigmoid`` replaces the ``sigmoid`` op's entry in
 from __future__ import annotations
 
 from .nn import (activation_backward, activations, batch_norm, cross_entropy, embedding, functional, layer_norm, linear,
-                 loss_backward, losses, padding)
+                 loss_backward, losses, padding, padding_modes, convolution, pooling, pooling1d)
 from .ops import (arithmetic, backward_ops, comparison, conversions, cumulative, factories, gather_scatter,
                   indexing, joining, legacy, linalg, matmul, norms, numpy_bridge, pointwise_binary, pointwise_unary,
                   random_ops, reductions, shape, slicing, softmax)
@@ -22,7 +22,7 @@ FAMILIES = (
     random_ops, numpy_bridge, legacy,
     fused_pointwise,
     activation_backward, loss_backward, activations, linear, losses, cross_entropy, functional,
-    embedding, layer_norm, batch_norm, padding,
+    embedding, layer_norm, batch_norm, padding, padding_modes, convolution, pooling, pooling1d,
 )
 
 _installed = False

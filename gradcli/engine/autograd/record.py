@@ -241,7 +241,7 @@ _EXPOSED: set[tuple[str, str]] = set()
 # A node that shows a saved value under another name does not show it under its own (max's
 # _saved_indices is its second output: there is no _saved_result1).
 _EXPOSED_FROM = {"self_sym_numel": "self_sym_sizes", "indices": "result1", "inverse": "result",
-                 "split_sizes": "split_size"}
+                 "split_sizes": "split_size", "input": "self"}
 _HIDDEN_BY_ALIAS = frozenset({"result1", "result"})
 
 

@@ -89,7 +89,7 @@ def _show_default(value: Any) -> str:
     if value == () and isinstance(value, tuple):
         return "[]"
     if isinstance(value, str):
-        return value
+        return f'"{value}"'  # (as native_functions.yaml writes it: conv2d's str padding = "valid")
     return str(value)
 
 

@@ -1,4 +1,5 @@
-"""``F.pad`` with constant padding: ``constant_pad_nd`` (``ConstantPadNdBackward0``).
+"""``F.pad`` with constant padding: ``constant_pad_nd`` (``ConstantPadNdBackward0``); the reflect,
+replicate and circular modes are ``padding_modes.py``'s.
 
 Pads are given from the last dimension backwards, a (left, right) pair per
 dimension; a negative pad crops.  The gradient is the padding undone: the same
@@ -14,9 +15,9 @@ import numpy as np
 from ..autograd.formulas import d
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
-from ..errors import TorchNotImplementedError, TorchRuntimeError
+from ..dispatch.signature import LazyParser
+from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchTypeError
 from ..tensor import Tensor
-from .reduction import attribute
 
 CATALOG = Catalog()
 defop = CATALOG.defop
@@ -76,20 +77,30 @@ def constant_pad_nd(x: Tensor, pad: list[int], value: Any = 0) -> Tensor:
     return run(CONSTANT_PAD_ND, {"self": x, "pad": list(pad), "value": value})
 
 
+_PAD = LazyParser('pad(Tensor input, int[] pad, str mode="constant", any value=None)')
+
+
 def pad(input: Any, pad: Any, mode: str = "constant", value: Any = None) -> Tensor:  # noqa: A002 - PyTorch's names
-    """``F.pad(input, pad, mode="constant", value=None)``."""
-    dim = attribute(input, "dim")()
-    pad = list(pad)
+    """``F.pad(input, pad, mode="constant", value=None)``: a Python function passing its arguments by position
+    to ``torch._C._nn.pad``, whose parser checks them."""
+    _, b = _PAD.parse((input, pad, mode, value), {})
+    input, pad, mode, value = b["input"], list(b["pad"]), b["mode"], b["value"]
+    if value is not None and not isinstance(value, (int, float)):
+        raise TorchTypeError(f"pad(): argument 'value' (position 4) must be float, not {type(value).__name__}")
+    dim = input.dim()
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise TorchNotImplementedError(f"Unrecognised padding mode {mode}")
     if len(pad) % 2 != 0:
         raise TorchRuntimeError("Padding length must be divisible by 2")
     if len(pad) > dim * 2:
         raise TorchRuntimeError("Padding length should be less than or equal to two times the input dimension but "
                                 f"got padding length {len(pad)} and input of dimension {dim}")
     if mode == "constant":
-        return CONSTANT_PAD_ND(input, pad, 0.0 if value is None else value)
+        return CONSTANT_PAD_ND(input, pad, 0.0 if value is None else float(value))
     if value is not None and value != 0:
         raise TorchRuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
-    raise TorchNotImplementedError(f"gradcli does not support F.pad with mode='{mode}' yet")
+    from .padding_modes import pad_by_mode  # (loaded on first use)
+    return pad_by_mode(input, pad, mode)
 
 
 CATALOG.register(pad, "pad", namespaces=("nn.functional",))

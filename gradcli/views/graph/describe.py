@@ -216,6 +216,9 @@ def saved_of(node: Any, origin: Any, gnode: Any, provenance: Any, param_names: d
     args = (origin.args or {}) if origin is not None else {}
     result: list[SavedInfo] = []
     if isinstance(saved, dict):   # an op's node: its saved values by name
+        # the name PyTorch gives a saved input where it differs from the key (convolution's _saved_input)
+        shown = {key: name for name, (key, _) in (getattr(type(node), "__saved_exposed__", None) or {}).items()
+                 if name != key and not key.startswith("result")}
         inputs = [name for name, _ in getattr(getattr(node, "_backward", None), "keys", None) or ()]
         order = {name: i for i, name in enumerate(dict.fromkeys(inputs))}
         for key in sorted(saved, key=lambda k: (k.startswith("result"), order.get(k, len(order)), k)):
@@ -234,8 +237,8 @@ def saved_of(node: Any, origin: Any, gnode: Any, provenance: Any, param_names: d
                 if isinstance(operand, Operand) and not (operand.constant is not None and operand.shape == ()):
                     meta = (operand.shape, operand.dtype)   # (a number needs no shape)
             constant = isinstance(args.get(key), Operand) and args[key].constant is not None
-            result.extend(_saved_infos(f"_saved_{key}", value, source, meta, provenance, param_names,
-                                       constant=constant))
+            result.extend(_saved_infos(f"_saved_{shown.get(key, key)}", value, source, meta, provenance,
+                                       param_names, constant=constant))
     elif isinstance(saved, (list, tuple)):   # a custom Function's ctx.save_for_backward
         for i, value in enumerate(saved):
             if isinstance(value, SavedTensor):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..parameter import Parameter
-from . import activation, batchnorm, container, dropout, flatten, linear, loss, normalization, sparse
+from . import activation, batchnorm, container, conv, dropout, flatten, linear, loss, normalization, pooling, sparse
 from .module import Module
 
 CLASSES: tuple[type, ...] = (
@@ -18,7 +18,7 @@ CLASSES: tuple[type, ...] = (
     container.ParameterDict,
     linear.Identity, linear.Linear, linear.Bilinear, flatten.Flatten, flatten.Unflatten, sparse.Embedding,
     dropout.Dropout, normalization.LayerNorm, batchnorm.BatchNorm1d, batchnorm.BatchNorm2d, batchnorm.BatchNorm3d,
-    *activation.CLASSES, *loss.CLASSES,
+    *conv.CLASSES, *pooling.CLASSES, *activation.CLASSES, *loss.CLASSES,
 )
 
 
