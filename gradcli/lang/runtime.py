@@ -160,8 +160,8 @@ class Session:
         return TimeoutError(f"the script ran longer than the time limit of {self.timeout:g} s (--timeout)")
 
     def _report(self, error: BaseException) -> Outcome:
-        if isinstance(error, MemoryError):
-            error = _allocation_failure(error)
+        if isinstance(error, MemoryError) and not is_script_error(error):
+            error = _allocation_failure(error)  # (not --max-memory's own: it is worded already)
         import traceback  # (here: a run that ends well never needs it)
         if is_script_error(error):
             self.reporter.error(error, span_of(error), self._statement_span)

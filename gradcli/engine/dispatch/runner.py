@@ -20,7 +20,7 @@ from ..autograd.views import mark_view
 from ..errors import TorchNotImplementedError, TorchRuntimeError
 from ..shape_rules import broadcast_all, list_str
 from ..tensor import Tensor, wrap_scalar
-from . import limits
+from .. import budget as limits
 from .memory import INTERNAL_OVERLAP_MESSAGE, check_no_partial_overlap, repeats, write_into
 from .signature import py_type_name
 
@@ -52,14 +52,17 @@ def run(op: "Op", bound: dict) -> Any:
 def run_wrapped(op: "Op", bound: dict) -> Any:
     """``run`` for arguments whose numbers are already tensors (the operators wrap their own)."""
     out = bound.pop("out", None) if "out" in bound else None
+    s = bound.get("self")
+    if isinstance(s, Tensor) and s._data.size > limits.watch_elements and not op.view:
+        limits.check_expanded(s._data)  # (every other input was counted when it was made)
     plan = node_plans.plan_for(op, bound) if grad_mode._enabled and op.node is not None else None
     if plan is node_plans.GENERAL:
         return _run_general(op, bound, out)
     result = op.forward(bound)
     if type(result) is tuple:
         return _run_general(op, bound, out, result)
-    if limits._max_elements is not None and not op.view:
-        limits.check_count(np.size(result))
+    if getattr(result, "nbytes", 0) > limits.watch_above and not op.view:  # (checks before the
+        limits.check_array(result)   # kernel are the ops' own: this is the last resort)
     if op.contiguous:  # (np.ascontiguousarray would make a 0-dim result 1-dim)
         result = _c_order(result)
     if out is not None:
@@ -89,9 +92,10 @@ def _run_general(op: "Op", bound: dict, out: Any, result: Any = _NOT_RUN) -> Any
         result = op.forward(bound)
     multi = isinstance(result, tuple)
     results = result if multi else (result,)
-    if limits.limited() and not op.view:
+    if not op.view:
         for r in results:
-            limits.check_count(np.size(r))
+            if getattr(r, "nbytes", 0) > limits.watch_above:
+                limits.check_array(r)
     if op.contiguous:
         results = tuple(_c_order(r) for r in results)
     if out is not None:

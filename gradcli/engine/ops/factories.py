@@ -220,8 +220,8 @@ def _filled(name: str, fill: Any) -> Any:
         _, b = parser.parse(args, kwargs)
         check_cpu(b["device"])
         shape = b["size"]
-        check_size(shape)
         dtype = b["dtype"] or dtypes.get_default_dtype()
+        check_size(shape, dtype.itemsize)
         t = leaf(np.full(shape, fill, dtype=dtype.np), dtype, b["requires_grad"])
         return _maybe_out(t, b["out"])
     factory.__name__ = factory.__qualname__ = name
@@ -245,9 +245,9 @@ def full(*args: Any, **kwargs: Any) -> Tensor:
     _, b = _FULL.parse(args, kwargs)
     check_cpu(b["device"])
     shape = b["size"]
-    check_size(shape)
     value = b["fill_value"]
     dtype = b["dtype"] or dtypes.scalar_dtype(value)
+    check_size(shape, dtype.itemsize)
     return _maybe_out(leaf(np.full(shape, value, dtype=dtype.np), dtype, b["requires_grad"]), b["out"])
 
 
@@ -264,8 +264,8 @@ def eye(*args: Any, **kwargs: Any) -> Tensor:
         raise TorchRuntimeError(f"n must be greater or equal to 0, got {n}")
     if m < 0:
         raise TorchRuntimeError(f"m must be greater or equal to 0, got {m}")
-    check_size((n, m))
     dtype = b["dtype"] or dtypes.get_default_dtype()
+    check_size((n, m), dtype.itemsize)
     return _maybe_out(leaf(np.eye(n, m, dtype=dtype.np), dtype, b["requires_grad"]), b["out"])
 
 
@@ -351,6 +351,7 @@ def _like(name: str, fill: Any) -> Any:
         check_cpu(b["device"])
         src = b["input"]
         dtype = b["dtype"] or src._dtype
+        check_size(src._data.shape, dtype.itemsize)  # (an expanded input holds less than this)
         return leaf(np.full(src._data.shape, fill, dtype=dtype.np), dtype, b["requires_grad"])
     factory.__name__ = factory.__qualname__ = name
     return signed(parser)(factory)
@@ -364,6 +365,7 @@ def full_like(*args: Any, **kwargs: Any) -> Tensor:
     _, b = _FULL_LIKE.parse(args, kwargs)
     src = b["input"]
     dtype = b["dtype"] or src._dtype
+    check_size(src._data.shape, dtype.itemsize)
     return leaf(np.full(src._data.shape, b["fill_value"], dtype=dtype.np), dtype, b["requires_grad"])
 
 
@@ -373,8 +375,8 @@ def _new(name: str, fill: Any) -> Any:
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         _, b = parser.parse((self,) + args, kwargs)
         shape = b["size"]
-        check_size(shape)
         dtype = b["dtype"] or self._dtype
+        check_size(shape, dtype.itemsize)
         return leaf(np.full(shape, fill, dtype=dtype.np), dtype, b["requires_grad"])
     method.__name__ = method.__qualname__ = name
     return signed(parser, method=True)(method)
@@ -387,7 +389,7 @@ _NEW_FULL = LazyParser(f"new_full(Tensor input, int[] size, Scalar fill_value, *
 def _new_full(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     _, b = _NEW_FULL.parse((self,) + args, kwargs)
     dtype = b["dtype"] or self._dtype
-    check_size(b["size"])
+    check_size(b["size"], dtype.itemsize)
     return leaf(np.full(b["size"], b["fill_value"], dtype=dtype.np), dtype, b["requires_grad"])
 
 
