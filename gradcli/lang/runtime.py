@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, TextIO
@@ -27,6 +28,7 @@ from gradcli.lang.errors import (EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED, EXIT_OK,
 from gradcli.lang.functions import Frame
 from gradcli.lang.namespaces import Modules
 from gradcli.lang.output import make_output
+from gradcli.lang.script_worker import Stopped, Worker
 from gradcli.lang.syntax import parse, prepare
 from gradcli.lang.syntax_tree import Token
 
@@ -97,6 +99,8 @@ class Session:
         self._frame = Frame(self.globals, None)
         self._warned: set[tuple] = set()
         self._statement_span: Span | None = None
+        # a run left behind at Ctrl-C or the time limit, with what to put back once it ends
+        self._abandoned: tuple[Worker, Reporter, dict] | None = None
 
     def _echo(self, value: Any) -> None:
         # like sys.displayhook: show the repr and keep the value as `_`
@@ -109,9 +113,50 @@ class Session:
         """Parse, compile and run ``text``; report any error; return how it ended.
 
         ``first_line`` is the line of its input ``text`` starts at (an entry of the piped
-        REPL), so that reports give the line in the whole input."""
-        source = Source(text, filename) if first_line == 1 else _LaterLines(text, filename, first_line)
+        REPL), so that reports give the line in the whole input.  The run is a worker thread's
+        (script_worker): the time limit and Ctrl-C end the wait for it at once."""
+        self._finish_abandoned()
         prepare(text)   # the parser, before the time limit starts: it is gradcli's time, not the script's
+        self._statement_span = None
+        worker = Worker(lambda: self._run_here(text, filename, echo, first_line))
+        deadline = time.monotonic() + self.timeout if self.timeout else None
+        try:
+            return worker.run(deadline)
+        except Stopped as stop:
+            return self._stopped(worker, stop, filename)
+
+    def _stopped(self, worker: Worker, stop: Stopped, filename: str) -> Outcome:
+        """Report where the run was at Ctrl-C or the time limit; leave it behind."""
+        import io
+        reporter = self.reporter
+        # what the abandoned run still reports goes nowhere; its variables come back as they are now
+        self.reporter = Reporter(io.StringIO())
+        self._abandoned = (worker, reporter, dict(self.globals))
+        worker.abandon()
+        span = (innermost_span(stop.frame) if stop.frame is not None else None) or self._statement_span
+        self.output.flush()
+        if stop.reason == "timeout":
+            reporter.error(self._timeout_error(), span, filename=filename)
+            return SCRIPT_ERROR
+        start_line_after_ctrl_c(reporter.stream)
+        reporter.interrupted("KeyboardInterrupt", statement_around(span))
+        return INTERRUPTED
+
+    def _finish_abandoned(self) -> None:
+        """Before the next run: wait for an abandoned one to end (it is raised out of at its
+        next bytecode), then put back the reporter and the variables as they were when it was
+        left (Ctrl-C interrupts the wait, and it is waited for again at the next run)."""
+        if self._abandoned is None:
+            return
+        worker, reporter, variables = self._abandoned
+        worker.finish()
+        self._abandoned = None
+        self.reporter = reporter
+        self.globals.clear()
+        self.globals.update(variables)
+
+    def _run_here(self, text: str, filename: str, echo: EchoMode, first_line: int) -> Outcome:
+        source = Source(text, filename) if first_line == 1 else _LaterLines(text, filename, first_line)
         with _RunGuard(self):
             try:
                 # a REPL entry (echo="all") is read as Python's REPL reads one: not past its error
@@ -293,10 +338,11 @@ def _allocation_failure(error: MemoryError) -> Exception:
     return replacement
 
 
-def innermost_span() -> Span | None:
+def innermost_span(frame: Any = None) -> Span | None:
     """The span of the innermost compiled node now running (for warnings raised by the engine,
-    and for the views' provenance, which asks at every node made)."""
-    frame = sys._getframe(1)
+    and for the views' provenance, which asks at every node made), or of the one ``frame`` is in."""
+    if frame is None:
+        frame = sys._getframe(1)
     holds_span = _HOLDS_SPAN
     while frame is not None:
         code = frame.f_code
@@ -327,13 +373,12 @@ _HOLDS_SPAN: dict[Any, bool] = {}
 
 
 class _RunGuard:
-    """Set up and restore what one run needs: recursion limit, warning handler, timeout."""
+    """Set up and restore what one run needs: recursion limit, warning handler.  (The time
+    limit is the waiting thread's: see run_source and script_worker.)"""
 
     def __init__(self, session: Session) -> None:
         self.session = session
         self.previous_limit = sys.getrecursionlimit()
-        self.previous_alarm = None
-        self.previous_handler = None
 
     def __enter__(self) -> _RunGuard:
         sys.setrecursionlimit(max(self.previous_limit, _INTERPRETER_RECURSION_LIMIT))
@@ -344,28 +389,9 @@ class _RunGuard:
         self.engine_warnings = engine_warnings
         if engine_warnings is not None:
             engine_warnings.set_warning_handler(self.session.warn)
-        timeout = self.session.timeout
-        if timeout and _in_main_thread():
-            import signal
-            self.previous_alarm = signal.signal(signal.SIGALRM, _raise_timeout)
-            signal.setitimer(signal.ITIMER_REAL, timeout)
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
-        if self.previous_alarm is not None:
-            import signal
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, self.previous_alarm)
         if self.engine_warnings is not None:
             self.engine_warnings.set_warning_handler(None)
         sys.setrecursionlimit(self.previous_limit)
-
-
-def _in_main_thread() -> bool:
-    """Only the main thread may set a signal handler (signal.signal raises elsewhere)."""
-    import threading  # (here: only a run with a time limit asks)
-    return threading.current_thread() is threading.main_thread()
-
-
-def _raise_timeout(signum: int, frame: Any) -> None:
-    raise ScriptTimeout()

@@ -1,0 +1,147 @@
+"""A run in a worker thread, so that the time limit and Ctrl-C stop it at once.
+
+NumPy lets go of the interpreter during a long call (a large matmul, an exp over 10**8
+elements), but a signal handler runs only in the main thread, between bytecodes: with the
+script in the main thread, ``--timeout`` and Ctrl-C would wait for the call to end.  So the
+main thread only waits (a wait that the time limit ends and Ctrl-C interrupts) while a worker
+thread runs the script.  When the wait ends early, the main thread reports where the script
+was, and the worker is abandoned: it is sent an exception (raised there as soon as its NumPy
+call returns) and its reports are dropped.  ``gradcli run`` and ``eval`` then exit at once;
+the REPL returns to its prompt, and before its next entry waits for the abandoned worker to
+end and puts back the variables as they were at Ctrl-C (so an abandoned statement cannot
+change them later).
+
+One small module on purpose: the worker thread is also where a larger stack for deep
+recursion can be given (``stack_size``), so both needs are met by one thread.
+
+A C call that holds the interpreter throughout (a huge ``sorted`` or a big-integer product)
+cannot be stopped by any thread: gradcli.lang.sizes refuses the large ones before they start,
+and for ``run``/``eval`` ``hard_stop`` arms faulthandler's watchdog, which ends the process
+a second after the time limit whatever it is doing.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from typing import Any, Callable
+
+from gradcli.lang.errors import ScriptTimeout
+
+# The time limit of a script run (gradcli run, eval and the views that run a file) when
+# --timeout is not given; the REPL has none (Ctrl-C rules there).
+DEFAULT_TIMEOUT = 60.0
+
+
+class Abandoned(ScriptTimeout):
+    """Sent to an abandoned worker: ends its run (no script handler catches a ScriptTimeout)."""
+
+
+class Stopped(Exception):
+    """The wait ended early: ``reason`` is "timeout" or "interrupt"; ``frame`` is the worker's
+    innermost frame at that moment (where the script was)."""
+
+    def __init__(self, reason: str, frame: Any) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.frame = frame
+
+
+class Worker:
+    """One run of ``work()`` in its own thread; ``wait`` gives its result, or raises Stopped."""
+
+    def __init__(self, work: Callable[[], Any], stack_size: int = 0) -> None:
+        self.work = work
+        self.result: Any = None
+        self.error: BaseException | None = None
+        self.done = threading.Event()
+        self.thread = _thread(self._main, stack_size)
+
+    def _main(self) -> None:
+        try:
+            self.result = self.work()
+        except BaseException as error:  # (re-raised in the waiting thread)
+            self.error = error
+        finally:
+            self.done.set()
+
+    def run(self, deadline: float | None) -> Any:
+        """Start the work and wait for it: its result (or its exception, raised here); Stopped
+        at the deadline (a time.monotonic() value) or at Ctrl-C, even one that comes while the
+        thread starts."""
+        # NumPy's error state and decimal's context are the starting thread's: the worker runs
+        # in a copy of its context, so that np.seterr/np.errstate hold there too
+        import contextvars
+        context = contextvars.copy_context()
+        main = self.thread._target  # type: ignore[attr-defined]
+        self.thread._target = lambda: context.run(main)  # type: ignore[attr-defined]
+        try:
+            self.thread.start()
+            while True:
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    raise Stopped("timeout", self.frame())
+                # (a wait without a timeout can still be interrupted: the main thread's
+                # signal handlers run in it)
+                if self.done.wait(remaining if remaining is None else min(remaining, 3600.0)):
+                    break
+        except KeyboardInterrupt:
+            if not self.done.is_set():   # (else it ended in the meantime: Ctrl-C came too late)
+                raise Stopped("interrupt", self.frame()) from None
+        if self.error is not None:
+            error, self.error = self.error, None
+            raise error
+        return self.result
+
+    def frame(self) -> Any:
+        """The worker's innermost frame now (None once it has ended)."""
+        return sys._current_frames().get(self.thread.ident)
+
+    def abandon(self) -> None:
+        """Stop waiting for the worker: raise Abandoned in it (as soon as its C call returns)."""
+        if not self.done.is_set():
+            _raise_in(self.thread, Abandoned)
+
+    def finish(self, timeout: float | None = None) -> bool:
+        """Wait for an abandoned worker to end (Ctrl-C interrupts the wait); whether it did."""
+        if self.thread.ident is None:   # (Ctrl-C came before it started)
+            return True
+        return self.done.wait(timeout)
+
+
+def _thread(target: Callable[[], None], stack_size: int) -> threading.Thread:
+    if not stack_size:
+        return threading.Thread(target=target, name="gradcli-script", daemon=True)
+    previous = threading.stack_size(stack_size)
+    try:
+        return threading.Thread(target=target, name="gradcli-script", daemon=True)
+    finally:
+        threading.stack_size(previous)
+
+
+def _raise_in(thread: threading.Thread, kind: type) -> None:
+    import ctypes  # (here: only an abandoned run needs it)
+    ident = thread.ident
+    if ident is not None:
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(kind))
+
+
+_hard_stop_armed = False
+
+
+def hard_stop(seconds: float | None) -> None:
+    """End the process ``seconds`` from now, whatever it is doing (None: disarm).  For
+    ``run``/``eval`` only: a second after the time limit, when the main thread could not report
+    it because a C call held the interpreter all along.  Exit status 1, nothing written."""
+    global _hard_stop_armed
+    import faulthandler
+    if seconds is None:
+        if _hard_stop_armed:
+            faulthandler.cancel_dump_traceback_later()
+            _hard_stop_armed = False
+        return
+    import os
+    devnull = open(os.devnull, "w")  # (faulthandler would write the threads' tracebacks)
+    faulthandler.dump_traceback_later(seconds, exit=True, file=devnull)
+    _hard_stop_armed = True
