@@ -34,6 +34,9 @@ from gradcli.lang.errors import ScriptTimeout
 DEFAULT_TIMEOUT = 60.0
 
 
+_SLICE = 0.25   # seconds
+
+
 class Abandoned(ScriptTimeout):
     """Sent to an abandoned worker: ends its run (no script handler catches a ScriptTimeout)."""
 
@@ -82,9 +85,9 @@ class Worker:
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
                     raise Stopped("timeout", self.frame())
-                # (a wait without a timeout can still be interrupted: the main thread's
-                # signal handlers run in it)
-                if self.done.wait(remaining if remaining is None else min(remaining, 3600.0)):
+                # Ctrl-C interrupts the wait itself; waking now and then also notices one that
+                # the system handed to another thread (the handler runs in this one)
+                if self.done.wait(_SLICE if remaining is None else min(remaining, _SLICE)):
                     break
         except KeyboardInterrupt:
             if not self.done.is_set():   # (else it ended in the meantime: Ctrl-C came too late)
