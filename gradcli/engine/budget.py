@@ -30,6 +30,10 @@ _resident_above = NO_LIMIT   # allocations above this also count the resident me
 # above and --max-elements: a result over either is over this, as an element is a byte or more).
 watch_above: int = NO_LIMIT
 watch_elements: int = NO_LIMIT  # watch_above in elements of the widest dtype (8 bytes)
+# Whether a view that repeats memory and looks larger than watch_elements was ever made (an
+# expanded view): from then on the runner checks what each op's input looks like, not only
+# what it holds.  (Until then that costs the runner one comparison.)
+big_views = False
 
 
 def physical_memory() -> int | None:
@@ -97,12 +101,24 @@ def check_array(result: object) -> None:
     check_count(int(getattr(result, "size", 1)), int(getattr(getattr(result, "dtype", None), "itemsize", 1)))
 
 
-def check_expanded(array: object) -> None:
-    """Before an op reads an input that repeats memory (an expanded view): its result is as
+def note_view(array: object) -> None:
+    """After a view op made ``array`` of more than watch_elements elements."""
+    global big_views
+    if _repeats(array):
+        big_views = True
+
+
+def check_expanded(tensor: object) -> None:
+    """Before an op reads ``tensor``, when it may repeat memory (an expanded view): its result is as
     large as the view looks, not as the memory behind it (``exp(ones(1).expand(10**9))``)."""
+    array = getattr(tensor, "_data", None)
+    if array is not None and getattr(array, "size", 0) > watch_elements and _repeats(array):
+        check_count(int(array.size), 8)
+
+
+def _repeats(array: object) -> bool:
     shape, strides = getattr(array, "shape", ()), getattr(array, "strides", ())
-    if any(st == 0 and n > 1 for st, n in zip(strides, shape)):
-        check_count(int(getattr(array, "size", 1)), 8)
+    return any(st == 0 and n > 1 for st, n in zip(strides, shape))
 
 
 def _check_tensor_bytes(count: int, nbytes: int) -> None:

@@ -38,7 +38,7 @@ def test_the_time_limit_stops_a_long_call_where_it_is() -> None:
     outcome = session.run_source("x = 1\nwait(3)\nx = 2\n", "t.ag")
     worker = session._abandoned[0]
     assert outcome is SCRIPT_ERROR
-    assert not worker.done.is_set()     # still in its 3-second call: the limit did not wait for it
+    assert not worker.finished     # still in its 3-second call: the limit did not wait for it
     err = session._abandoned[1].stream.getvalue()
     assert err.splitlines() == ["t.ag:2:1: TimeoutError: the script ran longer than the time limit of 0.2 s "
                                 "(--timeout)", "    wait(3)", "    ^^^^^^^"]

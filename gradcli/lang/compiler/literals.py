@@ -105,8 +105,9 @@ class LiteralCompiler(CompilerBase):
         spec = None
         if part.spec is not None:
             spec_parts = [self._fstring_part(piece, token, offset) for piece in part.spec]
-            if all(isinstance(piece, str) for piece in spec_parts) and not sizes.spec_width("".join(spec_parts)) >> 20:
-                spec = constant("".join(spec_parts))
+            text = "".join(piece for piece in spec_parts if isinstance(piece, str))
+            if all(isinstance(piece, str) for piece in spec_parts) and not sizes.spec_width(text) >> 20:
+                spec = constant(text)
             else:  # (computed, or a width of a million or more: checked at each run, gradcli.lang.sizes)
                 spec_tuple = tuple(spec_parts)
 
