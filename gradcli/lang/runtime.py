@@ -28,7 +28,7 @@ from gradcli.lang.errors import (EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED, EXIT_OK,
 from gradcli.lang.functions import Frame
 from gradcli.lang.namespaces import Modules
 from gradcli.lang.output import make_output
-from gradcli.lang.script_worker import Stopped, Worker
+from gradcli.lang.script_worker import CEILING_SLACK, Stopped, Worker, data_memory
 from gradcli.lang.syntax import parse, prepare
 from gradcli.lang.syntax_tree import Token
 
@@ -101,6 +101,7 @@ class Session:
         self._statement_span: Span | None = None
         # a run left behind at Ctrl-C or the time limit, with what to put back once it ends
         self._abandoned: tuple[Worker, Reporter, dict] | None = None
+        self._data_at_start: int | None = None   # (read at the first run)
 
     def _echo(self, value: Any) -> None:
         # like sys.displayhook: show the repr and keep the value as `_`
@@ -121,9 +122,20 @@ class Session:
         worker = Worker(lambda: self._run_here(text, filename, echo, first_line))
         deadline = time.monotonic() + self.timeout if self.timeout else None
         try:
-            return worker.run(deadline)
+            return worker.run(deadline, self._memory_ceiling())
         except Stopped as stop:
             return self._stopped(worker, stop, filename)
+
+    def _memory_ceiling(self) -> int | None:
+        """The data memory the process may hold while this session runs: what it held when the
+        session first ran, plus the budget (--max-memory), plus gradcli's own slack."""
+        from gradcli.engine import budget
+        limit = budget.max_memory()
+        if limit is None:
+            return None
+        if self._data_at_start is None:
+            self._data_at_start = data_memory()
+        return self._data_at_start + limit + CEILING_SLACK if self._data_at_start else None
 
     def _stopped(self, worker: Worker, stop: Stopped, filename: str) -> Outcome:
         """Report where the run was at Ctrl-C or the time limit; leave it behind."""
@@ -205,7 +217,9 @@ class Session:
         return TimeoutError(f"the script ran longer than the time limit of {self.timeout:g} s (--timeout)")
 
     def _report(self, error: BaseException) -> Outcome:
-        if isinstance(error, MemoryError) and not is_script_error(error):
+        if type(error) is MemoryError and not error.args and self._data_at_start:
+            error = _past_the_ceiling(error)    # Python's bare MemoryError, at the run's memory ceiling
+        elif isinstance(error, MemoryError) and not is_script_error(error):
             error = _allocation_failure(error)  # (not --max-memory's own: it is worded already)
         import traceback  # (here: a run that ends well never needs it)
         if is_script_error(error):
@@ -334,6 +348,17 @@ def _allocation_failure(error: MemoryError) -> Exception:
         size = f": you tried to allocate {count * dtype.itemsize} bytes"
     replacement = TorchRuntimeError(f"[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't "
                                     f"allocate memory{size}. Error code 12 (Cannot allocate memory)")
+    replacement.__dict__.update(error.__dict__)  # keeps the span the failing expression marked
+    return replacement
+
+
+def _past_the_ceiling(error: MemoryError) -> Exception:
+    """Python could not allocate: the run reached the memory it may hold (script_worker.cap_memory)."""
+    from gradcli.engine import budget
+    from gradcli.engine.errors import TorchMemoryError
+    limit = budget.max_memory()
+    text = budget.size_text(limit) if limit is not None else "the limit"
+    replacement = TorchMemoryError(f"the script's memory reached the limit of {text} (see --max-memory)")
     replacement.__dict__.update(error.__dict__)  # keeps the span the failing expression marked
     return replacement
 

@@ -80,16 +80,19 @@ class Worker:
             if self._lock.locked():
                 self._lock.release()
 
-    def run(self, deadline: float | None) -> Any:
+    def run(self, deadline: float | None, memory_ceiling: int | None = None) -> Any:
         """Start the work and wait for it: its result (or its exception, raised here); Stopped
         at the deadline (a time.monotonic() value) or at Ctrl-C, even one that comes while the
-        thread starts."""
+        thread starts.  ``memory_ceiling``: the most data memory the process may map meanwhile
+        (see cap_memory)."""
         # NumPy's error state and decimal's context are the starting thread's: the worker runs
         # in a copy of its context, so that np.seterr/np.errstate hold there too
         import contextvars
         context = contextvars.copy_context()
+        restore = None
         try:
             self.ident = _start(self._main, (context,), self.stack_size)
+            restore = cap_memory(memory_ceiling)   # (after the thread's stack is mapped)
             while True:
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
@@ -101,6 +104,9 @@ class Worker:
         except KeyboardInterrupt:
             if not self.finished:   # (else it ended in the meantime: Ctrl-C came too late)
                 raise Stopped("interrupt", self.frame()) from None
+        finally:
+            if restore is not None:
+                restore()
         if self.error is not None:
             error, self.error = self.error, None
             raise error
@@ -137,6 +143,41 @@ def _start(target: Callable[..., None], args: tuple, stack_size: int) -> int:
 def _raise_in(ident: int, kind: type) -> None:
     import ctypes  # (here: only an abandoned run needs it)
     ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(kind))
+
+
+# What the process may map beyond its memory at start, for the interpreter's own needs while a
+# run is at its budget (and for BLAS's buffers): the budget is the script's, this is gradcli's.
+CEILING_SLACK = 128 << 20
+
+
+def data_memory() -> int:
+    """The process's data memory now (Linux's VmData: what RLIMIT_DATA counts), 0 if unknown."""
+    try:
+        with open("/proc/self/status", "rb") as status:
+            for line in status:
+                if line.startswith(b"VmData:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def cap_memory(ceiling: int | None) -> Callable[[], None] | None:
+    """Let the process map no more than ``ceiling`` bytes of data (RLIMIT_DATA) until the returned
+    function is called: a backstop under the budget's own checks, for what no check foresees (a
+    huge list built by a C loop).  Past it an allocation fails with MemoryError instead of taking
+    the machine's memory.  None where the system has no such limit."""
+    if ceiling is None:
+        return None
+    try:
+        import resource
+        previous = resource.getrlimit(resource.RLIMIT_DATA)
+        hard = previous[1]
+        soft = ceiling if hard == resource.RLIM_INFINITY else min(ceiling, hard)
+        resource.setrlimit(resource.RLIMIT_DATA, (soft, hard))
+    except (ImportError, AttributeError, ValueError, OSError):
+        return None
+    return lambda: resource.setrlimit(resource.RLIMIT_DATA, previous)
 
 
 _hard_stop_armed = False
