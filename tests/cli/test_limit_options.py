@@ -79,3 +79,29 @@ def test_the_repl_takes_max_memory():
     result = gradcli_process("repl", "--max-memory", "1G", "--no-hints", input="x = 'ab' * 10**9\n1 + 1\n")
     assert result.stdout == "2\n"
     assert "MemoryError: gradcli refuses to build a string of 2000000000 characters" in result.stderr
+
+
+def test_what_no_check_foresees_stops_at_the_memory_ceiling():
+    result = gradcli_process("eval", "--max-memory", "256M", "x = list(range(3 * 10**7))\nprint('no')")
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.startswith("<eval>:1:5: MemoryError: the script's memory reached the limit of 256 MB "
+                                    "(see --max-memory)")
+
+
+def test_the_ceiling_holds_only_while_a_run_runs():
+    import io
+    import resource
+
+    from gradcli.engine import budget
+    from gradcli.lang.runtime import Session
+    before = resource.getrlimit(resource.RLIMIT_DATA)
+    budget_before = budget.max_memory()
+    budget.set_max_memory(1 << 30)
+    try:
+        session = Session(stdout=io.StringIO(), stderr=io.StringIO())
+        session.globals["limit"] = lambda: resource.getrlimit(resource.RLIMIT_DATA)[0]
+        assert session.run_source("seen = limit()").ok
+        assert session.globals["seen"] == session._memory_ceiling() != before[0]
+    finally:
+        budget.set_max_memory(budget_before)
+    assert resource.getrlimit(resource.RLIMIT_DATA) == before
