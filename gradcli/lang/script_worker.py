@@ -147,7 +147,7 @@ def _raise_in(ident: int, kind: type) -> None:
 
 # What the process may map beyond its memory at start, for the interpreter's own needs while a
 # run is at its budget (and for BLAS's buffers): the budget is the script's, this is gradcli's.
-CEILING_SLACK = 128 << 20
+CEILING_SLACK = 96 << 20
 
 
 def data_memory() -> int:
