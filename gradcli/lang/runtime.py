@@ -138,14 +138,23 @@ class Session:
         return self._data_at_start + limit + CEILING_SLACK if self._data_at_start else None
 
     def _stopped(self, worker: Worker, stop: Stopped, filename: str) -> Outcome:
-        """Report where the run was at Ctrl-C or the time limit; leave it behind."""
+        """Ctrl-C or the time limit: the run is told (raised at its next bytecode, it reports where
+        it was itself and ends); if it cannot hear it at once, inside a long NumPy call, this
+        thread reports where it is and leaves it behind."""
         import io
+        worker.tell(ScriptTimeout if stop.reason == "timeout" else KeyboardInterrupt)
+        if worker.finish(_GRACE):
+            return worker.outcome()
         reporter = self.reporter
         # what the abandoned run still reports goes nowhere; its variables come back as they are now
-        self.reporter = Reporter(io.StringIO())
+        self.reporter = muted = Reporter(io.StringIO())
+        if worker.finished:   # it ended just now: what it reported, if not yet seen, is in `muted`
+            self.reporter = reporter
+            reporter.stream.write(muted.stream.getvalue())
+            return worker.outcome()
         self._abandoned = (worker, reporter, dict(self.globals))
-        worker.abandon()
-        span = (innermost_span(stop.frame) if stop.frame is not None else None) or self._statement_span
+        frame = worker.frame() or stop.frame
+        span = (innermost_span(frame) if frame is not None else None) or self._statement_span
         self.output.flush()
         if stop.reason == "timeout":
             reporter.error(self._timeout_error(), span, filename=filename)
@@ -292,6 +301,10 @@ def statement_around(span: Span | None) -> Span | None:
     if found is None:
         return span
     return Span(source, found.line, found.column, found.end_line, found.end_column)
+
+
+# How long a run told to stop has to end by itself before it is left behind (seconds).
+_GRACE = 0.1
 
 
 class _LaterLines(Source):

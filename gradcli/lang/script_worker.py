@@ -4,20 +4,22 @@ NumPy lets go of the interpreter during a long call (a large matmul, an exp over
 elements), but a signal handler runs only in the main thread, between bytecodes: with the
 script in the main thread, ``--timeout`` and Ctrl-C would wait for the call to end.  So the
 main thread only waits (a wait that the time limit ends and Ctrl-C interrupts) while a worker
-thread runs the script.  When the wait ends early, the main thread reports where the script
-was, and the worker is abandoned: it is sent an exception (raised there as soon as its NumPy
-call returns) and its reports are dropped.  ``gradcli run`` and ``eval`` then exit at once;
-the REPL returns to its prompt, and before its next entry waits for the abandoned worker to
-end and puts back the variables as they were at Ctrl-C (so an abandoned statement cannot
-change them later).
+thread runs the script.  When the wait ends early, the worker is told (``tell``: the exception
+is raised there at its next bytecode) and, in Python code, it reports where it was and ends as
+a run in the main thread would.  If it does not end at once (it is inside a long NumPy call),
+the session reports where it is and leaves it behind (runtime.Session._stopped): ``gradcli
+run`` and ``eval`` exit at once; the REPL returns to its prompt, and before its next entry
+waits for the abandoned worker to end and puts back the variables as they were at Ctrl-C (so
+an abandoned statement cannot change them later).
 
 One small module on purpose: the worker thread is also where a larger stack for deep
 recursion can be given (``stack_size``), so both needs are met by one thread.
 
 A C call that holds the interpreter throughout (a huge ``sorted`` or a big-integer product)
 cannot be stopped by any thread: gradcli.lang.sizes refuses the large ones before they start,
-and for ``run``/``eval`` ``hard_stop`` arms faulthandler's watchdog, which ends the process
-a second after the time limit whatever it is doing.
+the memory ceiling (``cap_memory``) ends those that grow too big, and for ``run``/``eval``
+``hard_stop`` arms faulthandler's watchdog, which ends the process a second after the time
+limit whatever it is doing.
 """
 
 from __future__ import annotations
@@ -27,18 +29,12 @@ import sys
 import time
 from typing import Any, Callable
 
-from gradcli.lang.errors import ScriptTimeout
-
 # The time limit of a script run (gradcli run, eval and the views that run a file) when
 # --timeout is not given; the REPL has none (Ctrl-C rules there).
 DEFAULT_TIMEOUT = 60.0
 
 
 _SLICE = 0.25   # seconds
-
-
-class Abandoned(ScriptTimeout):
-    """Sent to an abandoned worker: ends its run (no script handler catches a ScriptTimeout)."""
 
 
 class Stopped(Exception):
@@ -75,7 +71,7 @@ class Worker:
             finally:
                 self.finished = True
                 self._lock.release()
-        except BaseException:   # the one Abandoned, come just as the work ended: finish anyway
+        except BaseException:   # the one told exception, come just as the work ended: finish anyway
             self.finished = True
             if self._lock.locked():
                 self._lock.release()
@@ -107,6 +103,10 @@ class Worker:
         finally:
             if restore is not None:
                 restore()
+        return self.outcome()
+
+    def outcome(self) -> Any:
+        """The finished work's result, or its exception raised here."""
         if self.error is not None:
             error, self.error = self.error, None
             raise error
@@ -116,10 +116,11 @@ class Worker:
         """The worker's innermost frame now (None once it has ended)."""
         return sys._current_frames().get(self.ident) if self.ident is not None else None
 
-    def abandon(self) -> None:
-        """Stop waiting for the worker: raise Abandoned in it (as soon as its C call returns)."""
+    def tell(self, kind: type[BaseException]) -> None:
+        """Raise ``kind`` in the worker at its next bytecode (once its C call returns): Ctrl-C's
+        KeyboardInterrupt, the time limit's ScriptTimeout."""
         if not self.finished and self.ident is not None:
-            _raise_in(self.ident, Abandoned)
+            _raise_in(self.ident, kind)
 
     def finish(self, timeout: float | None = None) -> bool:
         """Wait for the worker to end (Ctrl-C interrupts the wait); whether it did."""
