@@ -226,7 +226,7 @@ class Session:
         return TimeoutError(f"the script ran longer than the time limit of {self.timeout:g} s (--timeout)")
 
     def _report(self, error: BaseException) -> Outcome:
-        if type(error) is MemoryError and not error.args and self._data_at_start:
+        if type(error) is MemoryError and not error.args and self._data_at_start and not _raised(error):
             error = _past_the_ceiling(error)    # Python's bare MemoryError, at the run's memory ceiling
         elif isinstance(error, MemoryError) and not is_script_error(error):
             error = _allocation_failure(error)  # (not --max-memory's own: it is worded already)
@@ -363,6 +363,14 @@ def _allocation_failure(error: MemoryError) -> Exception:
                                     f"allocate memory{size}. Error code 12 (Cannot allocate memory)")
     replacement.__dict__.update(error.__dict__)  # keeps the span the failing expression marked
     return replacement
+
+
+def _raised(error: BaseException) -> bool:
+    """Whether a script's ``raise`` statement raised ``error`` (not an allocation that failed)."""
+    trace = error.__traceback__
+    while trace is not None and trace.tb_next is not None:
+        trace = trace.tb_next
+    return trace is not None and trace.tb_frame.f_code.co_name in ("raise_statement", "reraise")
 
 
 def _past_the_ceiling(error: MemoryError) -> Exception:

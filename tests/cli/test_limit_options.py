@@ -105,3 +105,8 @@ def test_the_ceiling_holds_only_while_a_run_runs():
     finally:
         budget.set_max_memory(budget_before)
     assert resource.getrlimit(resource.RLIMIT_DATA) == before
+
+
+def test_a_memory_error_the_script_raises_is_its_own():
+    result = gradcli_process("eval", "--max-memory", "1G", "raise MemoryError")
+    assert result.stderr.splitlines()[0] == "<eval>:1:1: MemoryError"
