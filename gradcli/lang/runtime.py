@@ -170,7 +170,11 @@ class Session:
         if self._abandoned is None:
             return
         worker, reporter, variables = self._abandoned
-        worker.finish()
+        if not worker.finish(1.0):   # (a NumPy call cannot be cut short: say why nothing happens)
+            reporter.stream.write("gradcli: waiting for the interrupted run to end its NumPy call "
+                                  "(Ctrl-C stops waiting)\n")
+            reporter.stream.flush()
+            worker.finish()
         self._abandoned = None
         self.reporter = reporter
         self.globals.clear()
