@@ -2,8 +2,8 @@
 ``*_like`` and ``new_*`` forms, and the legacy ``torch.Tensor(...)`` constructor.
 
 Factories make leaves; ``requires_grad=True`` is checked against the dtype
-with PyTorch's message.  Every factory respects the element limit
-(``limits.check_size``) before allocating.  Their signatures are parsed on
+with PyTorch's message.  Every factory checks the size it makes against the limits
+(``limits.check_size``, by its dtype) before allocating.  Their signatures are parsed on
 first use (``LazyParser``), so start-up pays for none of them.
 """
 
