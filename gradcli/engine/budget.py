@@ -21,6 +21,7 @@ from .errors import TorchMemoryError, TorchRuntimeError
 from .shape_rules import list_str, numel
 
 NO_LIMIT = sys.maxsize
+_INT64_MAX = 2 ** 63 - 1
 
 _max_elements: int | None = None
 # The budget in bytes (NO_LIMIT: none).  Read directly by the hot paths: one comparison.
@@ -77,12 +78,14 @@ def max_memory() -> int | None:
 
 def check_size(shape: tuple[int, ...], itemsize: int = 8) -> None:
     """Before a factory allocates ``shape`` of ``itemsize``-byte elements (by default the
-    widest dtype's, as a factory computing in float64 or int64 needs): PyTorch's negative-size
-    error, then the limits."""
+    widest dtype's): PyTorch's negative-size and overflow errors, then the limits."""
     for s in shape:
         if s < 0:
             raise TorchRuntimeError(f"Trying to create tensor with negative dimension {s}: {list_str(shape)}")
-    check_count(numel(shape), itemsize)
+    count = numel(shape)
+    if count * itemsize > _INT64_MAX:
+        raise TorchRuntimeError(f"Storage size calculation overflowed with sizes={list_str(shape)}")
+    check_count(count, itemsize)
 
 
 def check_count(count: int, itemsize: int = 1) -> None:
@@ -122,6 +125,11 @@ def _repeats(array: object) -> bool:
 
 
 def _check_tensor_bytes(count: int, nbytes: int) -> None:
+    total = physical_memory()
+    if total is not None and nbytes > total:   # where PyTorch's own allocator would fail too
+        raise TorchRuntimeError(f"[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't "
+                                f"allocate memory: you tried to allocate {nbytes} bytes. Error code 12 "
+                                "(Cannot allocate memory)")
     problem = over_budget(nbytes)
     if problem:
         raise TorchRuntimeError(f"gradcli refuses to create a tensor of {count_text(count)} elements "

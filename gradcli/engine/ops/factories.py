@@ -201,7 +201,7 @@ def legacy_tensor_constructor(*args: Any, **kwargs: Any) -> Tensor:
         return leaf(array.astype(dtype.np), dtype, False)
     if _all_ints(args) or (len(args) == 1 and isinstance(args[0], (tuple, list)) and _all_ints(args[0])):
         shape = tuple(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) else tuple(args)
-        check_size(shape)
+        check_size(shape, dtype.itemsize)
         return leaf(np.zeros(shape, dtype=dtype.np), dtype, False)
     raise TorchTypeError(
         f"new(): data must be a sequence (got {type(args[0]).__name__})")
@@ -286,7 +286,9 @@ def arange(*args: Any, **kwargs: Any) -> Tensor:
     is_float = any(isinstance(v, float) for v in (start, end, step))
     dtype = b["dtype"] or (dtypes.get_default_dtype() if is_float else dtypes.int64)
     count = math.ceil((end - start) / step)
-    check_size((count,))
+    if count > 2 ** 63 - 1:
+        raise TorchRuntimeError("invalid size, possible overflow?")
+    check_size((count,), dtype.itemsize)
     if dtype.is_floating_point or is_float:
         values = start + np.arange(count, dtype=np.float64) * step
     else:
@@ -304,8 +306,8 @@ def linspace(*args: Any, **kwargs: Any) -> Tensor:
     start, end, steps = b["start"], b["end"], b["steps"]
     if steps < 0:
         raise TorchRuntimeError("number of steps must be non-negative")
-    check_size((steps,))
     dtype = b["dtype"] or dtypes.get_default_dtype()
+    check_size((steps,), dtype.itemsize)
     return _maybe_out(leaf(_linspace_values(start, end, steps, dtype), dtype, b["requires_grad"]), b["out"])
 
 
