@@ -87,8 +87,11 @@ class Worker:
         context = contextvars.copy_context()
         restore = None
         try:
+            # (before the thread starts: a C loop holding the interpreter would not let this thread
+            # set it later; the stack the thread maps is counted, with room above what is in use)
+            if memory_ceiling is not None:
+                restore = cap_memory(max(memory_ceiling, data_memory() + (self.stack_size or 8 << 20) * 2))
             self.ident = _start(self._main, (context,), self.stack_size)
-            restore = cap_memory(memory_ceiling)   # (after the thread's stack is mapped)
             while True:
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
