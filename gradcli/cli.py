@@ -47,10 +47,12 @@ NO_COLOR_HELP = "Plain output even on a terminal (NO_COLOR=1 does the same)."
 DEBUG_HELP = "Show Python tracebacks (for reporting gradcli bugs)."
 NO_HINTS_HELP = "Leave out gradcli's own 'hint:' lines under error messages."
 MAX_ELEMENTS_HELP = "Refuse to create tensors with more elements than this."
+MAX_MEMORY_HELP = ("Refuse to build a tensor, list or text that would take memory past this: bytes, "
+                   "or 512M, 2G, 50% (of the machine's); none: no limit. By default 50%.")
 # --timeout and --seed say what they stop or seed: the script, CODE, or the REPL's inputs.
-TIMEOUT_HELP = {"run": "Stop the script after this many seconds.",
-                "eval": "Stop CODE after this many seconds.",
-                "repl": "Stop any one input after this many seconds."}
+TIMEOUT_HELP = {"run": "Stop the script after this many seconds. By default 60; 0 or none: no limit.",
+                "eval": "Stop CODE after this many seconds. By default 60; 0 or none: no limit.",
+                "repl": "Stop any one input after this many seconds. By default none: Ctrl-C stops an input."}
 SEED_HELP = {"run": "Seed the random generator before the script runs (torch.manual_seed(N)).",
              "eval": "Seed the random generator before CODE runs (torch.manual_seed(N)).",
              "repl": "Seed the random generator when the REPL starts (torch.manual_seed(N))."}
@@ -60,12 +62,15 @@ PLOT_DIR_HELP = "The folder where plt.savefig(NAME) may write its files (refused
 REPL_PANEL = "REPL options"
 # The types Typer reads for the options every command shares (see taking_shared_options).
 SHARED_TYPES = {"no_color": bool, "debug": bool, "no_hints": bool, "timeout": Optional[float],
-                "max_elements": Optional[int], "plot_dir": Optional[str], "seed": Optional[int]}
+                "max_elements": Optional[int], "max_memory": Optional[int], "plot_dir": Optional[str],
+                "seed": Optional[int]}
 
 
 # The values of --timeout, --max-elements and --seed, read alike by the fast
 # path and by Typer; a ValueError says what is wrong in Click's words.
 def parse_timeout(text: str) -> float:
+    if text.strip().lower() == "none":
+        return 0.0   # (no limit, as 0)
     try:
         value = float(text)
     except ValueError:
@@ -75,6 +80,12 @@ def parse_timeout(text: str) -> float:
     if value < 0:
         raise ValueError(f"{text} is not in the range x>=0.")
     return value
+
+
+def parse_max_memory(text: str) -> int:
+    """Bytes; 0 for no limit (None is "not given": the default budget)."""
+    from gradcli.engine.budget import parse_size  # (only when the option is given)
+    return parse_size(text) or 0
 
 
 def parse_max_elements(text: str) -> int:
@@ -187,6 +198,8 @@ def build_app() -> Any:
                                     parser=value_parser(parse_timeout), rich_help_panel=panel),
             "max_elements": typer.Option(None, "--max-elements", metavar="N", min=1, help=MAX_ELEMENTS_HELP,
                                          parser=value_parser(parse_max_elements), rich_help_panel=panel),
+            "max_memory": typer.Option(None, "--max-memory", metavar="SIZE", help=MAX_MEMORY_HELP,
+                                       parser=value_parser(parse_max_memory), rich_help_panel=panel),
             "plot_dir": typer.Option(None, "--plot-dir", metavar="DIR", help=PLOT_DIR_HELP, rich_help_panel=panel,
                                      parser=value_parser(parse_plot_dir)),
             "seed": typer.Option(None, "--seed", metavar="N", help=SEED_HELP[command],
@@ -316,13 +329,16 @@ def eval_code(code: str, **options: Any) -> int:
 
 def _execute(text: str, filename: str, echo: str, *, no_color: bool = False, debug: bool = False,
              no_hints: bool = False, timeout: Optional[float] = None,
-             max_elements: Optional[int] = None, seed: Optional[int] = None, plot_dir: Optional[str] = None,
-             trace_backward: bool = False, json: bool = False) -> int:
+             max_elements: Optional[int] = None, max_memory: Optional[int] = None, seed: Optional[int] = None,
+             plot_dir: Optional[str] = None, trace_backward: bool = False, json: bool = False) -> int:
     """Run text in a fresh Session; return the exit status."""
     gc.disable()  # until the script starts: see the module's docstring
     try:
         from gradcli.lang.output import wants_color
         from gradcli.lang.runtime import Session
+        from gradcli.lang.script_worker import DEFAULT_TIMEOUT
+
+        timeout = DEFAULT_TIMEOUT if timeout is None else timeout or None
 
         session_options: dict[str, Any] = dict(
             color=wants_color(sys.stdout, no_color), diagnostics_color=wants_color(sys.stderr, no_color),
@@ -336,6 +352,8 @@ def _execute(text: str, filename: str, echo: str, *, no_color: bool = False, deb
         session = Session(**session_options)
         if max_elements is not None:
             session.engine.set_max_elements(max_elements)
+        if max_memory is not None:
+            session.engine.set_max_memory(max_memory or None)
         if seed is not None:
             session.engine.TORCH["manual_seed"](seed)
         if views is not None:
@@ -345,7 +363,12 @@ def _execute(text: str, filename: str, echo: str, *, no_color: bool = False, deb
         return _internal_error(error, debug)
     gc.freeze()
     gc.enable()
+    if timeout:  # a C call holding the interpreter past the limit: the process ends anyway
+        from gradcli.lang.script_worker import hard_stop
+        hard_stop(timeout + 1)
     outcome = session.run_source(text, filename, echo=echo)  # type: ignore[arg-type]
+    if timeout:
+        hard_stop(None)
     if views is not None:
         return views.after(session, outcome)
     return outcome.exit_code
@@ -374,8 +397,8 @@ def _internal_error(error: Exception, debug: bool) -> int:
 FLAGS = {"run": {"--echo", "--no-color", "--debug", "--no-hints", "--trace-backward", "--json"},
          "eval": {"--no-color", "--debug", "--no-hints", "--trace-backward", "--json"},
          "repl": {"--no-color", "--debug", "--no-hints"}}
-VALUED = {"--timeout": parse_timeout, "--max-elements": parse_max_elements, "--seed": parse_seed,
-          "--plot-dir": parse_plot_dir}
+VALUED = {"--timeout": parse_timeout, "--max-elements": parse_max_elements, "--max-memory": parse_max_memory,
+          "--seed": parse_seed, "--plot-dir": parse_plot_dir}
 # Set by the shell when it asks for completions (Typer answers; with no arguments
 # the fast path would start the REPL instead).
 COMPLETE_VARIABLE = "_GRADCLI_COMPLETE"

@@ -18,7 +18,7 @@ from .autograd.backward import grad as _grad
 from .autograd.function import Function, FunctionCtx
 from .autograd.once_differentiable import once_differentiable
 from .device import CPU, Device, check_cpu
-from .dispatch.limits import set_max_elements  # noqa: F401  (re-exported for the CLI)
+from .budget import set_max_elements, set_max_memory  # noqa: F401  (re-exported for the CLI)
 from .dispatch.publish import FUNCTIONS, METHOD_NAMES, NAMESPACES
 from .install import install
 from .layout import strided

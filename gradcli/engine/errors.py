@@ -32,6 +32,7 @@ TorchAttributeError = _visible(AttributeError)
 TorchKeyError = _visible(KeyError)
 TorchStopIteration = _visible(StopIteration)
 TorchAssertionError = _visible(AssertionError)
+TorchMemoryError = _visible(MemoryError)   # (gradcli's --max-memory, for Python objects)
 
 # torch.linalg.LinAlgError is torch._C._LinAlgError, a RuntimeError; Python prints it with
 # its module ("torch._C._LinAlgError: linalg.inv: ..."), and an error report prints __name__.

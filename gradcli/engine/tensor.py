@@ -351,6 +351,10 @@ class Tensor:
         return self._data.item() if self._data.ndim == 0 else self._data.reshape(()).item()
 
     def tolist(self) -> Any:
+        n = self._data.size
+        if n > 4096:  # a Python number and its place in a list: 32 bytes (an expanded view's too)
+            from .budget import check_bytes
+            check_bytes(n * 32, f"a list of {n} numbers")
         return self._data.tolist()
 
     def _one_element(self) -> Any:

@@ -25,7 +25,7 @@ _PLAIN = """abs all any bin bool callable chr dict divmod enumerate filter float
 # The exception classes a script may raise, catch and derive from (not the ones that stop the
 # interpreter -- KeyboardInterrupt, SystemExit, GeneratorExit -- nor the operating system's).
 EXCEPTIONS = """BaseException Exception ArithmeticError AssertionError AttributeError FloatingPointError
-    ImportError ModuleNotFoundError IndexError KeyError LookupError NameError NotImplementedError
+    ImportError ModuleNotFoundError IndexError KeyError LookupError MemoryError NameError NotImplementedError
     OverflowError RecursionError RuntimeError StopIteration TypeError UnboundLocalError ValueError
     ZeroDivisionError UnicodeError Warning UserWarning DeprecationWarning RuntimeWarning""".split()
 

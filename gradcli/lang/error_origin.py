@@ -27,9 +27,9 @@ def _load() -> frozenset[str]:
 
     import numpy
 
-    from gradcli.lang import builtins, class_access, classes, functions, safety, shorthand, stdlib
+    from gradcli.lang import builtins, class_access, classes, functions, safety, shorthand, sizes, stdlib
     from gradcli.lang.compiler import CLOSURE_MODULES, FUSED_FILES
-    modules = (*CLOSURE_MODULES, functions, builtins, safety, shorthand, classes, class_access, stdlib)
+    modules = (*CLOSURE_MODULES, functions, builtins, safety, shorthand, classes, class_access, stdlib, sizes)
     _script_files = frozenset(os.path.abspath(module.__file__) for module in modules) | {
         os.path.abspath(string.__file__), *FUSED_FILES}
     library = os.path.dirname(os.path.abspath(os.__file__))

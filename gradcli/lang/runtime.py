@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, TextIO
@@ -29,6 +30,7 @@ from gradcli.lang.errors import (EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED, EXIT_OK,
 from gradcli.lang.functions import Frame
 from gradcli.lang.namespaces import Modules
 from gradcli.lang.output import make_output
+from gradcli.lang.script_worker import CEILING_SLACK, Stopped, Worker, data_memory
 from gradcli.lang.syntax import parse, prepare
 from gradcli.lang.syntax_tree import Token
 
@@ -100,6 +102,9 @@ class Session:
         self._frame = Frame(self.globals, None)
         self._warned: set[tuple] = set()
         self._statement_span: Span | None = None
+        # a run left behind at Ctrl-C or the time limit, with what to put back once it ends
+        self._abandoned: tuple[Worker, Reporter, dict] | None = None
+        self._data_at_start: int | None = None   # (read at the first run)
 
     def _echo(self, value: Any) -> None:
         # like sys.displayhook: show the repr and keep the value as `_`
@@ -112,9 +117,74 @@ class Session:
         """Parse, compile and run ``text``; report any error; return how it ended.
 
         ``first_line`` is the line of its input ``text`` starts at (an entry of the piped
-        REPL), so that reports give the line in the whole input."""
-        source = Source(text, filename) if first_line == 1 else _LaterLines(text, filename, first_line)
+        REPL), so that reports give the line in the whole input.  The run is a worker thread's
+        (script_worker): the time limit and Ctrl-C end the wait for it at once."""
+        self._finish_abandoned()
         prepare(text)   # the parser, before the time limit starts: it is gradcli's time, not the script's
+        self._statement_span = None
+        worker = Worker(lambda: self._run_here(text, filename, echo, first_line))
+        deadline = time.monotonic() + self.timeout if self.timeout else None
+        try:
+            return worker.run(deadline, self._memory_ceiling())
+        except Stopped as stop:
+            return self._stopped(worker, stop, filename)
+
+    def _memory_ceiling(self) -> int | None:
+        """The data memory the process may hold while this session runs: what it held when the
+        session first ran, plus the budget (--max-memory), plus gradcli's own slack."""
+        from gradcli.engine import budget
+        limit = budget.max_memory()
+        if limit is None:
+            return None
+        if self._data_at_start is None:
+            self._data_at_start = data_memory()
+        return self._data_at_start + limit + CEILING_SLACK if self._data_at_start else None
+
+    def _stopped(self, worker: Worker, stop: Stopped, filename: str) -> Outcome:
+        """Ctrl-C or the time limit: the run is told (raised at its next bytecode, it reports where
+        it was itself and ends); if it cannot hear it at once, inside a long NumPy call, this
+        thread reports where it is and leaves it behind."""
+        import io
+        worker.tell(ScriptTimeout if stop.reason == "timeout" else KeyboardInterrupt)
+        if worker.finish(_GRACE):
+            return worker.outcome()
+        reporter = self.reporter
+        # what the abandoned run still reports goes nowhere; its variables come back as they are now
+        self.reporter = muted = Reporter(io.StringIO())
+        if worker.finished:   # it ended just now: what it reported, if not yet seen, is in `muted`
+            self.reporter = reporter
+            reporter.stream.write(muted.stream.getvalue())
+            return worker.outcome()
+        self._abandoned = (worker, reporter, dict(self.globals))
+        frame = worker.frame() or stop.frame
+        span = (innermost_span(frame) if frame is not None else None) or self._statement_span
+        self.output.flush()
+        if stop.reason == "timeout":
+            reporter.error(self._timeout_error(), span, filename=filename)
+            return SCRIPT_ERROR
+        start_line_after_ctrl_c(reporter.stream)
+        reporter.interrupted("KeyboardInterrupt", statement_around(span))
+        return INTERRUPTED
+
+    def _finish_abandoned(self) -> None:
+        """Before the next run: wait for an abandoned one to end (it is raised out of at its
+        next bytecode), then put back the reporter and the variables as they were when it was
+        left (Ctrl-C interrupts the wait, and it is waited for again at the next run)."""
+        if self._abandoned is None:
+            return
+        worker, reporter, variables = self._abandoned
+        if not worker.finish(1.0):   # (a NumPy call cannot be cut short: say why nothing happens)
+            reporter.stream.write("gradcli: waiting for the interrupted run to end its NumPy call "
+                                  "(Ctrl-C stops waiting)\n")
+            reporter.stream.flush()
+            worker.finish()
+        self._abandoned = None
+        self.reporter = reporter
+        self.globals.clear()
+        self.globals.update(variables)
+
+    def _run_here(self, text: str, filename: str, echo: EchoMode, first_line: int) -> Outcome:
+        source = Source(text, filename) if first_line == 1 else _LaterLines(text, filename, first_line)
         with _RunGuard(self):
             try:
                 # a REPL entry (echo="all") is read as Python's REPL reads one: not past its error
@@ -163,8 +233,10 @@ class Session:
         return TimeoutError(f"the script ran longer than the time limit of {self.timeout:g} s (--timeout)")
 
     def _report(self, error: BaseException) -> Outcome:
-        if isinstance(error, MemoryError):
-            error = _allocation_failure(error)
+        if type(error) is MemoryError and not error.args and self._data_at_start and not _raised(error):
+            error = _past_the_ceiling(error)    # Python's bare MemoryError, at the run's memory ceiling
+        elif isinstance(error, MemoryError) and not is_script_error(error):
+            error = _allocation_failure(error)  # (not --max-memory's own: it is worded already)
         import traceback  # (here: a run that ends well never needs it)
         if is_script_error(error):
             self.reporter.error(error, span_of(error), self._statement_span)
@@ -238,6 +310,10 @@ def statement_around(span: Span | None) -> Span | None:
     return Span(source, found.line, found.column, found.end_line, found.end_column)
 
 
+# How long a run told to stop has to end by itself before it is left behind (seconds).
+_GRACE = 0.1
+
+
 class _LaterLines(Source):
     """A text that starts at line ``first`` of its input: its line N is the input's line N."""
 
@@ -296,10 +372,30 @@ def _allocation_failure(error: MemoryError) -> Exception:
     return replacement
 
 
-def innermost_span() -> Span | None:
+def _raised(error: BaseException) -> bool:
+    """Whether a script's ``raise`` statement raised ``error`` (not an allocation that failed)."""
+    trace = error.__traceback__
+    while trace is not None and trace.tb_next is not None:
+        trace = trace.tb_next
+    return trace is not None and trace.tb_frame.f_code.co_name in ("raise_statement", "reraise")
+
+
+def _past_the_ceiling(error: MemoryError) -> Exception:
+    """Python could not allocate: the run reached the memory it may hold (script_worker.cap_memory)."""
+    from gradcli.engine import budget
+    from gradcli.engine.errors import TorchMemoryError
+    limit = budget.max_memory()
+    text = budget.size_text(limit) if limit is not None else "the limit"
+    replacement = TorchMemoryError(f"the script's memory reached the limit of {text} (see --max-memory)")
+    replacement.__dict__.update(error.__dict__)  # keeps the span the failing expression marked
+    return replacement
+
+
+def innermost_span(frame: Any = None) -> Span | None:
     """The span of the innermost compiled node now running (for warnings raised by the engine,
-    and for the views' provenance, which asks at every node made)."""
-    frame = sys._getframe(1)
+    and for the views' provenance, which asks at every node made), or of the one ``frame`` is in."""
+    if frame is None:
+        frame = sys._getframe(1)
     while frame is not None:
         span = frame_span(frame)
         if span is not None:
@@ -336,13 +432,12 @@ _HOLDS_SPAN: dict[Any, bool] = {}
 
 
 class _RunGuard:
-    """Set up and restore what one run needs: recursion limit, warning handler, timeout."""
+    """Set up and restore what one run needs: recursion limit, warning handler.  (The time
+    limit is the waiting thread's: see run_source and script_worker.)"""
 
     def __init__(self, session: Session) -> None:
         self.session = session
         self.previous_limit = sys.getrecursionlimit()
-        self.previous_alarm = None
-        self.previous_handler = None
 
     def __enter__(self) -> _RunGuard:
         sys.setrecursionlimit(max(self.previous_limit, _INTERPRETER_RECURSION_LIMIT))
@@ -353,28 +448,9 @@ class _RunGuard:
         self.engine_warnings = engine_warnings
         if engine_warnings is not None:
             engine_warnings.set_warning_handler(self.session.warn)
-        timeout = self.session.timeout
-        if timeout and _in_main_thread():
-            import signal
-            self.previous_alarm = signal.signal(signal.SIGALRM, _raise_timeout)
-            signal.setitimer(signal.ITIMER_REAL, timeout)
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
-        if self.previous_alarm is not None:
-            import signal
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, self.previous_alarm)
         if self.engine_warnings is not None:
             self.engine_warnings.set_warning_handler(None)
         sys.setrecursionlimit(self.previous_limit)
-
-
-def _in_main_thread() -> bool:
-    """Only the main thread may set a signal handler (signal.signal raises elsewhere)."""
-    import threading  # (here: only a run with a time limit asks)
-    return threading.current_thread() is threading.main_thread()
-
-
-def _raise_timeout(signum: int, frame: Any) -> None:
-    raise ScriptTimeout()

@@ -415,6 +415,11 @@ def _safe_formatter() -> Any:
                     obj = get_attribute(obj, key) if is_attribute else obj[key]
                 return obj, first
 
+            def format_field(self, value: Any, format_spec: str) -> Any:
+                from gradcli.lang.sizes import check_format  # (a width past --max-memory)
+                check_format(format_spec)
+                return format(value, format_spec)
+
         _formatter = _SafeFormatter()
     return _formatter
 

@@ -46,7 +46,7 @@ class Console:
     def __init__(self, *, stdout: TextIO | None = None, stderr: TextIO | None = None,
                  color: bool = False, diagnostics_color: bool = False, hints: bool = True,
                  debug: bool = False, timeout: float | None = None,
-                 max_elements: int | None = None, seed: int | None = None,
+                 max_elements: int | None = None, max_memory: int | None = None, seed: int | None = None,
                  plot_dir: str | None = None) -> None:
         self.stdout = TrackedStream(stdout or sys.stdout)
         self.stderr = stderr or sys.stderr
@@ -57,6 +57,7 @@ class Console:
         self._session_options = dict(color=color, diagnostics_color=diagnostics_color, hints=hints,
                                      debug=debug, timeout=timeout, plot_dir=plot_dir)
         self.max_elements = max_elements
+        self.max_memory = max_memory   # bytes, 0 for no limit, None for the default budget
         self.seed = seed
         self.buffer: list[str] = []
         self.first_line = 1             # the input's line number of buffer[0] (see push)
@@ -88,6 +89,8 @@ class Console:
         session = Session(stdout=self.stdout, stderr=self.stderr, **self._session_options)
         if self.max_elements is not None:
             session.engine.set_max_elements(self.max_elements)
+        if self.max_memory is not None:
+            session.engine.set_max_memory(self.max_memory or None)
         if self.seed is not None:
             session.engine.TORCH["manual_seed"](self.seed)
         for name, (path, _) in PRELUDE.items():

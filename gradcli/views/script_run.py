@@ -53,8 +53,8 @@ class ViewRun:
 
 def run_for_view(text: str, filename: str, *, show_output: bool = False, no_color: bool = False,
                  debug: bool = False, no_hints: bool = False, timeout: float | None = None,
-                 max_elements: int | None = None, seed: int | None = None, plot_dir: str | None = None,
-                 stderr: TextIO | None = None,
+                 max_elements: int | None = None, max_memory: int | None = None, seed: int | None = None,
+                 plot_dir: str | None = None, stderr: TextIO | None = None,
                  prepare: Callable[[Any, Provenance], None] | None = None) -> ViewRun:
     """Run ``text`` with provenance on.  Its stdout is kept (and shown with ``show_output``);
     an error is reported on ``stderr`` and the run still returns, so that a view can show the
@@ -62,14 +62,17 @@ def run_for_view(text: str, filename: str, *, show_output: bool = False, no_colo
     before the script (a view installing a tracer or a diagnostics listener)."""
     from gradcli.lang.output import wants_color
     from gradcli.lang.runtime import Session
+    from gradcli.lang.script_worker import DEFAULT_TIMEOUT
 
     stderr = stderr or sys.stderr
     printed = KeptStream(sys.stdout if show_output else None)
     session = Session(stdout=printed, stderr=stderr, color=False,
                       diagnostics_color=wants_color(stderr, no_color), hints=not no_hints, debug=debug,
-                      timeout=timeout, plot_dir=plot_dir)
+                      timeout=DEFAULT_TIMEOUT if timeout is None else timeout or None, plot_dir=plot_dir)
     if max_elements is not None:
         session.engine.set_max_elements(max_elements)
+    if max_memory is not None:
+        session.engine.set_max_memory(max_memory or None)
     if seed is not None:
         session.engine.TORCH["manual_seed"](seed)
     provenance = Provenance().start(session.context)

@@ -166,10 +166,10 @@ def test_repl_options_without_repl_through_typer(monkeypatch):
                                                   "--plot-dir", "figures"])
     assert result.exit_code == 0, result.output
     assert seen == [{"no_color": True, "debug": True, "no_hints": True, "timeout": 5.0, "max_elements": 9,
-                     "plot_dir": "figures", "seed": 3}]
+                     "max_memory": None, "plot_dir": "figures", "seed": 3}]
     assert CliRunner().invoke(cli.build_app(), []).exit_code == 0   # no arguments at all: the REPL
     assert seen[-1] == {"no_color": False, "debug": False, "no_hints": False, "timeout": None,
-                        "max_elements": None, "plot_dir": None, "seed": None}
+                        "max_elements": None, "max_memory": None, "plot_dir": None, "seed": None}
 
 
 def test_repl_options_without_repl_end_to_end():
@@ -213,9 +213,9 @@ def test_options_before_a_command_apply_to_it(monkeypatch):
     assert runner.invoke(cli.build_app(), ["--seed", "7", "eval", "--seed", "8", "1"]).exit_code == 0
     assert seen == [
         {"trace_backward": False, "json": False, "no_color": True, "debug": False, "no_hints": False,
-         "timeout": 1.0, "max_elements": None, "plot_dir": None, "seed": 7},
+         "timeout": 1.0, "max_elements": None, "max_memory": None, "plot_dir": None, "seed": 7},
         {"trace_backward": False, "json": False, "no_color": False, "debug": False, "no_hints": False,
-         "timeout": None, "max_elements": None, "plot_dir": None, "seed": 8},
+         "timeout": None, "max_elements": None, "max_memory": None, "plot_dir": None, "seed": 8},
     ]
 
 

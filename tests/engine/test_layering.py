@@ -21,7 +21,7 @@ import pytest
 
 ENGINE = Path(__file__).resolve().parents[2] / "gradcli" / "engine"
 PURE = ("kernels", "printing", "random")
-LEAVES = ("errors", "warnings", "dtypes", "device", "layout", "size", "shape_rules")
+LEAVES = ("errors", "warnings", "dtypes", "device", "layout", "size", "shape_rules", "budget")
 
 # For each layer (a folder, or a module of engine/ itself), the engine parts it may not import.
 FORBIDDEN = {

@@ -167,6 +167,7 @@ def make_engine():
     return SimpleNamespace(
         calls=calls,
         set_max_elements=lambda n: calls.append(("set_max_elements", n)),
+        set_max_memory=lambda n: calls.append(("set_max_memory", n)),
         TORCH=torch,
         SUBMODULES={"autograd": {"grad": autograd_grad}, "nn": {}, "nn.functional": {"relu": lambda t: t},
                     "autograd.functional": {}},

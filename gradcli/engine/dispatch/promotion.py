@@ -12,7 +12,8 @@ import numpy as np
 from .. import dtypes
 from ..dtypes import DType
 from ..tensor import Tensor
-from ..shape_rules import broadcast_shapes
+from ..shape_rules import broadcast_shapes, numel
+from .. import budget as limits
 
 # PyTorch gives inf/nan silently where NumPy would warn.
 np.seterr(all="ignore")
@@ -21,7 +22,11 @@ np.seterr(all="ignore")
 def arr(t: Tensor, dt: DType) -> np.ndarray:
     """``t``'s data in dtype ``dt`` (no copy when it already is)."""
     a = t._data
-    return a if a.dtype == dt.np else a.astype(dt.np)
+    if a.dtype == dt.np:
+        return a
+    if a.size * dt.itemsize > limits.watch_above:   # (an expanded view converts to a full copy)
+        limits.check_count(a.size, dt.itemsize)
+    return a.astype(dt.np)
 
 
 def float_dtype(t: Tensor) -> DType:
@@ -45,8 +50,11 @@ def check_broadcast(*tensors: Tensor) -> None:
 def binary_arrays(a: Tensor, b: Tensor, dt: DType | None = None) -> tuple[np.ndarray, np.ndarray, DType]:
     """Both operands as arrays of their common dtype (or ``dt``), shapes checked."""
     x, y = a._data, b._data
+    count = x.size
     if x.shape != y.shape:
-        broadcast_shapes(x.shape, y.shape)
+        count = numel(broadcast_shapes(x.shape, y.shape))
     rt = dtypes.pair_result_type(a, b) if dt is None else dt
+    if count * rt.itemsize > limits.watch_above:  # the result's size, before the kernel makes it
+        limits.check_count(count, rt.itemsize)
     want = rt.np
     return (x if x.dtype == want else x.astype(want)), (y if y.dtype == want else y.astype(want)), rt

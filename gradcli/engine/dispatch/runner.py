@@ -20,7 +20,7 @@ from ..autograd.views import mark_view
 from ..errors import TorchNotImplementedError, TorchRuntimeError
 from ..shape_rules import broadcast_all, list_str
 from ..tensor import Tensor, wrap_scalar
-from . import limits
+from .. import budget as limits
 from .memory import INTERNAL_OVERLAP_MESSAGE, check_no_partial_overlap, repeats, write_into
 from .signature import py_type_name
 
@@ -52,14 +52,18 @@ def run(op: "Op", bound: dict) -> Any:
 def run_wrapped(op: "Op", bound: dict) -> Any:
     """``run`` for arguments whose numbers are already tensors (the operators wrap their own)."""
     out = bound.pop("out", None) if "out" in bound else None
+    if limits.big_views and not op.view:  # (then an input may look far larger than its memory)
+        limits.check_expanded(bound.get("self"))
     plan = node_plans.plan_for(op, bound) if grad_mode._enabled and op.node is not None else None
     if plan is node_plans.GENERAL:
         return _run_general(op, bound, out)
     result = op.forward(bound)
     if type(result) is tuple:
         return _run_general(op, bound, out, result)
-    if limits._max_elements is not None and not op.view:
-        limits.check_count(np.size(result))
+    if limits._max_elements is not None and not op.view:  # (--max-memory is checked before
+        limits.check_array(result)                           # kernels, by the ops themselves)
+    elif op.view and getattr(result, "size", 0) > limits.watch_elements:
+        limits.note_view(result)
     if op.contiguous:  # (np.ascontiguousarray would make a 0-dim result 1-dim)
         result = _c_order(result)
     if out is not None:
@@ -89,9 +93,11 @@ def _run_general(op: "Op", bound: dict, out: Any, result: Any = _NOT_RUN) -> Any
         result = op.forward(bound)
     multi = isinstance(result, tuple)
     results = result if multi else (result,)
-    if limits.limited() and not op.view:
-        for r in results:
-            limits.check_count(np.size(r))
+    for r in results:
+        if limits._max_elements is not None and not op.view:
+            limits.check_array(r)
+        elif op.view and getattr(r, "size", 0) > limits.watch_elements:
+            limits.note_view(r)
     if op.contiguous:
         results = tuple(_c_order(r) for r in results)
     if out is not None:

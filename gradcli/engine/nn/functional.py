@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..dispatch.limits import check_size
 from ..dispatch.publish import Catalog
 from ..dispatch.python_signature import signed
 from ..dispatch.signature import LazyParser
@@ -136,6 +137,7 @@ def one_hot(*args: Any, **kwargs: Any) -> Tensor:
         n = int(a.max()) + 1
     elif a.max() >= n:
         raise TorchRuntimeError("Class values must be smaller than num_classes.")
+    check_size(a.shape + (n,), 9)  # a bool comparison, then its int64 copy
     return Tensor._make((a[..., None] == np.arange(n)).astype(np.int64))
 
 

@@ -2,8 +2,8 @@
 ``*_like`` and ``new_*`` forms, and the legacy ``torch.Tensor(...)`` constructor.
 
 Factories make leaves; ``requires_grad=True`` is checked against the dtype
-with PyTorch's message.  Every factory respects the element limit
-(``limits.check_size``) before allocating.  Their signatures are parsed on
+with PyTorch's message.  Every factory checks the size it makes against the limits
+(``limits.check_size``, by its dtype) before allocating.  Their signatures are parsed on
 first use (``LazyParser``), so start-up pays for none of them.
 """
 
@@ -201,7 +201,7 @@ def legacy_tensor_constructor(*args: Any, **kwargs: Any) -> Tensor:
         return leaf(array.astype(dtype.np), dtype, False)
     if _all_ints(args) or (len(args) == 1 and isinstance(args[0], (tuple, list)) and _all_ints(args[0])):
         shape = tuple(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) else tuple(args)
-        check_size(shape)
+        check_size(shape, dtype.itemsize)
         return leaf(np.zeros(shape, dtype=dtype.np), dtype, False)
     raise TorchTypeError(
         f"new(): data must be a sequence (got {type(args[0]).__name__})")
@@ -220,8 +220,8 @@ def _filled(name: str, fill: Any) -> Any:
         _, b = parser.parse(args, kwargs)
         check_cpu(b["device"])
         shape = b["size"]
-        check_size(shape)
         dtype = b["dtype"] or dtypes.get_default_dtype()
+        check_size(shape, dtype.itemsize)
         t = leaf(np.full(shape, fill, dtype=dtype.np), dtype, b["requires_grad"])
         return _maybe_out(t, b["out"])
     factory.__name__ = factory.__qualname__ = name
@@ -245,9 +245,9 @@ def full(*args: Any, **kwargs: Any) -> Tensor:
     _, b = _FULL.parse(args, kwargs)
     check_cpu(b["device"])
     shape = b["size"]
-    check_size(shape)
     value = b["fill_value"]
     dtype = b["dtype"] or dtypes.scalar_dtype(value)
+    check_size(shape, dtype.itemsize)
     return _maybe_out(leaf(np.full(shape, value, dtype=dtype.np), dtype, b["requires_grad"]), b["out"])
 
 
@@ -264,8 +264,8 @@ def eye(*args: Any, **kwargs: Any) -> Tensor:
         raise TorchRuntimeError(f"n must be greater or equal to 0, got {n}")
     if m < 0:
         raise TorchRuntimeError(f"m must be greater or equal to 0, got {m}")
-    check_size((n, m))
     dtype = b["dtype"] or dtypes.get_default_dtype()
+    check_size((n, m), dtype.itemsize)
     return _maybe_out(leaf(np.eye(n, m, dtype=dtype.np), dtype, b["requires_grad"]), b["out"])
 
 
@@ -286,7 +286,9 @@ def arange(*args: Any, **kwargs: Any) -> Tensor:
     is_float = any(isinstance(v, float) for v in (start, end, step))
     dtype = b["dtype"] or (dtypes.get_default_dtype() if is_float else dtypes.int64)
     count = math.ceil((end - start) / step)
-    check_size((count,))
+    if count > 2 ** 63 - 1:
+        raise TorchRuntimeError("invalid size, possible overflow?")
+    check_size((count,), dtype.itemsize)
     if dtype.is_floating_point or is_float:
         values = start + np.arange(count, dtype=np.float64) * step
     else:
@@ -304,8 +306,8 @@ def linspace(*args: Any, **kwargs: Any) -> Tensor:
     start, end, steps = b["start"], b["end"], b["steps"]
     if steps < 0:
         raise TorchRuntimeError("number of steps must be non-negative")
-    check_size((steps,))
     dtype = b["dtype"] or dtypes.get_default_dtype()
+    check_size((steps,), dtype.itemsize)
     return _maybe_out(leaf(_linspace_values(start, end, steps, dtype), dtype, b["requires_grad"]), b["out"])
 
 
@@ -351,6 +353,7 @@ def _like(name: str, fill: Any) -> Any:
         check_cpu(b["device"])
         src = b["input"]
         dtype = b["dtype"] or src._dtype
+        check_size(src._data.shape, dtype.itemsize)  # (an expanded input holds less than this)
         return leaf(np.full(src._data.shape, fill, dtype=dtype.np), dtype, b["requires_grad"])
     factory.__name__ = factory.__qualname__ = name
     return signed(parser)(factory)
@@ -364,6 +367,7 @@ def full_like(*args: Any, **kwargs: Any) -> Tensor:
     _, b = _FULL_LIKE.parse(args, kwargs)
     src = b["input"]
     dtype = b["dtype"] or src._dtype
+    check_size(src._data.shape, dtype.itemsize)
     return leaf(np.full(src._data.shape, b["fill_value"], dtype=dtype.np), dtype, b["requires_grad"])
 
 
@@ -373,8 +377,8 @@ def _new(name: str, fill: Any) -> Any:
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         _, b = parser.parse((self,) + args, kwargs)
         shape = b["size"]
-        check_size(shape)
         dtype = b["dtype"] or self._dtype
+        check_size(shape, dtype.itemsize)
         return leaf(np.full(shape, fill, dtype=dtype.np), dtype, b["requires_grad"])
     method.__name__ = method.__qualname__ = name
     return signed(parser, method=True)(method)
@@ -387,7 +391,7 @@ _NEW_FULL = LazyParser(f"new_full(Tensor input, int[] size, Scalar fill_value, *
 def _new_full(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     _, b = _NEW_FULL.parse((self,) + args, kwargs)
     dtype = b["dtype"] or self._dtype
-    check_size(b["size"])
+    check_size(b["size"], dtype.itemsize)
     return leaf(np.full(b["size"], b["fill_value"], dtype=dtype.np), dtype, b["requires_grad"])
 
 

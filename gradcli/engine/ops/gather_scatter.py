@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import dtypes
 from ..autograd.formulas import d
+from ..dispatch.limits import check_count
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
 from ..errors import TorchIndexError, TorchRuntimeError
@@ -49,6 +50,8 @@ def _index_select_forward(b: dict) -> Any:
             raise TorchRuntimeError(
                 f"INDICES element is out of DATA bounds, id={int(idx[bad][0])} axis_dim={size}")
         raise TorchIndexError("index out of range in self")
+    if t.ndim and size:   # the result: a row of self for each index (more than self holds, maybe)
+        check_count(t._data.size // size * idx.size, t._dtype.itemsize)
     return np.take(t._data, idx, axis=dim) if t.ndim else t._data.reshape(1)[idx].reshape(index.shape)
 
 

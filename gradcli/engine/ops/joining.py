@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..autograd.formulas import d
+from ..dispatch.limits import check_count
 from ..dispatch.publish import Catalog
 from ..dispatch.promotion import promote
 from ..errors import TorchIndexError, TorchRuntimeError, TorchValueError
@@ -43,6 +44,8 @@ def _cat_forward(b: dict) -> Any:
             "zero-dimensional tensor (at position 0) cannot be concatenated")
     dim = wrap_dim(b["dim"], nd)
     rt = promote(*tensors)
+    # the result, and the copies of the inputs whose dtype changes first (an expanded one's too)
+    check_count(sum(t._data.size * (2 if t._dtype is not rt else 1) for t in tensors), rt.itemsize)
     parts = []
     for i, t in enumerate(tensors):
         if t.ndim == 1 and t.numel() == 0 and ref is not t:

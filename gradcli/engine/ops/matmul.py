@@ -15,6 +15,8 @@ import numpy as np
 
 from ..autograd import grad_mode
 from ..autograd.formulas import d
+from .. import budget
+from ..dispatch.limits import check_size
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run, write_out
 from ..dispatch.signature import LazyParser
@@ -93,6 +95,9 @@ def _mm_forward(b: dict) -> Any:
     no_bool(a, "addmm_impl_cpu_", a._data.size > 0 and m._data.size > 0)
     # Saved with the node (as PyTorch's _saved_*_sym_strides): the layouts choose the formulas.
     b["self_sym_strides"], b["mat2_sym_strides"] = a.stride(), m.stride()
+    count = a._data.shape[0] * m._data.shape[1]
+    if count * a._dtype.itemsize > budget.watch_above:  # (one comparison unless it is large)
+        budget.check_count(count, a._dtype.itemsize)
     return matrix_product(a._data, m._data)
 
 
@@ -143,6 +148,9 @@ def _bmm_forward(b: dict) -> Any:
     no_bool(a, "bmm", a._data.size > 0 and m._data.size > 0)  # the kernel's dtype first
     if a._dtype is not m._dtype:
         raise TorchRuntimeError(f"expected scalar type {a._dtype.legacy_name} but found {m._dtype.legacy_name}")
+    count = a._data.shape[0] * a._data.shape[1] * m._data.shape[2]
+    if count * a._dtype.itemsize > budget.watch_above:
+        budget.check_count(count, a._dtype.itemsize)
     return batched_product(a._data, m._data)
 
 
@@ -251,6 +259,8 @@ def _batched(a: Tensor, b: Tensor) -> Tensor:
             return matmul_of(a, b.squeeze(0))
     batch = broadcast_shapes(batch1, batch2)
     count = numel(batch)
+    # the batches are expanded into copies before the product (as PyTorch expands them)
+    check_size((count, n, max(m1, p)), max(a._dtype.itemsize, b._dtype.itemsize))
     ea = a.expand(batch + (n, m1)).reshape(count, n, m1)
     if db == 1:
         eb = b.expand(batch + (m2,)).reshape(count, m2).unsqueeze(2)
@@ -302,6 +312,9 @@ def _addmm_forward(b: dict) -> Any:
     if m1.shape[1] != m2.shape[0]:
         raise TorchRuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({m1.shape[0]}x{m1.shape[1]} and "
                                 f"{m2.shape[0]}x{m2.shape[1]})")
+    count = m1._data.shape[0] * m2._data.shape[1]
+    if count * m2._dtype.itemsize > budget.watch_above:
+        budget.check_count(count, m2._dtype.itemsize)
     base = expand_forward({"self": s, "size": (m1.shape[0], m2.shape[1])})
     # Saved with the node (as PyTorch's _saved_*_sym_strides): the layouts choose the formulas.
     b["mat1_sym_strides"], b["mat2_sym_strides"] = m1.stride(), m2.stride()

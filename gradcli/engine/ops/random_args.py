@@ -14,6 +14,7 @@ import numpy as np
 from .. import dtypes
 from ..autograd import grad_mode
 from ..autograd.inplace import check_inplace_allowed
+from ..dispatch.limits import check_size
 from ..dispatch.publish import Catalog
 from ..dispatch.python_signature import signed
 from ..dispatch.signature import ArgParser, _Mismatch, _is_int_like, is_generator, py_type_name
@@ -174,6 +175,7 @@ def _generator(b: dict, name: str = "") -> Any:
 
 def _like_array(src: Tensor, dtype: "dtypes.DType") -> np.ndarray:
     # Allocated with the input's strides (torch's empty_like), so draws follow memory order.
+    check_size(src._data.shape)  # (an expanded input holds less than this; draws are in float64)
     return rng.empty_like(src._data, dtype.np)
 
 

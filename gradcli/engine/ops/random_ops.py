@@ -42,8 +42,8 @@ def _sampled(parser: ArgParser, sampler: Any, kernel: str) -> Any:
         _, b = parser.parse(args, kwargs)
         check_cpu(b["device"])
         shape = b["size"]
-        check_size(shape)
         dtype = b["dtype"] or dtypes.get_default_dtype()
+        check_size(shape, dtype.itemsize)
         _float_only(dtype, kernel)
         return leaf(sampler(shape, dtype.np, generator=_generator(b, parser.name)), dtype, b["requires_grad"])
     factory.__name__ = parser.name
@@ -102,8 +102,8 @@ def randint(*args: Any, **kwargs: Any) -> Tensor:
         if not -2 ** 63 <= v < 2 ** 63:
             raise TorchValueError("Overflow when unpacking long long")
     shape = b["size"]
-    check_size(shape)
     dtype = b["dtype"] or dtypes.int64
+    check_size(shape, dtype.itemsize)
     _check_from_to(low, high, dtype)
     return leaf(rng.randint(low, high, shape, dtype.np, generator=_generator(b, "randint")), dtype, b["requires_grad"])
 
@@ -117,8 +117,8 @@ def randperm(*args: Any, **kwargs: Any) -> Tensor:
     n = b["n"]
     if n < 0:
         raise TorchRuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
-    check_size((n,))
     dtype = b["dtype"] or dtypes.int64
+    check_size((n,), dtype.itemsize)
     if dtype is dtypes.bool_:
         raise TorchNotImplementedError("\"randperm\" not implemented for 'Bool'")
     if dtype is dtypes.float32 and n > 2 ** 24 + 1:
@@ -215,8 +215,8 @@ def normal(*args: Any, **kwargs: Any) -> Tensor:
     if overload == 3:
         _check_std(b["std"])
         shape = b["size"]
-        check_size(shape)
         dtype = b["dtype"] or dtypes.get_default_dtype()
+        check_size(shape, dtype.itemsize)
         values = rng.normal(shape, dtype.np, b["mean"], b["std"], generator=_generator(b, "normal"))
         return leaf(values, dtype, b["requires_grad"])
     return run(NORMAL, {"mean": b["mean"], "std": b["std"], "generator": _generator(b, "normal")})

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..autograd.formulas import d
+from ..dispatch.limits import check_count
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
 from ..dispatch.python_signature import signed
@@ -337,6 +338,11 @@ def _repeat_forward(b: dict) -> Any:
     if len(reps) < a.ndim:
         raise TorchRuntimeError(
             "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
+    shape = [n * r for n, r in zip((1,) * (len(reps) - a.ndim) + a.shape, reps)]
+    for n in shape:
+        if n < 0:
+            raise TorchRuntimeError(f"Trying to create tensor with negative dimension {n}: {list_str(shape)}")
+    check_count(numel(shape), 2 * a.itemsize)  # (np.tile's last step copies its previous one)
     return np.tile(a.reshape((1,) * (len(reps) - a.ndim) + a.shape), reps)
 
 

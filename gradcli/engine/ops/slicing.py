@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..autograd.formulas import d
+from ..dispatch.limits import check_size
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
 from ..autograd.views import region_of
@@ -180,6 +181,7 @@ def _diag_embed_forward(b: dict) -> Any:
     a = b["self"]._data
     k = b["offset"]
     n = a.shape[-1] + abs(k)
+    check_size(a.shape[:-1] + (n, n), a.itemsize)   # (n times what the input holds)
     out = np.zeros(a.shape[:-1] + (n, n), dtype=a.dtype)
     rows = np.arange(a.shape[-1]) + max(-k, 0)
     cols = np.arange(a.shape[-1]) + max(k, 0)

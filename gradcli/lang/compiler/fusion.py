@@ -35,6 +35,7 @@ import warnings
 from types import MethodType
 from typing import Any, Callable
 
+from gradcli.lang import sizes
 from gradcli.lang.compiler import FUSED_FUNCTION_NAME, fused_runtime
 from gradcli.lang.compiler.fused_runtime import Table
 from gradcli.lang.compiler.fusion_expressions import Nodes
@@ -53,6 +54,8 @@ _HELPERS = {
     "_get_attribute": get_attribute, "_with_enter": fused_runtime.with_enter,
     "_with_failed": fused_runtime.with_failed,
     "_failed": fused_runtime.failed,
+    "_mul": sizes.mul, "_pow": sizes.power, "_lshift": sizes.lshift, "_imul": sizes.imul,
+    "_ipow": sizes.ipower, "_ilshift": sizes.ilshift, "_spec": sizes.checked_spec,
 }
 
 # Tests set this to see why a loop was not rebuilt, instead of the loop staying closures.

@@ -14,6 +14,7 @@ import _ast as ast
 import operator
 from typing import Any
 
+from gradcli.lang import sizes
 from gradcli.lang.compiler.fused_runtime import DIRECT_READS, LINE_BASE, Record
 from gradcli.lang.compiler.operators import _contains, _contains_not
 from gradcli.lang.safety import is_dunder
@@ -27,6 +28,9 @@ _AUGMENTED = {operator.iadd: ast.Add, operator.isub: ast.Sub, operator.imul: ast
               operator.imatmul: ast.MatMult, operator.ipow: ast.Pow, operator.iand: ast.BitAnd,
               operator.ior: ast.BitOr, operator.ixor: ast.BitXor, operator.ilshift: ast.LShift,
               operator.irshift: ast.RShift}
+# The operators that check sizes first (gradcli.lang.sizes): a call of the helper of that name.
+CHECKED = {sizes.mul: "_mul", sizes.power: "_pow", sizes.lshift: "_lshift", sizes.imul: "_imul",
+           sizes.ipower: "_ipow", sizes.ilshift: "_ilshift"}
 _COMPARE = {operator.lt: ast.Lt, operator.gt: ast.Gt, operator.eq: ast.Eq, operator.ge: ast.GtE,
             operator.le: ast.LtE, operator.ne: ast.NotEq, _contains: ast.In, _contains_not: ast.NotIn,
             operator.is_: ast.Is, operator.is_not: ast.IsNot}
@@ -188,6 +192,8 @@ class ExpressionBuilder:
         n = self.nodes(inner)
         if function in _BINARY:
             return n(ast.BinOp, left=self.expr(left, inner), op=_BINARY[function](), right=self.expr(right, inner))
+        if function in CHECKED:
+            return n.helper(CHECKED[function], self.expr(left, inner), self.expr(right, inner))
         if function in _COMPARE:
             return n.compare(self.expr(left, inner), _COMPARE[function](), self.expr(right, inner))
         return self.leaf(closure, ctx)
@@ -291,8 +297,10 @@ class ExpressionBuilder:
             spec_node = None
         elif hasattr(spec, "constant"):
             spec_node = n(ast.JoinedStr, values=[n.const(spec.constant)])
-        else:
-            spec_node = self.e_joined(spec, spec.recipe, inner)
+        else:  # (a computed spec: its width checked first, as the closure checks it)
+            checked = n.helper("_spec", self.e_joined(spec, spec.recipe, inner))
+            spec_node = n(ast.JoinedStr, values=[n(ast.FormattedValue, value=checked, conversion=-1,
+                                                   format_spec=None)])
         value = n(ast.FormattedValue, value=self.expr(expression, inner), conversion=_CONVERSIONS[conversion],
                   format_spec=spec_node)
         return [value] if prefix is None else [self.nodes(ctx).const(prefix), value]

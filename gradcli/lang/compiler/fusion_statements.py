@@ -13,7 +13,7 @@ import _ast as ast
 from typing import Any
 
 from gradcli.lang.compiler.fused_runtime import DIRECT_WRITES
-from gradcli.lang.compiler.fusion_expressions import (_AUGMENTED, _STORE, Context, ExpressionBuilder, Nodes,
+from gradcli.lang.compiler.fusion_expressions import (_AUGMENTED, CHECKED, _STORE, Context, ExpressionBuilder, Nodes,
                                                       is_direct_name)
 
 
@@ -145,14 +145,20 @@ class StatementBuilder(ExpressionBuilder):
                       [n.assign(n.attr(n.name(owner), name, _STORE), item)],
                       [n.do(n.helper("_write", n.name(owner), n.const(name), item, direct))])
 
+    @staticmethod
+    def _augment(n: Any, current: str, function: Any, value: Any) -> Any:
+        """``current op= value``; the operators that check sizes first call their helper."""
+        if function in CHECKED:
+            return n.assign(current, n.helper(CHECKED[function], n.name(current), value))
+        return n(ast.AugAssign, target=n.name(current, _STORE), op=_AUGMENTED[function](), value=value)
+
     def s_augment_name(self, executor: Any, recipe: tuple, ctx: Context) -> list:
         _, function, load, value, store, span = recipe
         around, inner = (ctx[0], span), (span, span)
         n, m = self.nodes(around), self.nodes(inner)
         current, right = self.temp(), self.temp()
         statements = [n.assign(current, self.expr(load, around)), n.assign(right, self.expr(value, around)),
-                      m(ast.AugAssign, target=m.name(current, _STORE), op=_AUGMENTED[function](),
-                        value=m.name(right))]
+                      self._augment(m, current, function, m.name(right))]
         return statements + self.store(store, n.name(current), around)
 
     def s_augment_attribute(self, executor: Any, recipe: tuple, ctx: Context) -> list:
@@ -162,8 +168,7 @@ class StatementBuilder(ExpressionBuilder):
         owner, current = self.temp(), self.temp()
         return [n.assign(owner, self.expr(owner_value, inner)),
                 n.assign(current, self.read_attribute(n.name(owner), name, inner)),
-                n(ast.AugAssign, target=n.name(current, _STORE), op=_AUGMENTED[function](),
-                  value=self.expr(value, inner)),
+                self._augment(n, current, function, self.expr(value, inner)),
                 self.write_attribute(owner, name, n.name(current), inner)]
 
     def s_augment_item(self, executor: Any, recipe: tuple, ctx: Context) -> list:
@@ -173,8 +178,7 @@ class StatementBuilder(ExpressionBuilder):
         owner, index, current = self.temp(), self.temp(), self.temp()
         return [n.assign(owner, self.expr(owner_value, inner)), n.assign(index, self.expr(key, inner)),
                 n.assign(current, n.item(n.name(owner), n.name(index))),
-                n(ast.AugAssign, target=n.name(current, _STORE), op=_AUGMENTED[function](),
-                  value=self.expr(value, inner)),
+                self._augment(n, current, function, self.expr(value, inner)),
                 n.assign(n.item(n.name(owner), n.name(index), _STORE), n.name(current))]
 
     def _jump(self, signal: str, statement: type, ctx: Context) -> list:

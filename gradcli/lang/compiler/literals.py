@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gradcli.lang import sizes
 from gradcli.lang.compiler.base import CompilerBase, Evaluator, described
 from gradcli.lang.errors import ScriptSyntaxError, Span, mark
 from gradcli.lang.fstrings import Field, FStringError, parse_fstring, split_literal, unescape
@@ -104,13 +105,16 @@ class LiteralCompiler(CompilerBase):
         spec = None
         if part.spec is not None:
             spec_parts = [self._fstring_part(piece, token, offset) for piece in part.spec]
-            if all(isinstance(piece, str) for piece in spec_parts):
-                spec = constant("".join(spec_parts))
-            else:
+            text = "".join(piece for piece in spec_parts if isinstance(piece, str))
+            if all(isinstance(piece, str) for piece in spec_parts) and not sizes.spec_width(text) >> 20:
+                spec = constant(text)
+            else:  # (computed, or a width of a million or more: checked at each run, gradcli.lang.sizes)
                 spec_tuple = tuple(spec_parts)
 
                 def spec(frame: Frame) -> str:
-                    return "".join([p if p.__class__ is str else p(frame) for p in spec_tuple])
+                    text = "".join([p if p.__class__ is str else p(frame) for p in spec_tuple])
+                    sizes.check_format(text)
+                    return text
                 described(spec, "joined", spec_tuple)
         conversion = {"r": repr, "s": str, "a": ascii}.get(part.conversion or "")
         prefix = part.self_documenting

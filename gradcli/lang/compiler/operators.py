@@ -11,16 +11,18 @@ from __future__ import annotations
 import operator
 from typing import Any
 
+from gradcli.lang import sizes
 from gradcli.lang.compiler.base import CompilerBase, Evaluator, described
 from gradcli.lang.compiler.literals import constant
 from gradcli.lang.errors import mark
 from gradcli.lang.functions import Frame
 from gradcli.lang.syntax_tree import Token, Tree
 
+# (``*``, ``**`` and ``<<`` check the size of what they make first: gradcli.lang.sizes)
 BINARY_OPERATORS = {
-    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
-    "//": operator.floordiv, "%": operator.mod, "@": operator.matmul, "**": operator.pow,
-    "|": operator.or_, "^": operator.xor, "&": operator.and_, "<<": operator.lshift,
+    "+": operator.add, "-": operator.sub, "*": sizes.mul, "/": operator.truediv,
+    "//": operator.floordiv, "%": operator.mod, "@": operator.matmul, "**": sizes.power,
+    "|": operator.or_, "^": operator.xor, "&": operator.and_, "<<": sizes.lshift,
     ">>": operator.rshift,
 }
 UNARY_OPERATORS = {"-": operator.neg, "+": operator.pos, "~": operator.invert}
@@ -58,11 +60,11 @@ def folded(function: Any, left: Any, right: Any) -> Any:
         return _UNFOLDED
     if type(left) in (int, bool) and type(right) in (int, bool) and left and right:
         bits = left.bit_length()
-        if function is operator.mul and bits + right.bit_length() > _MAX_FOLDED_INT_BITS:
+        if function is sizes.mul and bits + right.bit_length() > _MAX_FOLDED_INT_BITS:
             return _UNFOLDED
-        if function is operator.pow and right > 0 and bits > _MAX_FOLDED_INT_BITS // right:
+        if function is sizes.power and right > 0 and bits > _MAX_FOLDED_INT_BITS // right:
             return _UNFOLDED
-        if function is operator.lshift and (right < 0 or right > _MAX_FOLDED_INT_BITS
+        if function is sizes.lshift and (right < 0 or right > _MAX_FOLDED_INT_BITS
                                             or bits > _MAX_FOLDED_INT_BITS - right):
             return _UNFOLDED
     try:
@@ -105,7 +107,7 @@ class OperatorCompiler(CompilerBase):
 
     def e_power(self, node: Tree) -> Evaluator:
         base, exponent = node.children
-        return self._binary_closure(operator.pow, self.expr(base), self.expr(exponent), self.span(node))
+        return self._binary_closure(sizes.power, self.expr(base), self.expr(exponent), self.span(node))
 
     def e_factor(self, node: Tree) -> Evaluator:
         operator_token, operand_node = node.children

@@ -10,6 +10,7 @@ from __future__ import annotations
 import operator
 from typing import Any
 
+from gradcli.lang import sizes
 from gradcli.lang.compiler.base import CompilerBase, Executor, described
 from gradcli.lang.classes import is_script_class
 from gradcli.lang.error_origin import is_catchable
@@ -24,9 +25,9 @@ FUTURE_FEATURES = frozenset({"nested_scopes", "generators", "division", "absolut
                              "annotations"})
 
 AUGMENTED = {
-    "+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv,
-    "//=": operator.ifloordiv, "%=": operator.imod, "@=": operator.imatmul, "**=": operator.ipow,
-    "&=": operator.iand, "|=": operator.ior, "^=": operator.ixor, "<<=": operator.ilshift,
+    "+=": operator.iadd, "-=": operator.isub, "*=": sizes.imul, "/=": operator.itruediv,
+    "//=": operator.ifloordiv, "%=": operator.imod, "@=": operator.imatmul, "**=": sizes.ipower,
+    "&=": operator.iand, "|=": operator.ior, "^=": operator.ixor, "<<=": sizes.ilshift,
     ">>=": operator.irshift,
 }
 

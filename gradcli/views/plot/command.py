@@ -43,7 +43,8 @@ def register(app: Any, kit: Any) -> None:
 def plot_expression(expr: str, *, var: str = "x", start: float = -3.0, stop: float = 3.0, points: int = 200,
                     width: int = 60, height: int = 15, output: Optional[str] = None, no_color: bool = False,
                     debug: bool = False, no_hints: bool = False, timeout: Optional[float] = None,
-                    max_elements: Optional[int] = None, seed: Optional[int] = None, stdout: Any = None,
+                    max_elements: Optional[int] = None, max_memory: Optional[int] = None,
+                    seed: Optional[int] = None, stdout: Any = None,
                     stderr: Any = None) -> int:
     """Draw EXPR and its derivative; the exit status (2: bad options, 1: EXPR failed)."""
     stdout = stdout or sys.stdout
@@ -57,9 +58,11 @@ def plot_expression(expr: str, *, var: str = "x", start: float = -3.0, stop: flo
     from gradcli.views.plot.expression import ExprProblem, evaluate
 
     session = Session(stdout=stdout, stderr=stderr, diagnostics_color=wants_color(stderr, no_color),
-                      hints=not no_hints, debug=debug, timeout=timeout)
+                      hints=not no_hints, debug=debug, timeout=timeout or None)
     if max_elements is not None:
         session.engine.set_max_elements(max_elements)
+    if max_memory is not None:
+        session.engine.set_max_memory(max_memory or None)
     if seed is not None:
         session.engine.TORCH["manual_seed"](seed)
     try:
