@@ -26,7 +26,7 @@ import numpy as np
 from .. import dtypes
 from ..device import Device, parse_device
 from ..dtypes import DType
-from ..errors import TorchNotImplementedError, TorchTypeError
+from ..errors import TorchNotImplementedError, TorchTypeError, TorchValueError
 from ..tensor import Tensor
 from .invalid_arguments import format_invalid_args
 
@@ -193,7 +193,12 @@ class Signature:
     def _convert(self, p: Param, value: Any, position: int | None, numbers_as_tensors: bool) -> Any:
         if value is None and (p.optional or p.default is None):
             return None
-        ok, converted = _check(p.base, value, numbers_as_tensors)
+        try:
+            ok, converted = _check(p.base, value, numbers_as_tensors)
+        except Int64Overflow as overflow:
+            raise TorchTypeError(
+                f"{self.name}(): argument '{p.name}' failed to unpack the object at pos {overflow.index + 1} "
+                "with error \"Overflow when unpacking long long\"") from None
         if ok:
             return converted
         where = f" (position {position})" if position is not None else ""
@@ -293,6 +298,48 @@ def _is_int_like(value: Any) -> bool:
         and value.dtype.name != "bool"
 
 
+INT64_MIN, INT64_MAX = -2 ** 63, 2 ** 63 - 1
+
+
+class Int64Overflow(Exception):
+    """An int[] element outside int64 (at 0-based ``index``): the parser words it for its parameter."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__(index)
+        self.index = index
+
+
+def _int64(value: Any) -> int:
+    """An int argument as PyTorch unpacks it (THPUtils_unpackLong): outside int64 it refuses."""
+    n = int(value)
+    if n < INT64_MIN or n > INT64_MAX:
+        raise TorchValueError("Overflow when unpacking long long")
+    return n
+
+
+def _int64_tuple(values: Sequence) -> tuple[int, ...]:
+    out = tuple(int(v) for v in values)
+    for i, n in enumerate(out):
+        if n < INT64_MIN or n > INT64_MAX:
+            raise Int64Overflow(i)
+    return out
+
+
+def in_int64(args: Sequence) -> bool:
+    """Whether every int among ``args`` (and in their tuples) fits int64: a call remembered by its
+    shape skips the checks of ``_check``, so a value outside int64 takes the full path."""
+    for a in args:
+        kind = type(a)
+        if kind is int:
+            if a < INT64_MIN or a > INT64_MAX:
+                return False
+        elif kind is tuple or kind is list:
+            for v in a:
+                if type(v) is int and (v < INT64_MIN or v > INT64_MAX):
+                    return False
+    return True
+
+
 def _is_tuple_like(value: Any) -> bool:
     return isinstance(value, (tuple, list))
 
@@ -336,7 +383,7 @@ def _check(base: str, value: Any, numbers_as_tensors: bool) -> tuple[bool, Any]:
         return False, None
     if base == "int":
         if _is_int_like(value):
-            return True, int(value)
+            return True, _int64(value)
         return False, None
     if base == "float":
         if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -350,9 +397,9 @@ def _check(base: str, value: Any, numbers_as_tensors: bool) -> tuple[bool, Any]:
         return (True, value) if isinstance(value, str) else (False, None)
     if base in ("int[]", "int[1]"):
         if base == "int[1]" and _is_int_like(value):
-            return True, int(value)
+            return True, _int64(value)
         if _is_tuple_like(value) and all(_is_int_like(v) for v in value):
-            return True, tuple(int(v) for v in value)
+            return True, _int64_tuple(value)
         return False, None
     if base == "float[]":
         if _is_tuple_like(value) and all(isinstance(v, (int, float)) for v in value):
@@ -445,7 +492,8 @@ class ArgParser:
         if kwargs:
             shape += tuple((k, type(v)) for k, v in kwargs.items())
         known = self._shapes.get(shape)
-        if known is not None:
+        # (an int outside int64 takes the full path, which refuses it where an int is expected)
+        if known is not None and in_int64(args) and (not kwargs or in_int64(kwargs.values())):
             index, names, defaults = known
             bound = dict(defaults)
             for name, value in zip(names, args):

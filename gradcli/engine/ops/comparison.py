@@ -190,5 +190,7 @@ def equal(input: Tensor, other: Tensor) -> bool:  # noqa: A002
     return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
 
 
-for _fn in (allclose, isclose, equal):
-    CATALOG.register(_fn, torch=True, method=True)
+_CLOSE = "(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)"
+CATALOG.register(allclose, torch=True, method=True, sigs="allclose" + _CLOSE)
+CATALOG.register(isclose, torch=True, method=True, sigs="isclose" + _CLOSE)
+CATALOG.register(equal, torch=True, method=True, sigs="equal(Tensor input, Tensor other)")

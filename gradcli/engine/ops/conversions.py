@@ -190,5 +190,5 @@ CATALOG.register(_to, "to", method=True)
 for _dtype, _name in ((dtypes.float32, "float"), (dtypes.float64, "double"), (dtypes.int64, "long"),
                       (dtypes.int32, "int"), (dtypes.bool_, "bool")):
     CATALOG.register(_caster(_dtype, _name), _name, method=True)
-CATALOG.register(_type_as, "type_as", method=True)
+CATALOG.register(_type_as, "type_as", method=True, sigs="type_as(Tensor input, Tensor other)")
 CATALOG.register(_contiguous, "contiguous", method=True)

@@ -236,6 +236,6 @@ UNBIND = defop("unbind", "unbind(Tensor input, int dim=0)", _unbind_forward, nod
 
 
 
-CATALOG.register(_hstack, "hstack", torch=True)
-CATALOG.register(_vstack, "vstack", torch=True)
-CATALOG.register(_chunk, "chunk", torch=True, method=True)
+CATALOG.register(_hstack, "hstack", torch=True, sigs="hstack(Tensor[] tensors)")
+CATALOG.register(_vstack, "vstack", torch=True, sigs="vstack(Tensor[] tensors)")
+CATALOG.register(_chunk, "chunk", torch=True, method=True, sigs="chunk(Tensor input, int chunks, int dim=0)")

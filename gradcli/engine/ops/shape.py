@@ -362,12 +362,15 @@ ALIAS = defop("alias", "alias(Tensor input)", lambda b: b["self"]._data.view(), 
 
 CATALOG.register(reshape, "reshape", method=True)
 CATALOG.register(_reshape_function, "reshape", torch=True)
-CATALOG.register(_view_as, "view_as", method=True)
-CATALOG.register(_reshape_as, "reshape_as", method=True)
-CATALOG.register(flatten, "flatten", torch=True, method=True)
+CATALOG.register(_view_as, "view_as", method=True, sigs="view_as(Tensor input, Tensor other)")
+CATALOG.register(_reshape_as, "reshape_as", method=True, sigs="reshape_as(Tensor input, Tensor other)")
+CATALOG.register(flatten, "flatten", torch=True, method=True,
+                 sigs="flatten(Tensor input, int start_dim=0, int end_dim=-1)")
 CATALOG.register(_unflatten, "unflatten", torch=True, method=True)
-CATALOG.register(_movedim, "movedim", torch=True, method=True)
-CATALOG.register(_movedim, "moveaxis", torch=True, method=True)
-CATALOG.register(_expand_as, "expand_as", method=True)
+for _name in ("movedim", "moveaxis"):
+    CATALOG.register(_movedim, _name, torch=True, method=True,
+                     sigs=[f"{_name}(Tensor input, int source, int destination)",
+                           f"{_name}(Tensor input, int[] source, int[] destination)"])
+CATALOG.register(_expand_as, "expand_as", method=True, sigs="expand_as(Tensor input, Tensor other)")
 CATALOG.register(property(_T), "T", method=True)
 CATALOG.register(property(_mT), "mT", method=True)

@@ -207,5 +207,7 @@ def _diag(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: A002
 
 
 
-CATALOG.register(_narrow, "narrow", torch=True, method=True)
-CATALOG.register(_diag, "diag", torch=True, method=True)
+CATALOG.register(_narrow, "narrow", torch=True, method=True,
+                 sigs=["narrow(Tensor input, int dim, Tensor start, int length)",
+                       "narrow(Tensor input, int dim, int start, int length)"])
+CATALOG.register(_diag, "diag", torch=True, method=True, sigs="diag(Tensor input, int diagonal=0)")
