@@ -251,7 +251,14 @@ def with_numpy_aliases(fn: Any, name: str) -> Any:
                 if canonical in kwargs or positional.get(canonical, len(args)) < len(args):
                     raise TorchTypeError(f"{name}() got an unexpected keyword argument '{key}'")
                 kwargs[canonical] = kwargs.pop(key)
-        return fn(*args, **kwargs)
+        try:
+            return fn(*args, **kwargs)
+        except TypeError as error:
+            if error.__traceback__ is None or error.__traceback__.tb_next is not None or isinstance(error, TorchTypeError):
+                raise  # (raised inside fn: not about how it was called)
+            # Python refused the call itself (a missing or an extra argument): its message, under
+            # the name the script called
+            raise TorchTypeError(str(error).replace(f"{fn.__name__}()", f"{name}()", 1)) from None
     return call
 
 
