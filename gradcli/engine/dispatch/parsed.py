@@ -22,7 +22,7 @@ def method_signature(sig: str) -> str:
 
 
 def parsed(fn: Callable[..., Any], sigs: Sequence[str], method: bool = False,
-           numbers_as_tensors: bool | str = False) -> Callable[..., Any]:
+           numbers_as_tensors: bool | str | tuple = False) -> Callable[..., Any]:
     """``fn`` behind a parser of ``sigs``: it is called with the bound arguments in the order of
     the overload that bound them (so its parameters need not carry PyTorch's names)."""
     sigs = [method_signature(s) for s in sigs] if method else list(sigs)

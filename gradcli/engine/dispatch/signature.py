@@ -136,7 +136,7 @@ class Signature:
             parts.append(p.display())
         return "(" + ", ".join(parts) + ")"
 
-    def bind(self, args: Sequence, kwargs: dict, numbers_as_tensors: bool | str, offset: int) -> dict:
+    def bind(self, args: Sequence, kwargs: dict, numbers_as_tensors: bool | str | tuple, offset: int) -> dict:
         """Bind or raise _Mismatch with PyTorch's wording (offset: 1 for methods' hidden self)."""
         params = self.params
         positional = [p for p in params if not p.kwonly]
@@ -271,11 +271,13 @@ def _missing_message(name: str, rest: Sequence["Param"]) -> str:
             + ", ".join(names))
 
 
-def _numbers_for(p: "Param", params: Sequence["Param"], numbers_as_tensors: bool | str) -> bool:
+def _numbers_for(p: "Param", params: Sequence["Param"], numbers_as_tensors: bool | str | tuple) -> bool:
     """Whether ``p`` takes a Python number for a Tensor: ``"other"`` means every Tensor but the
     first (``torch.le(x, 2)`` but not ``torch.le(2, x)``: a Scalar overload, not a conversion)."""
     if numbers_as_tensors == "other":
         return p is not params[0]
+    if isinstance(numbers_as_tensors, tuple):  # only these parameters (masked_fill's value, not its mask)
+        return p.name in numbers_as_tensors
     return bool(numbers_as_tensors)
 
 
@@ -471,7 +473,7 @@ class ArgParser:
 
     __slots__ = ("name", "signatures", "numbers_as_tensors", "method", "_shapes")
 
-    def __init__(self, signatures: Sequence[str | Signature], numbers_as_tensors: bool | str = False,
+    def __init__(self, signatures: Sequence[str | Signature], numbers_as_tensors: bool | str | tuple = False,
                  method: bool = False) -> None:
         self.signatures = [s if isinstance(s, Signature) else Signature(s) for s in signatures]
         self.name = self.signatures[0].name
@@ -565,7 +567,7 @@ class LazyParser:
 
     __slots__ = ("_signatures", "_numbers_as_tensors", "_method", "_parser", "name")
 
-    def __init__(self, *signatures: str, numbers_as_tensors: bool | str = False, method: bool = False) -> None:
+    def __init__(self, *signatures: str, numbers_as_tensors: bool | str | tuple = False, method: bool = False) -> None:
         self._signatures = signatures
         self._numbers_as_tensors = numbers_as_tensors
         self._method = method

@@ -146,6 +146,8 @@ def _fill_forward(b: dict) -> Any:
     if value._data.ndim != 0:
         raise TorchRuntimeError(
             f"fill_ only supports 0-dimension value tensor but got tensor with {value._data.ndim} dimensions.")
+    if value._wrapped:
+        dtypes.check_scalar_fits(value._data.item(), t._dtype)
     return np.full(t._data.shape, value._data, dtype=t._dtype.np)
 
 
@@ -173,14 +175,19 @@ def _masked_fill_forward(b: dict) -> Any:
             "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
             f"{value._data.ndim} dimension(s).")
     broadcast_shapes(t._data.shape, mask._data.shape)
+    if value._wrapped:
+        dtypes.check_scalar_fits(value._data.item(), t._dtype)
     if b.get("_inplace") and repeats(t._data):
         warn(EXPANDED_WARNING.format("masked_fill_", "mask] = scalar", 2450))
     return np.where(mask._data, value._data.astype(t._dtype.np), t._data)
 
 
-defop("masked_fill", "masked_fill(Tensor input, Tensor mask, Tensor value)", _masked_fill_forward,
+# (the Number overload binds nothing -- a number is taken as a tensor value by the first -- but
+# PyTorch's messages list it)
+defop("masked_fill", ["masked_fill(Tensor input, Tensor mask, Tensor value)",
+                      "masked_fill(Tensor input, Tensor mask, Scalar value)"], _masked_fill_forward,
       node=lambda b: "MaskedFillBackward0" if b["value"]._wrapped else "MaskedFillBackward1",
-      inputs=("self", "value"), numbers_as_tensors=True, inplace=True, scalar_inputs=("value",),
+      inputs=("self", "value"), numbers_as_tensors=("value",), inplace=True, scalar_inputs=("value",),
       inplace_broadcasts=False, inplace_memory=SHARED,  # (PyTorch warns when self is expanded)
       derivs={"self": d("mask", rule="where(mask, 0, grad)")(lambda g, s: g.masked_fill(s.mask, 0)),
               "value": d("mask", rule="sum(where(mask, grad, 0))")(lambda g, s: (g * s.mask).sum())})

@@ -248,7 +248,21 @@ def full(*args: Any, **kwargs: Any) -> Tensor:
     check_size(shape)
     value = b["fill_value"]
     dtype = b["dtype"] or dtypes.scalar_dtype(value)
-    return _maybe_out(leaf(np.full(shape, value, dtype=dtype.np), dtype, b["requires_grad"]), b["out"])
+    dtypes.check_scalar_fits(value, dtype)
+    return _maybe_out(leaf(np.full(shape, _scalar_of(value, dtype), dtype=dtype.np), dtype, b["requires_grad"]),
+                      b["out"])
+
+
+def _scalar_of(value: Any, dtype: dtypes.DType) -> Any:
+    """A number that fits ``dtype`` (``check_scalar_fits``) as one element of it, converted as C++
+    converts it (-1 in uint8 is 255, 2.0**63 in int64 wraps), not refused as NumPy refuses it."""
+    if dtype is dtypes.bool_:
+        return bool(value)
+    if dtype.is_floating_point:
+        return float(value)
+    with np.errstate(invalid="ignore", over="ignore"):
+        source = np.float64(value) if isinstance(value, float) else np.int64(value)
+        return source.astype(dtype.np)
 
 
 _EYE = _parser(f"eye(int n, int? m=None, *, Tensor? out=None, {_OPTIONS})")
@@ -279,12 +293,18 @@ def arange(*args: Any, **kwargs: Any) -> Tensor:
     _, b = _ARANGE.parse(args, kwargs)
     check_cpu(b["device"])
     start, end, step = b.get("start", 0), b["end"], b.get("step", 1)
-    if step == 0:
-        raise TorchRuntimeError("step must be nonzero")
-    if (step > 0 and start > end) or (step < 0 and start < end):
-        raise TorchRuntimeError("upper bound and lower bound inconsistent with step sign")
     is_float = any(isinstance(v, float) for v in (start, end, step))
     dtype = b["dtype"] or (dtypes.get_default_dtype() if is_float else dtypes.int64)
+    # PyTorch's arange kernel: an int bound as the result's type first, then its checks in order
+    for value in (start, end, step):
+        if isinstance(value, int):
+            dtypes.check_scalar_fits(value, dtype if dtype.category == dtypes.INTEGRAL else dtypes.float64)
+    if not (step > 0 or step < 0):  # (a NaN step too)
+        raise TorchRuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise TorchRuntimeError(f"unsupported range: {_c_scalar(start)} -> {_c_scalar(end)}")
+    if (step > 0 and start > end) or (step < 0 and start < end):
+        raise TorchRuntimeError("upper bound and lower bound inconsistent with step sign")
     count = math.ceil((end - start) / step)
     check_size((count,))
     if dtype.is_floating_point or is_float:
@@ -292,6 +312,14 @@ def arange(*args: Any, **kwargs: Any) -> Tensor:
     else:
         values = start + np.arange(count, dtype=np.int64) * step
     return _maybe_out(leaf(values.astype(dtype.np), dtype, b["requires_grad"]), b["out"])
+
+
+def _c_scalar(value: Any) -> str:
+    """A Scalar as c10 prints it in a message: an int as it is, a double as ``std::ostream`` shows it
+    (six significant digits: 1.23457e+06, nan, inf)."""
+    if isinstance(value, float):
+        return "%g" % value
+    return str(int(value))
 
 
 _LINSPACE = _parser(f"linspace(Scalar start, Scalar end, int steps, *, Tensor? out=None, {_OPTIONS})")

@@ -146,7 +146,7 @@ SCATTERED = d("index", rule="grad.gather(dim, index): grad where src went")(_sca
 
 defop("scatter", "scatter(Tensor input, int dim, Tensor index, Tensor src, *, str? reduce=None)",
       _scatter_forward, node=lambda b: "ScatterBackward1" if b["src"]._wrapped else "ScatterBackward0",
-      inputs=("self", "src"), numbers_as_tensors=True, inplace=True, scalar_inputs=("src",),
+      inputs=("self", "src"), numbers_as_tensors=("src",), inplace=True, scalar_inputs=("src",),
       inplace_broadcasts=False,
       derivs={"self": d("index", rule="grad, 0 where src was scattered")(_scatter_self_grad), "src": SCATTERED})
 defop("scatter_add", "scatter_add(Tensor input, int dim, Tensor index, Tensor src)",
