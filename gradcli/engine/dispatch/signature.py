@@ -27,6 +27,7 @@ from .. import dtypes
 from ..device import Device, parse_device
 from ..dtypes import DType
 from ..errors import TorchNotImplementedError, TorchTypeError, TorchValueError
+from ..shape_rules import MAX_DIMS, check_ndim
 from ..tensor import Tensor
 from .invalid_arguments import format_invalid_args
 
@@ -200,11 +201,17 @@ class Signature:
                 f"{self.name}(): argument '{p.name}' failed to unpack the object at pos {overflow.index + 1} "
                 "with error \"Overflow when unpacking long long\"") from None
         if ok:
+            if p.name in _SHAPE_PARAMS and type(converted) is tuple and len(converted) > MAX_DIMS:
+                check_ndim(len(converted))  # (a shape NumPy cannot hold: refused before it is asked)
             return converted
         where = f" (position {position})" if position is not None else ""
         expected = _DISPLAY[p.base]
         raise _Mismatch(
             f"{self.name}(): argument '{p.name}'{where} must be {expected}, not {py_type_name(value)}")
+
+
+# The int[] parameters that are a tensor's shape (ones(size), view(size), repeat(repeats), ...).
+_SHAPE_PARAMS = frozenset({"size", "shape", "sizes", "repeats"})
 
 
 # The NumPy-style keywords PyTorch's argument parser accepts for these parameters

@@ -23,6 +23,7 @@ from ..dispatch.python_signature import signed
 from ..dispatch.signature import LazyParser
 from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
 from ..kernels.exactfp import fma32, fma64
+from ..shape_rules import check_ndim
 from ..tensor import Tensor
 from ..warnings import warn, warn_once
 from .numpy_bridge import from_numpy
@@ -70,6 +71,7 @@ def infer_data(data: Any, target: "dtypes.DType | None" = None) -> tuple[np.ndar
                   "the list to a single numpy.ndarray with numpy.array() before converting to a tensor. (Triggered "
                   "internally at /__w/pytorch/pytorch/torch/csrc/utils/tensor_new.cpp:252.)")
     _walk(data, 0, shape, flat, found)
+    check_ndim(len(shape))
     dtype = found[0] if found else dtypes.get_default_dtype()
     for other in found[1:]:
         dtype = dtypes.promote_types(dtype, other)
@@ -111,6 +113,8 @@ def _walk(data: Any, depth: int, shape: list[int], flat: list, found: list, type
             flat.append(data)
             return
     if isinstance(data, (list, tuple, range)):  # any Python sequence (torch.tensor(range(4)))
+        if depth >= _MAX_NESTING:
+            raise TorchValueError(f"too many dimensions '{type(data).__name__}'")
         _shape_at(depth, len(data), shape, leafy=False)
         for item in data:
             _walk(item, depth + 1, shape, flat, found, typed)
@@ -132,6 +136,10 @@ def _walk(data: Any, depth: int, shape: list[int], flat: list, found: list, type
         found.append(kind)
     _shape_at(depth, 0, shape, leafy=True)
     flat.append(data)
+
+
+# PyTorch's tensor_new reads nested sequences 128 deep at most (its MAX_DIMS).
+_MAX_NESTING = 128
 
 
 def _shape_at(depth: int, length: int, shape: list[int], leafy: bool) -> None:
