@@ -13,7 +13,9 @@ import functools
 from typing import Any, Callable, Sequence
 
 from .python_signature import LazySignature
+from ..tensor import Tensor
 from .signature import ArgParser
+from .unbound import NO_SELF, wrong_self
 
 
 def method_signature(sig: str) -> str:
@@ -36,8 +38,11 @@ def parsed(fn: Callable[..., Any], sigs: Sequence[str], method: bool = False,
 
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
+        if method and (not args or not isinstance(args[0], Tensor)):  # (through the class, a wrong self)
+            raise wrong_self(sigs[0].partition("(")[0], args[0] if args else NO_SELF)
         index, bound = (state[0] if state else parser()).parse(args, kwargs)
         return fn(*[bound[name] for name in state[1][index]])
     call.__signature__ = LazySignature(parser, method=method)  # type: ignore[attr-defined]
+    call.__checks_self__ = method  # type: ignore[attr-defined]
     del call.__wrapped__  # (inspect would otherwise read fn's own parameters)
     return call

@@ -17,6 +17,7 @@ from .forms import function_form, inplace_form, method_form, operator_form
 from .op import METHOD, Op, defop
 from .parsed import parsed
 from .signature import with_numpy_aliases
+from .unbound import checking_self
 
 # Hand-written forms that are Python code in PyTorch too, so take no NumPy aliases: (name, method?).
 PYTHON_LEVEL_FORMS = frozenset({("norm", False), ("norm", True), ("split", True), ("unflatten", True)})
@@ -55,6 +56,7 @@ def register(fn: Any, name: str | None = None, *, torch: bool = False, method: b
     for namespace in namespaces:
         NAMESPACES.setdefault(namespace, {})[name] = fn
     if method:
+        fn = checking_self(fn, name)
         setattr(Tensor, name, fn)
         if not isinstance(fn, property):
             METHOD_NAMES.add(name)
