@@ -200,12 +200,19 @@ class Signature:
             raise TorchTypeError(
                 f"{self.name}(): argument '{p.name}' failed to unpack the object at pos {overflow.index + 1} "
                 "with error \"Overflow when unpacking long long\"") from None
+        except NotAnInt as bad:
+            raise TorchTypeError(
+                f"{self.name}(): argument '{p.name}' failed to unpack the object at pos {bad.index + 1} "
+                f"with error \"type must be tuple of ints,but got {py_type_name(bad.value)}\"") from None
         if ok:
             if p.name in _SHAPE_PARAMS and type(converted) is tuple and len(converted) > MAX_DIMS:
                 check_ndim(len(converted))  # (a shape NumPy cannot hold: refused before it is asked)
             return converted
         where = f" (position {position})" if position is not None else ""
         expected = _DISPLAY[p.base]
+        if p.base in ("int[]", "int[1]") and _is_tuple_like(value) and value:
+            raise _Mismatch(f"{self.name}(): argument '{p.name}'{where} must be {expected}, but found element of "
+                            f"type {py_type_name(value[0])} at pos 0")
         raise _Mismatch(
             f"{self.name}(): argument '{p.name}'{where} must be {expected}, not {py_type_name(value)}")
 
@@ -317,6 +324,15 @@ def _is_int_like(value: Any) -> bool:
 INT64_MIN, INT64_MAX = -2 ** 63, 2 ** 63 - 1
 
 
+class NotAnInt(Exception):
+    """An int[] element (at 0-based ``index``) that is no int, after a first one that is."""
+
+    def __init__(self, index: int, value: Any) -> None:
+        super().__init__(index)
+        self.index = index
+        self.value = value
+
+
 class Int64Overflow(Exception):
     """An int[] element outside int64 (at 0-based ``index``): the parser words it for its parameter."""
 
@@ -414,7 +430,12 @@ def _check(base: str, value: Any, numbers_as_tensors: bool) -> tuple[bool, Any]:
     if base in ("int[]", "int[1]"):
         if base == "int[1]" and _is_int_like(value):
             return True, _int64(value)
-        if _is_tuple_like(value) and all(_is_int_like(v) for v in value):
+        # PyTorch's is_int_or_symint_list looks at the first element only; the others fail when
+        # the chosen overload unpacks them
+        if _is_tuple_like(value) and (not value or _is_int_like(value[0])):
+            for j, v in enumerate(value):
+                if not _is_int_like(v):
+                    raise NotAnInt(j, v)
             return True, _int64_tuple(value)
         return False, None
     if base == "float[]":
