@@ -6,14 +6,28 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .errors import TorchTypeError
+from .errors import (TorchAttributeError, TorchError, TorchIndexError, TorchKeyError, TorchOverflowError,
+                     TorchTypeError, TorchValueError, TorchZeroDivisionError)
 
 
 def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
-    """``fn(*args, **kwargs)``, with Python's error when ``fn`` is not callable."""
+    """``fn(*args, **kwargs)``, with Python's error when ``fn`` is not callable.  What a built-in
+    callee raises itself (``gradcheck(len, 1)``: object of type 'int' has no len()) has no frame of
+    its own to show whose it is: it is raised again as the script's (the same type and message)."""
     if not callable(fn):
         raise TorchTypeError(f"'{type(fn).__name__}' object is not callable")
-    return fn(*args, **kwargs)
+    try:
+        return fn(*args, **kwargs)
+    except (TypeError, ValueError, AttributeError, IndexError, KeyError, ZeroDivisionError, OverflowError) as error:
+        trace = error.__traceback__
+        if isinstance(error, TorchError) or trace is None or trace.tb_next is not None:
+            raise
+        raise _AS_TORCH[next(c for c in _AS_TORCH if isinstance(error, c))](*error.args) from None
+
+
+_AS_TORCH = {TypeError: TorchTypeError, ValueError: TorchValueError, AttributeError: TorchAttributeError,
+             IndexError: TorchIndexError, KeyError: TorchKeyError, ZeroDivisionError: TorchZeroDivisionError,
+             OverflowError: TorchOverflowError}
 
 
 def length(value: Any) -> int:

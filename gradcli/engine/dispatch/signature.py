@@ -268,11 +268,8 @@ def with_numpy_aliases(fn: Any, name: str) -> Any:
         try:
             return fn(*args, **kwargs)
         except TypeError as error:
-            if error.__traceback__ is None or error.__traceback__.tb_next is not None or isinstance(error, TorchTypeError):
-                raise  # (raised inside fn: not about how it was called)
-            # Python refused the call itself (a missing or an extra argument): its message, under
-            # the name the script called
-            raise TorchTypeError(str(error).replace(f"{fn.__name__}()", f"{name}()", 1)) from None
+            from .unbound import call_refused  # (unbound imports this module)
+            raise call_refused(error, fn, name) from None
     return call
 
 

@@ -46,6 +46,20 @@ def wrong_self(name: str, value: Any) -> Exception:
                           f"'{py_type_name(value)}' object")
 
 
+def call_refused(error: TypeError, fn: Any, name: str) -> TypeError:
+    """``error`` re-raised by a wrapper of ``fn``: when Python refused the call itself (a missing or
+    an extra argument) it is the script's error, under the name the script called; an error from
+    inside ``fn`` is returned as it is."""
+    if isinstance(error, TorchTypeError) or error.__traceback__ is None or error.__traceback__.tb_next is not None:
+        return error
+    text = str(error)
+    for own in (getattr(fn, "__qualname__", None), getattr(fn, "__name__", None)):
+        if own and text.startswith(own + "()"):
+            text = name + text[len(own):]
+            break
+    return TorchTypeError(text)
+
+
 def checking_self(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     """``fn`` (a hand-written Tensor method) refusing a ``self`` that is no tensor."""
     if getattr(fn, "__checks_self__", False) or not callable(fn) or isinstance(fn, (property, staticmethod)):
@@ -55,6 +69,9 @@ def checking_self(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     def method(*args: Any, **kwargs: Any) -> Any:
         if not args or not isinstance(args[0], Tensor):
             raise wrong_self(name, args[0] if args else NO_SELF)
-        return fn(*args, **kwargs)
+        try:
+            return fn(*args, **kwargs)
+        except TypeError as error:
+            raise call_refused(error, fn, name) from None
     method.__checks_self__ = True  # type: ignore[attr-defined]
     return method

@@ -17,6 +17,7 @@ from ..autograd.backward import grad
 from ..errors import TorchRuntimeError
 from ..ops.joining import STACK
 from ..tensor import Tensor
+from ..callbacks import call
 from .checks import check_callable, tensor_tuple, user_outputs
 
 
@@ -67,9 +68,8 @@ def _grads(outputs: Any, inputs: tuple, grad_outputs: Any, create_graph: bool) -
 
 
 def _call(func: Callable, inputs: tuple) -> Any:
-    check_callable(func)
     with grad_mode.enable_grad():
-        return func(*inputs)
+        return call(func, *inputs)
 
 
 def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
@@ -142,7 +142,7 @@ def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: boo
     check_callable(func)
 
     def gradient(*args: Any) -> Any:
-        out = func(*args)
+        out = call(func, *args)
         _, out_tuple = _outputs(out, "hessian")
         if out_tuple:
             raise TorchRuntimeError("The function given to hessian should return a single Tensor")

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..autograd import grad_mode
 from ..autograd.backward import grad
+from ..callbacks import call
 from ..errors import TorchRuntimeError, TorchValueError
 from ..printing import tensor_repr
 from ..tensor import Tensor
@@ -36,7 +37,7 @@ def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1
                               "them have requires_grad=True.")
     check_callable(func)
     with grad_mode.enable_grad():
-        out = func(*ins)
+        out = call(func, *ins)
     outs = differentiable_outputs(out)
     for o_index, o in enumerate(outs):
         if not o.requires_grad:
@@ -80,12 +81,12 @@ def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, **kwarg
     # PyTorch calls func once first and reads its outputs' (and grad_outputs') requires_grad
     check_callable(func)
     with grad_mode.enable_grad():
-        differentiable_outputs(func(*ins))
+        differentiable_outputs(call(func, *ins))
     if grad_outputs is not None:
         differentiable_outputs(grad_outputs)
 
     def first_derivative(*args: Any) -> Any:
-        out = func(*args)
+        out = call(func, *args)
         outs = differentiable_outputs(out)
         diff = [a for a in args if isinstance(a, Tensor) and a.requires_grad]
         gos = [Tensor._make(np.ones_like(o._data), o._dtype) for o in outs]
