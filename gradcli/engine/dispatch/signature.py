@@ -210,7 +210,7 @@ class Signature:
             return converted
         where = f" (position {position})" if position is not None else ""
         expected = _DISPLAY[p.base]
-        if p.base in ("int[]", "int[1]") and _is_tuple_like(value) and value:
+        if p.base in ("int[]", "int[1]") and _is_tuple_like(value) and value and position is not None:
             raise _Mismatch(f"{self.name}(): argument '{p.name}'{where} must be {expected}, but found element of "
                             f"type {py_type_name(value[0])} at pos 0")
         raise _Mismatch(
@@ -523,8 +523,8 @@ class ArgParser:
         shape = tuple(map(type, args))
         if tuple in shape:  # a tuple's shape is its elements' types (an int[] of ints)
             shape = tuple(("tuple", *map(type, a)) if t is tuple else t for a, t in zip(args, shape))
-        if kwargs:
-            shape += tuple((k, type(v)) for k, v in kwargs.items())
+        if kwargs:  # (a tuple by its elements' types here too: dim=(1,) and dim=(1.5,) differ)
+            shape += tuple((k, ("tuple", *map(type, v)) if type(v) is tuple else type(v)) for k, v in kwargs.items())
         known = self._shapes.get(shape)
         # (an int outside int64 takes the full path, which refuses it where an int is expected)
         if known is not None and in_int64(args) and (not kwargs or in_int64(kwargs.values())):
