@@ -14,6 +14,7 @@ import numpy as np
 from ..autograd.formulas import d
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
+from ..dispatch.signature import LazyParser
 from ..errors import TorchNotImplementedError, TorchRuntimeError
 from ..tensor import Tensor
 from .reduction import attribute
@@ -77,7 +78,9 @@ def constant_pad_nd(x: Tensor, pad: list[int], value: Any = 0) -> Tensor:
 
 
 def pad(input: Any, pad: Any, mode: str = "constant", value: Any = None) -> Tensor:  # noqa: A002 - PyTorch's names
-    """``F.pad(input, pad, mode="constant", value=None)``."""
+    """``F.pad(input, pad, mode="constant", value=None)``: Python code in PyTorch, calling
+    torch._C._nn.pad with every argument by position (so its messages give positions)."""
+    _PAD.parse((input, pad, mode, value), {})
     dim = attribute(input, "dim")()
     pad = list(pad)
     if len(pad) % 2 != 0:
@@ -92,4 +95,5 @@ def pad(input: Any, pad: Any, mode: str = "constant", value: Any = None) -> Tens
     raise TorchNotImplementedError(f"gradcli does not support F.pad with mode='{mode}' yet")
 
 
+_PAD = LazyParser('pad(Tensor input, int[] pad, str mode="constant", float? value=None)')
 CATALOG.register(pad, "pad", namespaces=("nn.functional",))

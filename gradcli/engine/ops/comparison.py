@@ -21,7 +21,7 @@ from ..dispatch.python_signature import signed
 from ..dispatch.signature import LazyParser
 from ..errors import TorchRuntimeError
 from ..kernels import select
-from ..shape_rules import broadcast_all
+from ..shape_rules import broadcast_all, broadcast_shapes
 from ..tensor import Tensor
 from .constants import zero_scalar, zeros_like
 
@@ -115,7 +115,10 @@ EQ, NE, LT, LE, GT, GE = (_comparison(name, fn) for name, fn in (
 
 def _logical(fn: Callable) -> Callable[[dict], Any]:
     def forward(b: dict) -> Any:
-        return fn(b["self"]._data.astype(bool), b["other"]._data.astype(bool))
+        x, y = b["self"]._data, b["other"]._data
+        if x.shape != y.shape:
+            broadcast_shapes(x.shape, y.shape)  # (PyTorch's error, before NumPy's)
+        return fn(x.astype(bool), y.astype(bool))
     return forward
 
 

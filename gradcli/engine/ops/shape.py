@@ -367,7 +367,7 @@ CATALOG.register(_view_as, "view_as", method=True, sigs="view_as(Tensor input, T
 CATALOG.register(_reshape_as, "reshape_as", method=True, sigs="reshape_as(Tensor input, Tensor other)")
 CATALOG.register(flatten, "flatten", torch=True, method=True,
                  sigs="flatten(Tensor input, int start_dim=0, int end_dim=-1)")
-CATALOG.register(_unflatten, "unflatten", torch=True, method=True)
+CATALOG.register(_unflatten, "unflatten", torch=True, method=True, sigs="unflatten(Tensor input, int dim, int[] sizes)")
 for _name in ("movedim", "moveaxis"):
     CATALOG.register(_movedim, _name, torch=True, method=True,
                      sigs=[f"{_name}(Tensor input, int source, int destination)",
