@@ -109,7 +109,7 @@ class Tensor:
     def size(self, dim: int | None = None) -> Any:
         if dim is None:
             return Size._of(self._data.shape)
-        return self._data.shape[wrap_dim(dim, self.ndim)]
+        return self._data.shape[wrap_dim(_dim_argument("size", dim), self.ndim)]
 
     @property
     def dtype(self) -> "dtypes.DType":
@@ -156,7 +156,7 @@ class Tensor:
         strides = tuple(s // self._dtype.itemsize for s in self._data.strides)
         if dim is None:
             return strides
-        return strides[wrap_dim(dim, self.ndim)]
+        return strides[wrap_dim(_dim_argument("stride", dim), self.ndim)]
 
     def storage_offset(self) -> int:
         base = self._data
@@ -441,6 +441,16 @@ Tensor.__module__ = "torch"
 
 def _list(shape: tuple) -> str:
     return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def _dim_argument(method: str, dim: Any) -> int:
+    """The ``dim`` of ``size(dim)``/``stride(dim)`` as PyTorch's parser takes it."""
+    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
+        shown = f"numpy.{type(dim).__name__}" if type(dim).__module__ == "numpy" else type(dim).__name__
+        raise TorchTypeError(f"{method}(): argument 'dim' (position 1) must be int, not {shown}")
+    if not -2 ** 63 <= dim < 2 ** 63:
+        raise TorchValueError("Overflow when unpacking long long")
+    return int(dim)
 
 
 def wrap_scalar(value: Any) -> Tensor:

@@ -14,7 +14,8 @@ from ..dispatch.memory import repeats, same_memory
 from ..dispatch.op import SHARED, UNIQUE, UNTOUCHED, CHECKED
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
-from ..dispatch.signature import python_type_dtype
+from ..dispatch.invalid_arguments import format_invalid_args
+from ..dispatch.signature import py_type_name, python_type_dtype
 from ..dtypes import DType
 from ..errors import TorchRuntimeError, TorchTypeError
 from ..shape_rules import broadcast_shapes, is_expandable_to
@@ -67,6 +68,9 @@ def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         raise TorchTypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
     if python_type_dtype(dtype) is not None:
         dtype = python_type_dtype(dtype)
+    if dtype is not None and not isinstance(dtype, DType):
+        given = {"dtype": dtype, **({"device": device} if device is not None else {})}
+        raise TorchTypeError(format_invalid_args("to", args, given, _TO_OPTIONS, py_type_name))
     for a in args:
         if python_type_dtype(a) is not None:
             a = python_type_dtype(a)
@@ -82,14 +86,17 @@ def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
             raise TorchTypeError(
                 "to() received an invalid combination of arguments - got "
                 f"({', '.join(type(x).__name__ for x in args)}), but expected one of:\n"
-                " * (torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, "
-                "bool copy = False, *, torch.memory_format memory_format = None)\n"
-                " * (torch.dtype dtype, bool non_blocking = False, bool copy = False, *, "
-                "torch.memory_format memory_format = None)\n"
-                " * (Tensor tensor, bool non_blocking = False, bool copy = False, *, "
-                "torch.memory_format memory_format = None)\n")
+                + "".join(f" * {option}\n" for option in _TO_OPTIONS))
     check_cpu(device)
     return convert(self, dtype or self._dtype, copy)
+
+
+_TO_OPTIONS = ("(torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, bool copy = False, "
+               "*, torch.memory_format memory_format = None)",
+               "(torch.dtype dtype, bool non_blocking = False, bool copy = False, *, "
+               "torch.memory_format memory_format = None)",
+               "(Tensor tensor, bool non_blocking = False, bool copy = False, *, "
+               "torch.memory_format memory_format = None)")
 
 
 def _caster(dtype: DType, name: str) -> Any:
