@@ -370,11 +370,28 @@ def _linspace_values(start: Any, end: Any, steps: int, dtype: "dtypes.DType") ->
     return np.where(idx < half, up, down).astype(dtype.np)
 
 
-def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any = None,
-             requires_grad: bool = False, device: Any = None, out: Any = None) -> Tensor:
-    dt = dtype or dtypes.get_default_dtype()
+# PyTorch's four overloads (a 0-dim tensor or a number for each end), in its order.
+_LOGSPACE = _parser(*(f"logspace({a} start, {b} end, int steps, float base=10.0, *, Tensor? out=None, {_OPTIONS})"
+                      for a, b in (("Tensor", "Tensor"), ("Scalar", "Tensor"), ("Tensor", "Scalar"),
+                                   ("Scalar", "Scalar"))))
+
+
+@signed(_LOGSPACE)
+def logspace(*args: Any, **kwargs: Any) -> Tensor:
+    _, b = _LOGSPACE.parse(args, kwargs)
+    check_cpu(b["device"])
+    start, end, steps = b["start"], b["end"], b["steps"]
+    for name, value in (("start", start), ("end", end)):
+        if isinstance(value, Tensor) and value.ndim != 0:
+            raise TorchRuntimeError(f"logspace only supports 0-dimensional start and end tensors, but got {name} "
+                                    f"with {value.ndim} dimension(s).")
+    start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
+    if steps < 0:
+        raise TorchRuntimeError("number of steps must be non-negative")
+    check_size((steps,))
+    dt = b["dtype"] or dtypes.get_default_dtype()
     exps = _linspace_values(start, end, steps, dtypes.float64)
-    return leaf(np.power(float(base), exps).astype(dt.np), dt, requires_grad)
+    return _maybe_out(leaf(np.power(float(b["base"]), exps).astype(dt.np), dt, b["requires_grad"]), b["out"])
 
 
 # -- *_like and new_* ------------------------------------------------------------------------------
