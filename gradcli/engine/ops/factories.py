@@ -21,7 +21,7 @@ from ..dispatch.memory import write_into
 from ..dispatch.publish import Catalog
 from ..dispatch.python_signature import signed
 from ..dispatch.signature import LazyParser
-from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
+from ..errors import TorchOverflowError, TorchRuntimeError, TorchTypeError, TorchValueError
 from ..kernels.exactfp import fma32, fma64
 from ..shape_rules import check_ndim
 from ..tensor import Tensor
@@ -76,8 +76,11 @@ def infer_data(data: Any, target: "dtypes.DType | None" = None) -> tuple[np.ndar
     for other in found[1:]:
         dtype = dtypes.promote_types(dtype, other)
     if target is not None and target is not dtype:
-        exact = np.array(flat, dtype=np.float64 if dtype.is_floating_point else
-                         (np.int64 if dtype.category == dtypes.INTEGRAL else np.bool_)).reshape(tuple(shape))
+        # each value read as the target reads it: any int for a float or bool target, int64 for an
+        # integer one (torch.tensor([2**63], dtype=torch.float) is fine)
+        kind = target if dtype.category == dtypes.INTEGRAL and target.category != dtypes.INTEGRAL else dtype
+        exact = _to_array(flat, tuple(shape), dtypes.float64 if kind.is_floating_point else
+                          (dtypes.int64 if kind.category == dtypes.INTEGRAL else dtypes.bool_))
         return _cast_values(exact, target), dtype
     return _to_array(flat, tuple(shape), dtype), dtype
 
@@ -91,7 +94,10 @@ def _to_array(flat: list, shape: tuple[int, ...], dtype: "dtypes.DType") -> np.n
     if dtype is dtypes.bool_:
         return np.array(flat, dtype=np.bool_).reshape(shape)
     # Python floats are doubles: round each once to the target dtype.
-    values = np.array([float(v) for v in flat], dtype=np.float64).reshape(shape)
+    try:
+        values = np.array([float(v) for v in flat], dtype=np.float64).reshape(shape)
+    except OverflowError as error:  # (an int past the largest double)
+        raise TorchOverflowError(str(error)) from None
     return values.astype(dtype.np)
 
 
