@@ -22,7 +22,7 @@ import numpy as np
 
 from . import dtypes
 from .device import CPU
-from .errors import TorchRuntimeError, TorchTypeError, TorchValueError
+from .errors import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
 from .layout import strided
 from .printing import tensor_repr
 from .shape_rules import wrap_dim
@@ -109,7 +109,7 @@ class Tensor:
     def size(self, dim: int | None = None) -> Any:
         if dim is None:
             return Size._of(self._data.shape)
-        return self._data.shape[wrap_dim(_dim_argument("size", dim), self.ndim)]
+        return self._data.shape[_dim_of(self, _dim_argument("size", dim))]
 
     @property
     def dtype(self) -> "dtypes.DType":
@@ -156,7 +156,7 @@ class Tensor:
         strides = tuple(s // self._dtype.itemsize for s in self._data.strides)
         if dim is None:
             return strides
-        return strides[wrap_dim(_dim_argument("stride", dim), self.ndim)]
+        return strides[_dim_of(self, _dim_argument("stride", dim))]
 
     def storage_offset(self) -> int:
         base = self._data
@@ -451,6 +451,12 @@ def _dim_argument(method: str, dim: Any) -> int:
     if not -2 ** 63 <= dim < 2 ** 63:
         raise TorchValueError("Overflow when unpacking long long")
     return int(dim)
+
+
+def _dim_of(t: "Tensor", dim: int) -> int:
+    if t._data.ndim == 0:  # (wrap_dim lets 0 and -1 pass for a 0-dim tensor: there is no size to read)
+        raise TorchIndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return wrap_dim(dim, t._data.ndim)
 
 
 def wrap_scalar(value: Any) -> Tensor:

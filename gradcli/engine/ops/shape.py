@@ -337,6 +337,11 @@ def _repeat_forward(b: dict) -> Any:
     if len(reps) < a.ndim:
         raise TorchRuntimeError(
             "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
+    padded = (1,) * (len(reps) - a.ndim) + a.shape
+    target = tuple(n * r for n, r in zip(padded, reps))
+    if any(n < 0 for n in target):
+        raise TorchRuntimeError(f"Trying to create tensor with negative dimension {next(n for n in target if n < 0)}: "
+                                f"{list_str(target)}")
     return np.tile(a.reshape((1,) * (len(reps) - a.ndim) + a.shape), reps)
 
 

@@ -16,7 +16,8 @@ from ..autograd.formulas import d
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
 from ..autograd.views import region_of
-from ..errors import TorchIndexError, TorchRuntimeError, TorchValueError
+from ..dispatch.limits import check_size
+from ..errors import TorchIndexError, TorchNotImplementedError, TorchRuntimeError, TorchValueError
 from ..shape_rules import wrap_dim, wrap_dims
 from ..tensor import Tensor
 
@@ -178,7 +179,15 @@ TRIU = defop("triu", "triu(Tensor input, int diagonal=0, *, Tensor? out=None)", 
 def _diag_embed_forward(b: dict) -> Any:
     a = b["self"]._data
     k = b["offset"]
+    # the new diagonal's dims are dims of the result (one more than the input has)
+    d1, d2 = wrap_dim(b["dim1"], a.ndim + 1), wrap_dim(b["dim2"], a.ndim + 1)
+    if d1 == d2:
+        raise TorchRuntimeError(f"diagonal dimensions cannot be identical {b['dim1']}, {b['dim2']}")
+    if (d1, d2) != (a.ndim - 1, a.ndim):
+        raise TorchNotImplementedError("gradcli does not support diag_embed with dim1/dim2 other than the last "
+                                       "two yet")
     n = a.shape[-1] + abs(k)
+    check_size(a.shape[:-1] + (n, n))
     out = np.zeros(a.shape[:-1] + (n, n), dtype=a.dtype)
     rows = np.arange(a.shape[-1]) + max(-k, 0)
     cols = np.arange(a.shape[-1]) + max(k, 0)
