@@ -107,6 +107,9 @@ class Tensor:
         return Size._of(self._data.shape)
 
     def size(self, dim: int | None = None) -> Any:
+        if not isinstance(self, Tensor):  # (through the class: checked here, size is called often)
+            from .dispatch.unbound import wrong_self
+            raise wrong_self("size", self)
         if dim is None:
             return Size._of(self._data.shape)
         return self._data.shape[_dim_of(self, _dim_argument("size", dim))]
@@ -130,6 +133,8 @@ class Tensor:
     @property
     def ndim(self) -> int:
         return self._data.ndim
+
+    size.__checks_self__ = True  # type: ignore[attr-defined]
 
     def dim(self) -> int:
         return self._data.ndim
