@@ -108,8 +108,8 @@ class Tensor:
 
     def size(self, dim: int | None = None) -> Any:
         if not isinstance(self, Tensor):  # (through the class: checked here, size is called often)
-            from .dispatch.unbound import wrong_self
-            raise wrong_self("size", self)
+            raise TorchTypeError("descriptor 'size' for 'torch._C.TensorBase' objects doesn't apply to a "
+                                 f"'{_shown_type(self)}' object")
         if dim is None:
             return Size._of(self._data.shape)
         return self._data.shape[_dim_of(self, _dim_argument("size", dim))]
@@ -451,11 +451,16 @@ def _list(shape: tuple) -> str:
 def _dim_argument(method: str, dim: Any) -> int:
     """The ``dim`` of ``size(dim)``/``stride(dim)`` as PyTorch's parser takes it."""
     if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
-        shown = f"numpy.{type(dim).__name__}" if type(dim).__module__ == "numpy" else type(dim).__name__
-        raise TorchTypeError(f"{method}(): argument 'dim' (position 1) must be int, not {shown}")
+        raise TorchTypeError(f"{method}(): argument 'dim' (position 1) must be int, not {_shown_type(dim)}")
     if not -2 ** 63 <= dim < 2 ** 63:
         raise TorchValueError("Overflow when unpacking long long")
     return int(dim)
+
+
+def _shown_type(value: Any) -> str:
+    """A value's type as PyTorch's messages name it (NumPy's types with their module)."""
+    cls = type(value)
+    return f"numpy.{cls.__name__}" if cls.__module__ == "numpy" else cls.__name__
 
 
 def _dim_of(t: "Tensor", dim: int) -> int:

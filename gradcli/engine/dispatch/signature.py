@@ -26,9 +26,10 @@ import numpy as np
 from .. import dtypes
 from ..device import Device, parse_device
 from ..dtypes import DType
-from ..errors import TorchNotImplementedError, TorchTypeError, TorchValueError
+from ..errors import TorchNotImplementedError, TorchTypeError
 from ..shape_rules import MAX_DIMS, check_ndim
 from ..tensor import Tensor
+from .int_arguments import Int64Overflow, NotAnInt, in_int64, int64, int64_tuple
 from .invalid_arguments import format_invalid_args
 
 REQUIRED = object()
@@ -318,57 +319,6 @@ def _is_int_like(value: Any) -> bool:
         and value.dtype.name != "bool"
 
 
-INT64_MIN, INT64_MAX = -2 ** 63, 2 ** 63 - 1
-
-
-class NotAnInt(Exception):
-    """An int[] element (at 0-based ``index``) that is no int, after a first one that is."""
-
-    def __init__(self, index: int, value: Any) -> None:
-        super().__init__(index)
-        self.index = index
-        self.value = value
-
-
-class Int64Overflow(Exception):
-    """An int[] element outside int64 (at 0-based ``index``): the parser words it for its parameter."""
-
-    def __init__(self, index: int) -> None:
-        super().__init__(index)
-        self.index = index
-
-
-def _int64(value: Any) -> int:
-    """An int argument as PyTorch unpacks it (THPUtils_unpackLong): outside int64 it refuses."""
-    n = int(value)
-    if n < INT64_MIN or n > INT64_MAX:
-        raise TorchValueError("Overflow when unpacking long long")
-    return n
-
-
-def _int64_tuple(values: Sequence) -> tuple[int, ...]:
-    out = tuple(int(v) for v in values)
-    for i, n in enumerate(out):
-        if n < INT64_MIN or n > INT64_MAX:
-            raise Int64Overflow(i)
-    return out
-
-
-def in_int64(args: Sequence) -> bool:
-    """Whether every int among ``args`` (and in their tuples) fits int64: a call remembered by its
-    shape skips the checks of ``_check``, so a value outside int64 takes the full path."""
-    for a in args:
-        kind = type(a)
-        if kind is int:
-            if a < INT64_MIN or a > INT64_MAX:
-                return False
-        elif kind is tuple or kind is list:
-            for v in a:
-                if type(v) is int and (v < INT64_MIN or v > INT64_MAX):
-                    return False
-    return True
-
-
 def _is_tuple_like(value: Any) -> bool:
     return isinstance(value, (tuple, list))
 
@@ -412,7 +362,7 @@ def _check(base: str, value: Any, numbers_as_tensors: bool) -> tuple[bool, Any]:
         return False, None
     if base == "int":
         if _is_int_like(value):
-            return True, _int64(value)
+            return True, int64(value)
         return False, None
     if base == "float":
         if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -426,14 +376,14 @@ def _check(base: str, value: Any, numbers_as_tensors: bool) -> tuple[bool, Any]:
         return (True, value) if isinstance(value, str) else (False, None)
     if base in ("int[]", "int[1]"):
         if base == "int[1]" and _is_int_like(value):
-            return True, _int64(value)
+            return True, int64(value)
         # PyTorch's is_int_or_symint_list looks at the first element only; the others fail when
         # the chosen overload unpacks them
         if _is_tuple_like(value) and (not value or _is_int_like(value[0])):
             for j, v in enumerate(value):
                 if not _is_int_like(v):
                     raise NotAnInt(j, v)
-            return True, _int64_tuple(value)
+            return True, int64_tuple(value)
         return False, None
     if base == "float[]":
         if _is_tuple_like(value) and all(isinstance(v, (int, float)) for v in value):
