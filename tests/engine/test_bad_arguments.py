@@ -144,3 +144,38 @@ def _show(args: tuple, kwargs: dict, bad: dict[str, Any]) -> str:
         return "x" if isinstance(v, Tensor) else repr(v)
     parts = [one(a) for a in args] + [f"{k}={one(v)}" for k, v in kwargs.items()]
     return "(" + ", ".join(parts) + ")"
+
+
+OPERATORS = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "lt", "le", "eq", "ne", "and_",
+             "or_", "xor", "lshift", "rshift", "getitem")
+
+
+@pytest.mark.parametrize("operator_name", OPERATORS)
+def test_operators_fail_on_purpose(operator_name: str) -> None:
+    import operator
+    op = getattr(operator, operator_name)
+    x = T["randn"](2, 3)
+    found = []
+    for value in _bad_values().values():
+        for args in ((x, value), (value, x)):
+            try:
+                op(*args)
+            except BaseException as error:  # noqa: BLE001
+                if _internal(error):
+                    found.append(f"{operator_name}{_show(args, {}, _bad_values())}: {type(error).__name__}: {error}")
+    assert not found, "\n".join(found[:20])
+
+
+def test_setitem_fails_on_purpose() -> None:
+    found = []
+    bad = _bad_values()
+    for value in bad.values():
+        for index in (0, slice(None), "mask", value):
+            x = T["randn"](2, 3)
+            where = x > 0 if index == "mask" else index
+            try:
+                x[where] = value
+            except BaseException as error:  # noqa: BLE001
+                if _internal(error):
+                    found.append(f"x[{index!r}] = {value!r}: {type(error).__name__}: {error}"[:300])
+    assert not found, "\n".join(found[:20])
