@@ -156,7 +156,7 @@ class Op:
                     return "int" if p.base in ("int", "SymInt") else None
         return None
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
         """The op called as ``torch.<name>(...)`` (how one op's formulas call another)."""
         _, bound = self.parser("function").parse(args, kwargs)
         rename_input(bound)
