@@ -19,6 +19,7 @@ from .autograd.function import Function, FunctionCtx
 from .autograd.once_differentiable import once_differentiable
 from .device import CPU, Device, check_cpu
 from .budget import set_max_elements, set_max_memory  # noqa: F401  (re-exported for the CLI)
+from .dispatch.parsed import parsed
 from .dispatch.publish import FUNCTIONS, METHOD_NAMES, NAMESPACES
 from .install import install
 from .layout import strided
@@ -78,7 +79,8 @@ def _build_torch() -> dict[str, Any]:
         "is_anomaly_check_nan_enabled": anomaly.is_anomaly_check_nan_enabled,
         "get_default_dtype": dtypes.get_default_dtype, "set_default_dtype": dtypes.set_default_dtype,
         "set_printoptions": set_printoptions,
-        "is_tensor": _is_tensor, "numel": _numel, "is_floating_point": _is_floating_point,
+        "is_tensor": _is_tensor, "numel": parsed(_numel, ["numel(Tensor input)"]),
+        "is_floating_point": parsed(_is_floating_point, ["is_floating_point(Tensor input)"]),
         "set_default_device": _set_default_device, "get_default_device": _get_default_device,
         "__version__": TORCH_VERSION,
         "pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan,

@@ -221,3 +221,43 @@ def _promoted(key: tuple) -> DType:
 def can_cast(src: DType, dst: DType) -> bool:
     """PyTorch's rule for in-place and ``out=``: no cast to a lower category."""
     return src.category <= dst.category
+
+
+# c10's checked_convert: a Scalar written into a tensor of a dtype must fit it.  The names are the
+# C++ types its message uses; an unsigned type also takes the negatives that wrap (-255 for uint8).
+_C_TYPES = {"int64": "int64_t", "int32": "int", "uint8": "uint8_t", "float32": "float", "float64": "double"}
+_INT_RANGES = {"int64": (-2 ** 63, 2 ** 63 - 1), "int32": (-2 ** 31, 2 ** 31 - 1), "uint8": (-255, 255)}
+_FLOAT_RANGES = {"int64": (-2.0 ** 63, 2.0 ** 63), "int32": (-2.0 ** 31, 2.0 ** 31 - 1), "uint8": (0.0, 255.0),
+                 "float32": (-3.4028234663852886e38, 3.4028234663852886e38)}
+
+
+def check_scalar_fits(value: object, dtype: DType) -> None:
+    """PyTorch's refusal of a Python number that ``dtype`` cannot hold (``torch.full((2,), 2**63)``,
+    ``fill_`` of an int32 tensor with 2**40): ``value cannot be converted to type int64_t without
+    overflow``; an int outside uint64/int64 fails as PyTorch's Scalar unpacking fails."""
+    import math
+
+    from .errors import TorchOverflowError, TorchRuntimeError
+    if isinstance(value, bool) or dtype is bool_:
+        return
+    if isinstance(value, int):
+        if value >= 2 ** 64:
+            raise TorchOverflowError("int too big to convert")
+        if value < -2 ** 63:
+            raise TorchOverflowError("can't convert negative int to unsigned")
+        bounds = _INT_RANGES.get(dtype.name)
+        if bounds is None or bounds[0] <= value <= bounds[1]:
+            return
+    elif isinstance(value, float):
+        bounds = _FLOAT_RANGES.get(dtype.name)
+        if bounds is None:
+            return
+        if math.isinf(value) and dtype.category == FLOATING:
+            return  # (a float type holds infinities; NaN compares false below)
+        if not math.isnan(value) and bounds[0] <= value <= bounds[1]:
+            return
+        if math.isnan(value) and dtype.category == FLOATING:
+            return
+    else:
+        return
+    raise TorchRuntimeError(f"value cannot be converted to type {_C_TYPES[dtype.name]} without overflow")

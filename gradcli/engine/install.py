@@ -9,12 +9,16 @@ after the ops it wraps (``F.sigmoid`` replaces the ``sigmoid`` op's entry in
 
 from __future__ import annotations
 
+from types import FunctionType
+
 from .nn import (activation_backward, activations, batch_norm, cross_entropy, embedding, functional, layer_norm, linear,
                  loss_backward, losses, padding, padding_modes, convolution, pooling, pooling1d)
 from .ops import (arithmetic, backward_ops, comparison, conversions, cumulative, factories, gather_scatter,
                   indexing, joining, legacy, linalg, matmul, norms, numpy_bridge, pointwise_binary, pointwise_unary,
                   random_ops, reductions, shape, slicing, softmax)
 from .ops import fused_pointwise
+from .dispatch.unbound import checking_self
+from .tensor import Tensor
 
 FAMILIES = (
     pointwise_unary, arithmetic, pointwise_binary, comparison, backward_ops, conversions, shape, joining,
@@ -36,3 +40,8 @@ def install() -> None:
     _installed = True
     for family in FAMILIES:
         family.CATALOG.install()
+    # the methods Tensor's class body defines refuse a wrong self too (torch.Tensor.size(1))
+    for name in sorted(Tensor.__script_attrs__):
+        value = Tensor.__dict__.get(name)
+        if isinstance(value, FunctionType):
+            setattr(Tensor, name, checking_self(value, name))

@@ -87,3 +87,16 @@ def numel(shape: Sequence[int]) -> int:
     for s in shape:
         n *= s
     return n
+
+
+# NumPy holds at most 64 dimensions (PyTorch has no such limit); a tensor of more is refused
+# before NumPy is asked for it.
+MAX_DIMS = 64
+
+
+def check_ndim(ndim: int) -> None:
+    """gradcli's refusal of a tensor of more than MAX_DIMS dimensions."""
+    if ndim > MAX_DIMS:
+        from .errors import TorchNotImplementedError
+        raise TorchNotImplementedError(
+            f"gradcli does not support tensors of more than {MAX_DIMS} dimensions (got {ndim})")

@@ -22,7 +22,7 @@ import numpy as np
 
 from . import dtypes
 from .device import CPU
-from .errors import TorchRuntimeError, TorchTypeError, TorchValueError
+from .errors import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
 from .layout import strided
 from .printing import tensor_repr
 from .shape_rules import wrap_dim
@@ -107,9 +107,12 @@ class Tensor:
         return Size._of(self._data.shape)
 
     def size(self, dim: int | None = None) -> Any:
+        if not isinstance(self, Tensor):  # (through the class: checked here, size is called often)
+            raise TorchTypeError("descriptor 'size' for 'torch._C.TensorBase' objects doesn't apply to a "
+                                 f"'{_shown_type(self)}' object")
         if dim is None:
             return Size._of(self._data.shape)
-        return self._data.shape[wrap_dim(dim, self.ndim)]
+        return self._data.shape[_dim_of(self, _dim_argument("size", dim))]
 
     @property
     def dtype(self) -> "dtypes.DType":
@@ -130,6 +133,8 @@ class Tensor:
     @property
     def ndim(self) -> int:
         return self._data.ndim
+
+    size.__checks_self__ = True  # type: ignore[attr-defined]
 
     def dim(self) -> int:
         return self._data.ndim
@@ -156,7 +161,7 @@ class Tensor:
         strides = tuple(s // self._dtype.itemsize for s in self._data.strides)
         if dim is None:
             return strides
-        return strides[wrap_dim(dim, self.ndim)]
+        return strides[_dim_of(self, _dim_argument("stride", dim))]
 
     def storage_offset(self) -> int:
         base = self._data
@@ -445,6 +450,27 @@ Tensor.__module__ = "torch"
 
 def _list(shape: tuple) -> str:
     return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def _dim_argument(method: str, dim: Any) -> int:
+    """The ``dim`` of ``size(dim)``/``stride(dim)`` as PyTorch's parser takes it."""
+    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
+        raise TorchTypeError(f"{method}(): argument 'dim' (position 1) must be int, not {_shown_type(dim)}")
+    if not -2 ** 63 <= dim < 2 ** 63:
+        raise TorchValueError("Overflow when unpacking long long")
+    return int(dim)
+
+
+def _shown_type(value: Any) -> str:
+    """A value's type as PyTorch's messages name it (NumPy's types with their module)."""
+    cls = type(value)
+    return f"numpy.{cls.__name__}" if cls.__module__ == "numpy" else cls.__name__
+
+
+def _dim_of(t: "Tensor", dim: int) -> int:
+    if t._data.ndim == 0:  # (wrap_dim lets 0 and -1 pass for a 0-dim tensor: there is no size to read)
+        raise TorchIndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return wrap_dim(dim, t._data.ndim)
 
 
 def wrap_scalar(value: Any) -> Tensor:

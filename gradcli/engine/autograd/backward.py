@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from ..device import TorchAssertionError
 from ..errors import TorchRuntimeError, TorchTypeError
 from ..tensor import Tensor
 from ..warnings import warn_once
@@ -22,10 +23,17 @@ def _as_tensor_list(value: Any, what: str) -> list:
     raise TorchTypeError(f"'{type(value).__name__}' object is not iterable")
 
 
+def _check_input(t: Any) -> None:
+    if not isinstance(t, Tensor):
+        raise TorchRuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}")
+
+
 def _make_grads(outputs: list[Tensor], grads: list) -> list[Tensor]:
     """Fill in the seed gradients: ones for scalar outputs, checked shapes otherwise."""
     result = []
     for i, (out, g) in enumerate(zip(outputs, grads)):
+        if not isinstance(out, Tensor):
+            raise TorchAssertionError("Expected output to be a torch.Tensor")
         if g is None:
             if out.requires_grad and out.numel() != 1:
                 raise TorchRuntimeError("grad can be implicitly created only for scalar outputs")
@@ -69,6 +77,7 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: Any = None,
         if not input_list:
             raise TorchRuntimeError("`inputs` argument to `backward()` cannot be empty.")
         for t in input_list:
+            _check_input(t)
             if not t.requires_grad:
                 raise TorchRuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     seeds = _make_grads(outputs, grads)
@@ -112,6 +121,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: Any 
         allow_unused = materialize_grads
     input_edges = []
     for t in in_list:
+        _check_input(t)
         edge = gradient_edge(t)
         if edge is None:
             raise TorchRuntimeError("One of the differentiated Tensors does not require grad")

@@ -12,7 +12,7 @@ import heapq
 import itertools
 from typing import Sequence
 
-from ..errors import TorchRuntimeError
+from ..errors import TorchRuntimeError, TorchTypeError
 from ..kernels.summation import torch_sum
 from ..shape_rules import is_expandable_to, sum_to_axes
 from ..tensor import Tensor
@@ -255,19 +255,19 @@ def _run_pre_hooks(node: Node, grads: list, tracer: object = None) -> list:
             for hook in list(hooks.values()):
                 if grads[nr] is None:
                     break
-                result = hook(grads[nr])
+                result = _call_hook(hook, grads[nr])
                 if tracer is not None:
                     tracer.hook_ran(node, "tensor", hook, result)
                 if result is not None:
                     grads = list(grads)
-                    grads[nr] = _checked_hook_result(result, grads[nr])
+                    grads[nr] = _checked_hook_result(result, grads[nr], hook)
     if node._pre_hooks:
         for hook in list(node._pre_hooks.values()):
-            result = hook(tuple(grads))
+            result = _call_hook(hook, tuple(grads))
             if tracer is not None:
                 tracer.hook_ran(node, "prehook", hook, result)
             if result is not None:
-                grads = list(result)
+                grads = _checked_hook_results(result, grads, hook)
     if node._retain_hooks:
         for nr, hook in node._retain_hooks.items():
             if grads[nr] is not None:
@@ -279,19 +279,46 @@ def _run_pre_hooks(node: Node, grads: list, tracer: object = None) -> list:
 
 def _run_post_hooks(node: Node, outputs: list, grads: list, tracer: object = None) -> list:
     for hook in list(node._hooks.values()):
-        result = hook(tuple(outputs), tuple(grads))
+        result = _call_hook(hook, tuple(outputs), tuple(grads))
         if tracer is not None:
             tracer.hook_ran(node, "hook", hook, result)
         if result is not None:
-            outputs = list(result)
+            outputs = _checked_hook_results(result, outputs, hook)
     return outputs
 
 
-def _checked_hook_result(result: object, grad: Tensor) -> Tensor:
+def _call_hook(hook: object, *args: object) -> object:
+    if not callable(hook):  # (register_hook(5) is refused only when the hook is called)
+        raise TorchTypeError(f"'{type(hook).__name__}' object is not callable")
+    return hook(*args)
+
+
+def hook_name(hook: object) -> str:
+    name = getattr(hook, "__name__", None)
+    return name if isinstance(name, str) else "<unknown>"
+
+
+def _checked_hook_results(result: object, previous: list, hook: object) -> list:
+    """What a node's hook returned in place of ``previous``, checked as PyTorch's check_result does."""
+    if not isinstance(result, tuple):
+        raise TorchTypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
+    if len(result) != len(previous):
+        raise TorchRuntimeError(f"hook '{hook_name(hook)}' has returned an incorrect number of values (got "
+                                f"{len(result)}, but expected {len(previous)})")
+    return [_checked_hook_result(new, old, hook) for new, old in zip(result, previous)]
+
+
+def _checked_hook_result(result: object, grad: Tensor | None, hook: object = None) -> Tensor | None:
+    """One value a hook returned in place of ``grad`` (PyTorch's check_single_result)."""
+    if result is None:  # (a node hook's None in a place: that gradient is None from now on)
+        return None
+    if grad is None:
+        raise TorchRuntimeError("can't replace a None gradient with a non-None value")
     if not isinstance(result, Tensor):
-        raise TorchRuntimeError(
-            f"expected Tensor, but hook returned '{type(result).__name__}'")
+        raise TorchTypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+    if result._dtype is not grad._dtype:
+        raise TorchRuntimeError(f"hook '{hook_name(hook)}' has changed the type of value (was "
+                                f"torch.{grad._dtype.legacy_name}Tensor got torch.{result._dtype.legacy_name}Tensor)")
     if result.shape != grad.shape:
-        raise TorchRuntimeError(
-            "hook 'hook' has changed the size of value")
+        raise TorchRuntimeError(f"hook '{hook_name(hook)}' has changed the size of value")
     return result

@@ -18,6 +18,7 @@ from ..tensor import Tensor, wrap_scalar
 from .op import BINARY, INPLACE, METHOD, REFLECTED, Op
 from .python_signature import LazySignature
 from .runner import rename_input, run, run_inplace, run_inplace_view, run_wrapped
+from .unbound import NO_SELF, wrong_self
 
 
 def function_form(op: Op) -> Callable:
@@ -41,13 +42,16 @@ def function_form(op: Op) -> Callable:
 def method_form(op: Op) -> Callable:
     prepare = op.prepare
 
-    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+    def method(self: Tensor = NO_SELF, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(self, Tensor):  # (called through the class: torch.Tensor.add(1, 2))
+            raise wrong_self(op.name, self)
         _, bound = op.parser("method").parse((self,) + args, kwargs)
         rename_input(bound)
         if prepare is not None:
             prepare(bound)
         return run(op, bound)
     method.__name__ = method.__qualname__ = op.name
+    method.__checks_self__ = True  # type: ignore[attr-defined]
     method.__signature__ = LazySignature(lambda: op.parser("method"), method=True)  # type: ignore[attr-defined]
     return method
 
@@ -56,13 +60,16 @@ def inplace_form(op: Op) -> Callable:
     runner = run_inplace_view if op.view else run_inplace
     prepare = op.prepare_inplace
 
-    def inplace(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    def inplace(self: Tensor = NO_SELF, *args: Any, **kwargs: Any) -> Tensor:
+        if not isinstance(self, Tensor):
+            raise wrong_self(op.name + "_", self)
         _, bound = op.parser("inplace").parse((self,) + args, kwargs)
         rename_input(bound)
         if prepare is not None:
             prepare(bound)
         return runner(op, bound)
     inplace.__name__ = inplace.__qualname__ = op.name + "_"
+    inplace.__checks_self__ = True  # type: ignore[attr-defined]
     inplace.__signature__ = LazySignature(lambda: op.parser("inplace"), method=True)  # type: ignore[attr-defined]
     return inplace
 

@@ -53,7 +53,7 @@ class Op:
     aliases: tuple[str, ...] = ()
     # Operators of Tensor that call the op: {"__add__": BINARY, "__iadd__": INPLACE, "__neg__": METHOD}.
     operators: dict[str, str] = {}  # (read only: never changed in place)
-    numbers_as_tensors: bool | str = False  # "other": not for the first parameter
+    numbers_as_tensors: bool | str | tuple = False  # "other": not for the first parameter; a tuple: those
     # Its BINARY operators take an ndarray as a tensor (``t == n``, PyTorch's __eq__); for the
     # others an ndarray operand is NumPy's to compute (see ops/numpy_bridge.py).
     array_operands: bool = False
@@ -160,7 +160,7 @@ class Op:
                     return "int" if p.base in ("int", "SymInt") else None
         return None
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
         """The op called as ``torch.<name>(...)`` (how one op's formulas call another)."""
         _, bound = self.parser("function").parse(args, kwargs)
         rename_input(bound)

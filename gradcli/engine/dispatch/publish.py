@@ -15,7 +15,9 @@ from typing import Any, Callable, Sequence
 from ..tensor import Tensor
 from .forms import function_form, inplace_form, method_form, operator_form
 from .op import METHOD, Op, defop
+from .parsed import parsed
 from .signature import with_numpy_aliases
+from .unbound import checking_self
 
 # Hand-written forms that are Python code in PyTorch too, so take no NumPy aliases: (name, method?).
 PYTHON_LEVEL_FORMS = frozenset({("norm", False), ("norm", True), ("split", True), ("unflatten", True)})
@@ -31,13 +33,22 @@ OPS: dict[str, Op] = {}
 
 
 def register(fn: Any, name: str | None = None, *, torch: bool = False, method: bool = False,
-             namespaces: Sequence[str] = (), operators: Sequence[str] = ()) -> Any:
+             namespaces: Sequence[str] = (), operators: Sequence[str] = (),
+             sigs: str | Sequence[str] | None = None) -> Any:
     """Publish ``fn`` as ``torch.<name>``, ``Tensor.<name>`` (a property is an attribute), in
     ``torch.<namespace>`` and as Tensor operators; ``name`` defaults to ``fn.__name__``.
 
-    (A hand-written ``(*args, **kwargs)`` function states its parameters with
-    ``python_signature.signed``, where it is defined.)"""
+    With ``sigs`` (PyTorch's signatures of a C function), each form parses its arguments with
+    them first (see ``parsed``).  (A hand-written ``(*args, **kwargs)`` function states its
+    parameters with ``python_signature.signed``, where it is defined.)"""
     name = name or getattr(fn, "__name__", None)
+    if sigs is not None:
+        sigs = [sigs] if isinstance(sigs, str) else list(sigs)
+        if torch or namespaces:
+            register(parsed(fn, sigs), name, torch=torch, namespaces=namespaces)
+        if method:
+            register(parsed(fn, sigs, method=True), name, method=True)
+        return fn
     if (torch or method) and "nn.functional" not in namespaces and (name, method) not in PYTHON_LEVEL_FORMS:
         fn = with_numpy_aliases(fn, name)  # (a hand-written function: its Python parameters)
     if torch:
@@ -45,6 +56,7 @@ def register(fn: Any, name: str | None = None, *, torch: bool = False, method: b
     for namespace in namespaces:
         NAMESPACES.setdefault(namespace, {})[name] = fn
     if method:
+        fn = checking_self(fn, name)
         setattr(Tensor, name, fn)
         if not isinstance(fn, property):
             METHOD_NAMES.add(name)

@@ -27,7 +27,9 @@ from .. import dtypes
 from ..device import Device, parse_device
 from ..dtypes import DType
 from ..errors import TorchNotImplementedError, TorchTypeError
+from ..shape_rules import MAX_DIMS, check_ndim
 from ..tensor import Tensor
+from .int_arguments import Int64Overflow, NotAnInt, in_int64, int64, int64_tuple
 from .invalid_arguments import format_invalid_args
 
 REQUIRED = object()
@@ -136,7 +138,7 @@ class Signature:
             parts.append(p.display())
         return "(" + ", ".join(parts) + ")"
 
-    def bind(self, args: Sequence, kwargs: dict, numbers_as_tensors: bool | str, offset: int) -> dict:
+    def bind(self, args: Sequence, kwargs: dict, numbers_as_tensors: bool | str | tuple, offset: int) -> dict:
         """Bind or raise _Mismatch with PyTorch's wording (offset: 1 for methods' hidden self)."""
         params = self.params
         positional = [p for p in params if not p.kwonly]
@@ -193,13 +195,31 @@ class Signature:
     def _convert(self, p: Param, value: Any, position: int | None, numbers_as_tensors: bool) -> Any:
         if value is None and (p.optional or p.default is None):
             return None
-        ok, converted = _check(p.base, value, numbers_as_tensors)
+        try:
+            ok, converted = _check(p.base, value, numbers_as_tensors)
+        except Int64Overflow as overflow:
+            raise TorchTypeError(
+                f"{self.name}(): argument '{p.name}' failed to unpack the object at pos {overflow.index + 1} "
+                "with error \"Overflow when unpacking long long\"") from None
+        except NotAnInt as bad:
+            raise TorchTypeError(
+                f"{self.name}(): argument '{p.name}' failed to unpack the object at pos {bad.index + 1} "
+                f"with error \"type must be tuple of ints,but got {py_type_name(bad.value)}\"") from None
         if ok:
+            if p.name in _SHAPE_PARAMS and type(converted) is tuple and len(converted) > MAX_DIMS:
+                check_ndim(len(converted))  # (a shape NumPy cannot hold: refused before it is asked)
             return converted
         where = f" (position {position})" if position is not None else ""
         expected = _DISPLAY[p.base]
+        if p.base in ("int[]", "int[1]") and _is_tuple_like(value) and value and position is not None:
+            raise _Mismatch(f"{self.name}(): argument '{p.name}'{where} must be {expected}, but found element of "
+                            f"type {py_type_name(value[0])} at pos 0")
         raise _Mismatch(
             f"{self.name}(): argument '{p.name}'{where} must be {expected}, not {py_type_name(value)}")
+
+
+# The int[] parameters that are a tensor's shape (ones(size), view(size), repeat(repeats), ...).
+_SHAPE_PARAMS = frozenset({"size", "shape", "sizes", "repeats"})
 
 
 # The NumPy-style keywords PyTorch's argument parser accepts for these parameters
@@ -246,7 +266,11 @@ def with_numpy_aliases(fn: Any, name: str) -> Any:
                 if canonical in kwargs or positional.get(canonical, len(args)) < len(args):
                     raise TorchTypeError(f"{name}() got an unexpected keyword argument '{key}'")
                 kwargs[canonical] = kwargs.pop(key)
-        return fn(*args, **kwargs)
+        try:
+            return fn(*args, **kwargs)
+        except TypeError as error:
+            from .unbound import call_refused  # (unbound imports this module)
+            raise call_refused(error, fn, name) from None
     return call
 
 
@@ -259,11 +283,13 @@ def _missing_message(name: str, rest: Sequence["Param"]) -> str:
             + ", ".join(names))
 
 
-def _numbers_for(p: "Param", params: Sequence["Param"], numbers_as_tensors: bool | str) -> bool:
+def _numbers_for(p: "Param", params: Sequence["Param"], numbers_as_tensors: bool | str | tuple) -> bool:
     """Whether ``p`` takes a Python number for a Tensor: ``"other"`` means every Tensor but the
     first (``torch.le(x, 2)`` but not ``torch.le(2, x)``: a Scalar overload, not a conversion)."""
     if numbers_as_tensors == "other":
         return p is not params[0]
+    if isinstance(numbers_as_tensors, tuple):  # only these parameters (masked_fill's value, not its mask)
+        return p.name in numbers_as_tensors
     return bool(numbers_as_tensors)
 
 
@@ -336,7 +362,7 @@ def _check(base: str, value: Any, numbers_as_tensors: bool) -> tuple[bool, Any]:
         return False, None
     if base == "int":
         if _is_int_like(value):
-            return True, int(value)
+            return True, int64(value)
         return False, None
     if base == "float":
         if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -350,9 +376,14 @@ def _check(base: str, value: Any, numbers_as_tensors: bool) -> tuple[bool, Any]:
         return (True, value) if isinstance(value, str) else (False, None)
     if base in ("int[]", "int[1]"):
         if base == "int[1]" and _is_int_like(value):
-            return True, int(value)
-        if _is_tuple_like(value) and all(_is_int_like(v) for v in value):
-            return True, tuple(int(v) for v in value)
+            return True, int64(value)
+        # PyTorch's is_int_or_symint_list looks at the first element only; the others fail when
+        # the chosen overload unpacks them
+        if _is_tuple_like(value) and (not value or _is_int_like(value[0])):
+            for j, v in enumerate(value):
+                if not _is_int_like(v):
+                    raise NotAnInt(j, v)
+            return True, int64_tuple(value)
         return False, None
     if base == "float[]":
         if _is_tuple_like(value) and all(isinstance(v, (int, float)) for v in value):
@@ -417,7 +448,7 @@ class ArgParser:
 
     __slots__ = ("name", "signatures", "numbers_as_tensors", "method", "_shapes")
 
-    def __init__(self, signatures: Sequence[str | Signature], numbers_as_tensors: bool | str = False,
+    def __init__(self, signatures: Sequence[str | Signature], numbers_as_tensors: bool | str | tuple = False,
                  method: bool = False) -> None:
         self.signatures = [s if isinstance(s, Signature) else Signature(s) for s in signatures]
         self.name = self.signatures[0].name
@@ -442,10 +473,11 @@ class ArgParser:
         shape = tuple(map(type, args))
         if tuple in shape:  # a tuple's shape is its elements' types (an int[] of ints)
             shape = tuple(("tuple", *map(type, a)) if t is tuple else t for a, t in zip(args, shape))
-        if kwargs:
-            shape += tuple((k, type(v)) for k, v in kwargs.items())
+        if kwargs:  # (a tuple by its elements' types here too: dim=(1,) and dim=(1.5,) differ)
+            shape += tuple((k, ("tuple", *map(type, v)) if type(v) is tuple else type(v)) for k, v in kwargs.items())
         known = self._shapes.get(shape)
-        if known is not None:
+        # (an int outside int64 takes the full path, which refuses it where an int is expected)
+        if known is not None and in_int64(args) and (not kwargs or in_int64(kwargs.values())):
             index, names, defaults = known
             bound = dict(defaults)
             for name, value in zip(names, args):
@@ -510,7 +542,7 @@ class LazyParser:
 
     __slots__ = ("_signatures", "_numbers_as_tensors", "_method", "_parser", "name")
 
-    def __init__(self, *signatures: str, numbers_as_tensors: bool | str = False, method: bool = False) -> None:
+    def __init__(self, *signatures: str, numbers_as_tensors: bool | str | tuple = False, method: bool = False) -> None:
         self._signatures = signatures
         self._numbers_as_tensors = numbers_as_tensors
         self._method = method

@@ -10,6 +10,8 @@ with ``scale_grad_by_freq``).  That backward is an op too
 
 from __future__ import annotations
 
+import operator
+
 from typing import Any
 
 import numpy as np
@@ -19,6 +21,7 @@ from ..autograd.formulas import d
 from ..device import TorchAssertionError
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
+from ..callbacks import arithmetic
 from ..errors import TorchIndexError, TorchNotImplementedError, TorchRuntimeError
 from ..kernels.exactfp import fma32, fma64
 from ..tensor import Tensor
@@ -112,7 +115,7 @@ def embedding(input: Any, weight: Any, padding_idx: Any = None, max_norm: Any = 
     """``F.embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, ...)``."""
     size = attribute(weight, "size")
     if padding_idx is not None:
-        if padding_idx > 0:
+        if arithmetic(operator.gt, padding_idx, 0):  # (Python's comparison error for a str, as in PyTorch)
             if padding_idx >= size(0):
                 raise TorchAssertionError("Padding_idx must be within num_embeddings")
         elif padding_idx < 0:

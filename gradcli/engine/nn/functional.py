@@ -20,7 +20,7 @@ from ..dispatch.limits import check_size
 from ..dispatch.publish import Catalog
 from ..dispatch.python_signature import signed
 from ..dispatch.signature import LazyParser
-from ..errors import TorchRuntimeError, TorchValueError
+from ..errors import TorchAttributeError, TorchRuntimeError, TorchValueError
 from ..lazy_random import rng
 from ..ops.arithmetic import DIV
 from ..ops.pointwise_binary import CLAMP_MIN
@@ -62,6 +62,8 @@ def softmin(input: Any, dim: Any = None, _stacklevel: int = 3, dtype: Any = None
     if dim is None:
         dim = _implicit_dim("softmin", input)
     negated = -input if isinstance(input, Tensor) else python_op(lambda: -input)
+    if not isinstance(negated, Tensor):  # (-1 is an int: PyTorch's Python code fails on .softmax)
+        raise TorchAttributeError(f"'{type(negated).__name__}' object has no attribute 'softmax'")
     return negated.softmax(dim) if dtype is None else negated.softmax(dim, dtype=dtype)
 
 

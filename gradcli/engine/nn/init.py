@@ -12,8 +12,9 @@ from typing import Any, Callable
 
 from ..autograd import grad_mode
 from ..dispatch.publish import FUNCTIONS
-from ..errors import TorchValueError
+from ..errors import TorchAttributeError, TorchValueError
 from ..tensor import Tensor
+from .modules.calling import call_checked
 from ..warnings import warn
 
 
@@ -233,11 +234,36 @@ for _fn in _PUBLIC:
     _fn.__module__ = "torch.nn.init"
 
 
+# The attribute torch/nn/init.py reads first of its tensor argument: what fails, with Python's
+# AttributeError, when the argument is no tensor (init.normal_(5)).
+_FIRST_ATTRIBUTE = {"uniform_": "uniform_", "normal_": "normal_", "trunc_normal_": "is_meta", "constant_": "fill_",
+                    "ones_": "fill_", "zeros_": "zero_", "eye_": "ndimension", "dirac_": "ndimension",
+                    "xavier_uniform_": "dim", "xavier_normal_": "dim", "kaiming_uniform_": "shape",
+                    "kaiming_normal_": "shape", "sparse_": "ndimension"}
+
+
+def _of_tensor(fn: Callable) -> Callable:
+    """``fn`` refusing a first argument that is no tensor as PyTorch's Python code does."""
+    attribute = _FIRST_ATTRIBUTE[fn.__name__]
+
+    def init(*args: Any, **kwargs: Any) -> Any:
+        tensor = args[0] if args else kwargs.get("tensor", Tensor)
+        if not isinstance(tensor, Tensor) and tensor is not Tensor:
+            raise TorchAttributeError(f"'{type(tensor).__name__}' object has no attribute '{attribute}'")
+        return call_checked(fn, args, kwargs)
+    init.__name__ = init.__qualname__ = fn.__name__
+    init.__module__ = fn.__module__
+    init.__doc__ = fn.__doc__
+    init.__wrapped__ = fn  # type: ignore[attr-defined]  (its parameters, for inspect.signature)
+    return init
+
+
 def members() -> dict[str, Any]:
     """``torch.nn.init`` as a script sees it."""
-    found: dict[str, Any] = {fn.__name__: fn for fn in _PUBLIC}
+    found: dict[str, Any] = {fn.__name__: _of_tensor(fn) if fn.__name__ in _FIRST_ATTRIBUTE else fn
+                             for fn in _PUBLIC}
     for fn in (uniform_, normal_, constant_, eye_, dirac_, xavier_uniform_, xavier_normal_, kaiming_uniform_,
                kaiming_normal_, sparse_):
-        found[fn.__name__[:-1]] = _deprecated(fn)
+        found[fn.__name__[:-1]] = _deprecated(found[fn.__name__])
     found["_calculate_fan_in_and_fan_out"] = _calculate_fan_in_and_fan_out
     return found

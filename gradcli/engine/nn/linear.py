@@ -118,7 +118,8 @@ def bilinear(*args: Any, **kwargs: Any) -> Tensor:
             raise TorchRuntimeError(
                 f"bilinear(): input batch dimensions do not match: got {x1.shape[i]} and {x2.shape[i]}")
     # Sizes are read as PyTorch reads them (a weight of too few dims fails on size(2)).
-    out_features, in1, in2 = w.size(0), w.size(1), w.size(2)
+    in1 = w.size(1)  # (PyTorch reads weight.size(1) first)
+    out_features, in2 = w.size(0), w.size(2)
     if x1.shape[-1] != in1:
         raise TorchRuntimeError(
             f"bilinear(): input1 size does not match weight size: got {x1.shape[-1]} but expected {in1}")

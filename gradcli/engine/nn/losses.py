@@ -21,7 +21,7 @@ from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
 from ..dispatch.python_signature import signed
 from ..dispatch.signature import LazyParser
-from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchValueError
+from ..errors import TorchAttributeError, TorchNotImplementedError, TorchRuntimeError, TorchValueError
 from ..kernels.float32_math import log1p as LOG1P, wide
 from ..ops import reductions
 from ..ops.arithmetic import add_scalar, div_scalar
@@ -287,6 +287,8 @@ def binary_cross_entropy(input: Any, target: Any, weight: Any = None, size_avera
             f"Using a target size ({target.size()}) that is different to the input size ({input.size()}) is "
             "deprecated. Please ensure they have the same size.")
     if weight is not None:
+        if not isinstance(weight, Tensor):  # (PyTorch's Python code reads weight.size())
+            raise TorchAttributeError(f"'{type(weight).__name__}' object has no attribute 'size'")
         weight = weight.expand(_broadcast_shapes_py(tuple(target.shape), tuple(size_of(weight))))
     no_grad_argument(weight, "weight", "binary_cross_entropy")
     return run(BCE, {"self": input, "target": target, "weight": weight, "reduction": enum})
@@ -382,7 +384,7 @@ def binary_cross_entropy_with_logits(input: Any, target: Any, weight: Any = None
     enum = get_enum(reduction_of(size_average, reduce, reduction))
     if size_of(target) != size_of(input):
         raise TorchValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
-    return _bce_logits(input, target, weight, pos_weight, enum)
+    return _torch_bce_logits(input, target, weight, pos_weight, enum)  # (PyTorch's F calls the C function)
 
 
 def _bce_logits(input: Tensor, target: Tensor, weight: Any, pos_weight: Any, enum: int) -> Tensor:  # noqa: A002
@@ -391,6 +393,10 @@ def _bce_logits(input: Tensor, target: Tensor, weight: Any, pos_weight: Any, enu
     if pos_weight is not None:
         # (pos_weight - 1).mul(target): a mismatch is reported with pos_weight as tensor a
         broadcast_shapes(tuple(pos_weight.shape), tuple(target.shape))
+    # (1 - target) * input, then the weight: PyTorch's order of the broadcasts
+    shape = broadcast_shapes(tuple(target.shape), tuple(input.shape))
+    if weight is not None:
+        broadcast_shapes(shape, tuple(weight.shape))
     return run(BCE_LOGITS, bound)
 
 

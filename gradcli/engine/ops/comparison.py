@@ -21,7 +21,7 @@ from ..dispatch.python_signature import signed
 from ..dispatch.signature import LazyParser
 from ..errors import TorchRuntimeError
 from ..kernels import select
-from ..shape_rules import broadcast_all
+from ..shape_rules import broadcast_all, broadcast_shapes
 from ..tensor import Tensor
 from .constants import zero_scalar, zeros_like
 
@@ -115,7 +115,10 @@ EQ, NE, LT, LE, GT, GE = (_comparison(name, fn) for name, fn in (
 
 def _logical(fn: Callable) -> Callable[[dict], Any]:
     def forward(b: dict) -> Any:
-        return fn(b["self"]._data.astype(bool), b["other"]._data.astype(bool))
+        x, y = b["self"]._data, b["other"]._data
+        if x.shape != y.shape:
+            broadcast_shapes(x.shape, y.shape)  # (PyTorch's error, before NumPy's)
+        return fn(x.astype(bool), y.astype(bool))
     return forward
 
 
@@ -190,5 +193,7 @@ def equal(input: Tensor, other: Tensor) -> bool:  # noqa: A002
     return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
 
 
-for _fn in (allclose, isclose, equal):
-    CATALOG.register(_fn, torch=True, method=True)
+_CLOSE = "(Tensor input, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False)"
+CATALOG.register(allclose, torch=True, method=True, sigs="allclose" + _CLOSE)
+CATALOG.register(isclose, torch=True, method=True, sigs="isclose" + _CLOSE)
+CATALOG.register(equal, torch=True, method=True, sigs="equal(Tensor input, Tensor other)")

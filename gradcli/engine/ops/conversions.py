@@ -14,7 +14,8 @@ from ..dispatch.memory import repeats, same_memory
 from ..dispatch.op import SHARED, UNIQUE, UNTOUCHED, CHECKED
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
-from ..dispatch.signature import python_type_dtype
+from ..dispatch.invalid_arguments import format_invalid_args
+from ..dispatch.signature import py_type_name, python_type_dtype
 from ..dtypes import DType
 from ..errors import TorchRuntimeError, TorchTypeError
 from ..shape_rules import broadcast_shapes, is_expandable_to
@@ -67,6 +68,9 @@ def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         raise TorchTypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
     if python_type_dtype(dtype) is not None:
         dtype = python_type_dtype(dtype)
+    if dtype is not None and not isinstance(dtype, DType):
+        given = {"dtype": dtype, **({"device": device} if device is not None else {})}
+        raise TorchTypeError(format_invalid_args("to", args, given, _TO_OPTIONS, py_type_name))
     for a in args:
         if python_type_dtype(a) is not None:
             a = python_type_dtype(a)
@@ -82,14 +86,17 @@ def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
             raise TorchTypeError(
                 "to() received an invalid combination of arguments - got "
                 f"({', '.join(type(x).__name__ for x in args)}), but expected one of:\n"
-                " * (torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, "
-                "bool copy = False, *, torch.memory_format memory_format = None)\n"
-                " * (torch.dtype dtype, bool non_blocking = False, bool copy = False, *, "
-                "torch.memory_format memory_format = None)\n"
-                " * (Tensor tensor, bool non_blocking = False, bool copy = False, *, "
-                "torch.memory_format memory_format = None)\n")
+                + "".join(f" * {option}\n" for option in _TO_OPTIONS))
     check_cpu(device)
     return convert(self, dtype or self._dtype, copy)
+
+
+_TO_OPTIONS = ("(torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, bool copy = False, "
+               "*, torch.memory_format memory_format = None)",
+               "(torch.dtype dtype, bool non_blocking = False, bool copy = False, *, "
+               "torch.memory_format memory_format = None)",
+               "(Tensor tensor, bool non_blocking = False, bool copy = False, *, "
+               "torch.memory_format memory_format = None)")
 
 
 def _caster(dtype: DType, name: str) -> Any:
@@ -146,6 +153,8 @@ def _fill_forward(b: dict) -> Any:
     if value._data.ndim != 0:
         raise TorchRuntimeError(
             f"fill_ only supports 0-dimension value tensor but got tensor with {value._data.ndim} dimensions.")
+    if value._wrapped:
+        dtypes.check_scalar_fits(value._data.item(), t._dtype)
     return np.full(t._data.shape, value._data, dtype=t._dtype.np)
 
 
@@ -173,14 +182,19 @@ def _masked_fill_forward(b: dict) -> Any:
             "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
             f"{value._data.ndim} dimension(s).")
     broadcast_shapes(t._data.shape, mask._data.shape)
+    if value._wrapped:
+        dtypes.check_scalar_fits(value._data.item(), t._dtype)
     if b.get("_inplace") and repeats(t._data):
         warn(EXPANDED_WARNING.format("masked_fill_", "mask] = scalar", 2450))
     return np.where(mask._data, value._data.astype(t._dtype.np), t._data)
 
 
-defop("masked_fill", "masked_fill(Tensor input, Tensor mask, Tensor value)", _masked_fill_forward,
+# (the Number overload binds nothing -- a number is taken as a tensor value by the first -- but
+# PyTorch's messages list it)
+defop("masked_fill", ["masked_fill(Tensor input, Tensor mask, Tensor value)",
+                      "masked_fill(Tensor input, Tensor mask, Scalar value)"], _masked_fill_forward,
       node=lambda b: "MaskedFillBackward0" if b["value"]._wrapped else "MaskedFillBackward1",
-      inputs=("self", "value"), numbers_as_tensors=True, inplace=True, scalar_inputs=("value",),
+      inputs=("self", "value"), numbers_as_tensors=("value",), inplace=True, scalar_inputs=("value",),
       inplace_broadcasts=False, inplace_memory=SHARED,  # (PyTorch warns when self is expanded)
       derivs={"self": d("mask", rule="where(mask, 0, grad)")(lambda g, s: g.masked_fill(s.mask, 0)),
               "value": d("mask", rule="sum(where(mask, grad, 0))")(lambda g, s: (g * s.mask).sum())})
@@ -190,5 +204,5 @@ CATALOG.register(_to, "to", method=True)
 for _dtype, _name in ((dtypes.float32, "float"), (dtypes.float64, "double"), (dtypes.int64, "long"),
                       (dtypes.int32, "int"), (dtypes.bool_, "bool")):
     CATALOG.register(_caster(_dtype, _name), _name, method=True)
-CATALOG.register(_type_as, "type_as", method=True)
+CATALOG.register(_type_as, "type_as", method=True, sigs="type_as(Tensor input, Tensor other)")
 CATALOG.register(_contiguous, "contiguous", method=True)

@@ -21,8 +21,9 @@ from ..dispatch.memory import write_into
 from ..dispatch.publish import Catalog
 from ..dispatch.python_signature import signed
 from ..dispatch.signature import LazyParser
-from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
+from ..errors import TorchOverflowError, TorchRuntimeError, TorchTypeError, TorchValueError
 from ..kernels.exactfp import fma32, fma64
+from ..shape_rules import check_ndim
 from ..tensor import Tensor
 from ..warnings import warn, warn_once
 from .numpy_bridge import from_numpy
@@ -70,12 +71,16 @@ def infer_data(data: Any, target: "dtypes.DType | None" = None) -> tuple[np.ndar
                   "the list to a single numpy.ndarray with numpy.array() before converting to a tensor. (Triggered "
                   "internally at /__w/pytorch/pytorch/torch/csrc/utils/tensor_new.cpp:252.)")
     _walk(data, 0, shape, flat, found)
+    check_ndim(len(shape))
     dtype = found[0] if found else dtypes.get_default_dtype()
     for other in found[1:]:
         dtype = dtypes.promote_types(dtype, other)
     if target is not None and target is not dtype:
-        exact = np.array(flat, dtype=np.float64 if dtype.is_floating_point else
-                         (np.int64 if dtype.category == dtypes.INTEGRAL else np.bool_)).reshape(tuple(shape))
+        # each value read as the target reads it: any int for a float or bool target, int64 for an
+        # integer one (torch.tensor([2**63], dtype=torch.float) is fine)
+        kind = target if dtype.category == dtypes.INTEGRAL and target.category != dtypes.INTEGRAL else dtype
+        exact = _to_array(flat, tuple(shape), dtypes.float64 if kind.is_floating_point else
+                          (dtypes.int64 if kind.category == dtypes.INTEGRAL else dtypes.bool_))
         return _cast_values(exact, target), dtype
     return _to_array(flat, tuple(shape), dtype), dtype
 
@@ -89,7 +94,10 @@ def _to_array(flat: list, shape: tuple[int, ...], dtype: "dtypes.DType") -> np.n
     if dtype is dtypes.bool_:
         return np.array(flat, dtype=np.bool_).reshape(shape)
     # Python floats are doubles: round each once to the target dtype.
-    values = np.array([float(v) for v in flat], dtype=np.float64).reshape(shape)
+    try:
+        values = np.array([float(v) for v in flat], dtype=np.float64).reshape(shape)
+    except OverflowError as error:  # (an int past the largest double)
+        raise TorchOverflowError(str(error)) from None
     return values.astype(dtype.np)
 
 
@@ -111,6 +119,8 @@ def _walk(data: Any, depth: int, shape: list[int], flat: list, found: list, type
             flat.append(data)
             return
     if isinstance(data, (list, tuple, range)):  # any Python sequence (torch.tensor(range(4)))
+        if depth >= _MAX_NESTING:
+            raise TorchValueError(f"too many dimensions '{type(data).__name__}'")
         _shape_at(depth, len(data), shape, leafy=False)
         for item in data:
             _walk(item, depth + 1, shape, flat, found, typed)
@@ -132,6 +142,10 @@ def _walk(data: Any, depth: int, shape: list[int], flat: list, found: list, type
         found.append(kind)
     _shape_at(depth, 0, shape, leafy=True)
     flat.append(data)
+
+
+# PyTorch's tensor_new reads nested sequences 128 deep at most (its MAX_DIMS).
+_MAX_NESTING = 128
 
 
 def _shape_at(depth: int, length: int, shape: list[int], leafy: bool) -> None:
@@ -248,7 +262,21 @@ def full(*args: Any, **kwargs: Any) -> Tensor:
     value = b["fill_value"]
     dtype = b["dtype"] or dtypes.scalar_dtype(value)
     check_size(shape, dtype.itemsize)
-    return _maybe_out(leaf(np.full(shape, value, dtype=dtype.np), dtype, b["requires_grad"]), b["out"])
+    dtypes.check_scalar_fits(value, dtype)
+    return _maybe_out(leaf(np.full(shape, _scalar_of(value, dtype), dtype=dtype.np), dtype, b["requires_grad"]),
+                      b["out"])
+
+
+def _scalar_of(value: Any, dtype: dtypes.DType) -> Any:
+    """A number that fits ``dtype`` (``check_scalar_fits``) as one element of it, converted as C++
+    converts it (-1 in uint8 is 255, 2.0**63 in int64 wraps), not refused as NumPy refuses it."""
+    if dtype is dtypes.bool_:
+        return bool(value)
+    if dtype.is_floating_point:
+        return float(value)
+    with np.errstate(invalid="ignore", over="ignore"):
+        source = np.float64(value) if isinstance(value, float) else np.int64(value)
+        return source.astype(dtype.np)
 
 
 _EYE = _parser(f"eye(int n, int? m=None, *, Tensor? out=None, {_OPTIONS})")
@@ -279,12 +307,18 @@ def arange(*args: Any, **kwargs: Any) -> Tensor:
     _, b = _ARANGE.parse(args, kwargs)
     check_cpu(b["device"])
     start, end, step = b.get("start", 0), b["end"], b.get("step", 1)
-    if step == 0:
-        raise TorchRuntimeError("step must be nonzero")
-    if (step > 0 and start > end) or (step < 0 and start < end):
-        raise TorchRuntimeError("upper bound and lower bound inconsistent with step sign")
     is_float = any(isinstance(v, float) for v in (start, end, step))
     dtype = b["dtype"] or (dtypes.get_default_dtype() if is_float else dtypes.int64)
+    # PyTorch's arange kernel: an int bound as the result's type first, then its checks in order
+    for value in (start, end, step):
+        if isinstance(value, int):
+            dtypes.check_scalar_fits(value, dtype if dtype.category == dtypes.INTEGRAL else dtypes.float64)
+    if not (step > 0 or step < 0):  # (a NaN step too)
+        raise TorchRuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise TorchRuntimeError(f"unsupported range: {_c_scalar(start)} -> {_c_scalar(end)}")
+    if (step > 0 and start > end) or (step < 0 and start < end):
+        raise TorchRuntimeError("upper bound and lower bound inconsistent with step sign")
     count = math.ceil((end - start) / step)
     if count > 2 ** 63 - 1:
         raise TorchRuntimeError("invalid size, possible overflow?")
@@ -294,6 +328,14 @@ def arange(*args: Any, **kwargs: Any) -> Tensor:
     else:
         values = start + np.arange(count, dtype=np.int64) * step
     return _maybe_out(leaf(values.astype(dtype.np), dtype, b["requires_grad"]), b["out"])
+
+
+def _c_scalar(value: Any) -> str:
+    """A Scalar as c10 prints it in a message: an int as it is, a double as ``std::ostream`` shows it
+    (six significant digits: 1.23457e+06, nan, inf)."""
+    if isinstance(value, float):
+        return "%g" % value
+    return str(int(value))
 
 
 _LINSPACE = _parser(f"linspace(Scalar start, Scalar end, int steps, *, Tensor? out=None, {_OPTIONS})")
@@ -336,11 +378,28 @@ def _linspace_values(start: Any, end: Any, steps: int, dtype: "dtypes.DType") ->
     return np.where(idx < half, up, down).astype(dtype.np)
 
 
-def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any = None,
-             requires_grad: bool = False, device: Any = None, out: Any = None) -> Tensor:
-    dt = dtype or dtypes.get_default_dtype()
+# PyTorch's four overloads (a 0-dim tensor or a number for each end), in its order.
+_LOGSPACE = _parser(*(f"logspace({a} start, {b} end, int steps, float base=10.0, *, Tensor? out=None, {_OPTIONS})"
+                      for a, b in (("Tensor", "Tensor"), ("Scalar", "Tensor"), ("Tensor", "Scalar"),
+                                   ("Scalar", "Scalar"))))
+
+
+@signed(_LOGSPACE)
+def logspace(*args: Any, **kwargs: Any) -> Tensor:
+    _, b = _LOGSPACE.parse(args, kwargs)
+    check_cpu(b["device"])
+    start, end, steps = b["start"], b["end"], b["steps"]
+    for name, value in (("start", start), ("end", end)):
+        if isinstance(value, Tensor) and value.ndim != 0:
+            raise TorchRuntimeError(f"logspace only supports 0-dimensional start and end tensors, but got {name} "
+                                    f"with {value.ndim} dimension(s).")
+    start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
+    if steps < 0:
+        raise TorchRuntimeError("number of steps must be non-negative")
+    check_size((steps,))
+    dt = b["dtype"] or dtypes.get_default_dtype()
     exps = _linspace_values(start, end, steps, dtypes.float64)
-    return leaf(np.power(float(base), exps).astype(dt.np), dt, requires_grad)
+    return _maybe_out(leaf(np.power(float(b["base"]), exps).astype(dt.np), dt, b["requires_grad"]), b["out"])
 
 
 # -- *_like and new_* ------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from ..dispatch.limits import check_count
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
 from ..errors import TorchIndexError, TorchRuntimeError
-from ..shape_rules import broadcast_all, wrap_dim
+from ..shape_rules import broadcast_all, list_str, wrap_dim
 from ..tensor import Tensor, wrap_scalar
 from .indexing import INDEX_PUT
 
@@ -66,9 +66,46 @@ defop("index_select", "index_select(Tensor input, int dim, Tensor index, *, Tens
           _index_select_backward)})
 
 
+def _index_add_checks(t: Tensor, dim: int, index: Tensor, source: Tensor) -> None:
+    """index_add's meta checks (index_func_meta_impl), then its kernel's bounds check."""
+    if index.ndim > 1:
+        raise TorchIndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {index.ndim} with "
+                              f"type: {index._dtype.legacy_name} and size: {list_str(index.shape)}")
+    if index._dtype not in (dtypes.int64, dtypes.int32):
+        raise TorchRuntimeError(
+            f"index_add_(): Expected dtype int32/int64 for index but got: {index._dtype.legacy_name}")
+    if t._dtype is not source._dtype:
+        raise TorchRuntimeError(f"index_add_(): self ({t._dtype.legacy_name}) and source "
+                                f"({source._dtype.legacy_name}) must have the same scalar type")
+    if not (dim == 0 or dim < source.ndim):
+        raise TorchIndexError(
+            f"index_add_(): Indexing dim {dim} is out of bounds of the source tensor with dim {source.ndim}")
+    n = index.numel()
+    wanted = 1 if source.ndim == 0 else source.shape[dim]
+    if n != wanted:
+        raise TorchRuntimeError(f"index_add_(): Number of indices ({n}) should be equal to source.size(dim): "
+                                f"({wanted}), for dim: {dim}")
+    self_sizes, source_sizes = list(t.shape), list(source.shape)
+    if t.ndim and source.ndim:
+        del self_sizes[dim], source_sizes[dim]
+    if self_sizes != source_sizes:
+        raise TorchRuntimeError("source tensor shape must match self tensor shape, excluding the specified "
+                                f"dimension. Got self.shape = {list_str(t.shape)} source.shape = "
+                                f"{list_str(source.shape)}")
+    _check_bounds(index._data, dim, t.shape[dim] if t.ndim else 1)
+
+
+def _check_bounds(idx: np.ndarray, dim: int, size: int) -> None:
+    """No index outside [0, size): PyTorch's scatter and index_add kernels take no negative ones."""
+    bad = (idx < 0) | (idx >= size)
+    if bad.any():
+        raise TorchRuntimeError(f"index {int(idx[bad].flat[0])} is out of bounds for dimension {dim} with size {size}")
+
+
 def _index_add_forward(b: dict) -> Any:
     t, index, source = b["self"], b["index"], b["source"]
     dim = wrap_dim(b["dim"], t.ndim)
+    _index_add_checks(t, dim, index, source)
     out = t._data.copy()
     src = source._data.astype(t._dtype.np, copy=False) * t._dtype.np.type(b["alpha"])
     where = [slice(None)] * t.ndim
@@ -120,19 +157,59 @@ def _scatter_positions(t: Tensor, dim: int, index: Tensor) -> tuple:
     return tuple(where)
 
 
+def _scatter_checks(t: Tensor, dim: int, index: Tensor, src: Tensor, reduce: Any) -> None:
+    """scatter's meta checks (scatter_gather_dtype_check, scatter_shape_check, the reduce name),
+    then its kernel's bounds check."""
+    tensor_src = not src._wrapped
+    if index.numel() == 0:
+        return
+    if index._dtype not in (dtypes.int64, dtypes.int32):
+        raise TorchRuntimeError("scatter(): Expected dtype int32/int64 for index")
+    if tensor_src and t._dtype is not src._dtype:
+        raise TorchRuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if max(t.ndim, 1) != max(index.ndim, 1):
+        raise TorchRuntimeError("Index tensor must have the same number of dimensions as self tensor")
+
+    def size(x: Tensor, d: int) -> int:
+        return x.shape[d] if x.ndim else 1
+    n = max(t.ndim, 1)
+    wrong = any(size(index, d) > size(t, d) for d in range(n) if d != dim)
+    if not wrong and tensor_src:
+        wrong = any(size(index, d) > size(src, d) for d in range(n) if d < max(src.ndim, 1))
+    if wrong:
+        text = (f"Expected index {list_str(index.shape)} to be no larger than self {list_str(t.shape)} apart from "
+                f"dimension {dim}")
+        if tensor_src:
+            text += f" and to be no larger size than src {list_str(src.shape)}"
+        raise TorchRuntimeError(text)
+    if reduce is not None and reduce not in ("add", "multiply"):
+        raise TorchRuntimeError("reduce argument must be either add or multiply.")
+    _check_bounds(index._data, dim, size(t, dim))
+
+
 def _scatter_forward(b: dict) -> Any:
     t, index = b["self"], b["index"]
     dim = wrap_dim(b["dim"], t.ndim)
-    out = t._data.copy()
     src = b["src"]
+    reduce = b.get("reduce")
+    _scatter_checks(t, dim, index, src, reduce)
+    out = t._data.copy()
+    if index.numel() == 0:
+        return out
+    if t.ndim == 0:  # (a 0-dim self is one element: index [0] or a 0-dim index)
+        out = out.reshape(1)
+        index = index.reshape(1)
+        src = src if src._data.ndim == 0 else src.reshape(-1)
     where = _scatter_positions(t, dim, index)
     values = np.broadcast_to(src._data, index.shape) if src._data.ndim == 0 else \
         src._data[tuple(slice(0, n) for n in index.shape)]
-    if b.get("reduce") == "add" or b.get("_add"):
+    if reduce == "add" or b.get("_add"):
         np.add.at(out, where, values.astype(out.dtype))
+    elif reduce == "multiply":
+        np.multiply.at(out, where, values.astype(out.dtype))
     else:
         out[where] = values
-    return out
+    return out.reshape(t._data.shape)
 
 
 def _scatter_self_grad(g: Tensor, s: Any) -> Tensor:
@@ -149,7 +226,7 @@ SCATTERED = d("index", rule="grad.gather(dim, index): grad where src went")(_sca
 
 defop("scatter", "scatter(Tensor input, int dim, Tensor index, Tensor src, *, str? reduce=None)",
       _scatter_forward, node=lambda b: "ScatterBackward1" if b["src"]._wrapped else "ScatterBackward0",
-      inputs=("self", "src"), numbers_as_tensors=True, inplace=True, scalar_inputs=("src",),
+      inputs=("self", "src"), numbers_as_tensors=("src",), inplace=True, scalar_inputs=("src",),
       inplace_broadcasts=False,
       derivs={"self": d("index", rule="grad, 0 where src was scattered")(_scatter_self_grad), "src": SCATTERED})
 defop("scatter_add", "scatter_add(Tensor input, int dim, Tensor index, Tensor src)",
@@ -182,7 +259,10 @@ defop("masked_select", "masked_select(Tensor input, Tensor mask, *, Tensor? out=
 
 def _take_forward(b: dict) -> Any:
     flat = b["self"]._data.reshape(-1)
-    idx = b["index"]._data
+    index = b["index"]
+    if index._dtype is not dtypes.int64:
+        raise TorchRuntimeError(f"take(): Expected a long tensor for index, but got {index._dtype.legacy_name}")
+    idx = index._data
     n = flat.size
     if ((idx < -n) | (idx >= n)).any():
         raise TorchIndexError(f"out of range: tried to access index {int(idx.max())} on a tensor of {n} elements.")

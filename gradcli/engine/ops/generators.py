@@ -17,7 +17,7 @@ import numpy as np
 from .. import dtypes
 from ..device import CPU, Device, parse_device
 from ..dispatch.signature import LazyParser, py_type_name
-from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
+from ..errors import TorchOverflowError, TorchRuntimeError, TorchTypeError, TorchValueError
 from ..lazy_random import rng
 from ..tensor import Tensor
 from .random_args import CATALOG
@@ -146,6 +146,8 @@ def manual_seed(seed: Any) -> Generator:
         raise TorchValueError(str(e)) from None
     except TypeError as e:
         raise TorchTypeError(str(e)) from None
+    except OverflowError as e:  # (int(inf))
+        raise TorchOverflowError(str(e)) from None
     rng.default_generator.manual_seed(seed)
     return default_generator
 

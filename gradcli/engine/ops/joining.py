@@ -193,6 +193,8 @@ def _pieces(a: np.ndarray, dim: int, sizes: list[int]) -> tuple:
 
 def _split_forward(b: dict) -> Any:
     a = b["self"]._data
+    if a.ndim == 0:
+        raise TorchRuntimeError("split expects at least a 1-dimensional tensor")
     dim = wrap_dim(b["dim"], a.ndim)
     size = b["split_size"]
     if isinstance(size, tuple):
@@ -217,6 +219,8 @@ SPLIT = defop("split", ["split(Tensor input, int split_size, int dim=0)",
 
 
 def _chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple:
+    if self.ndim == 0:
+        raise TorchRuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise TorchRuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     size = self.shape[wrap_dim(dim, self.ndim)]
@@ -240,6 +244,6 @@ UNBIND = defop("unbind", "unbind(Tensor input, int dim=0)", _unbind_forward, nod
 
 
 
-CATALOG.register(_hstack, "hstack", torch=True)
-CATALOG.register(_vstack, "vstack", torch=True)
-CATALOG.register(_chunk, "chunk", torch=True, method=True)
+CATALOG.register(_hstack, "hstack", torch=True, sigs="hstack(Tensor[] tensors)")
+CATALOG.register(_vstack, "vstack", torch=True, sigs="vstack(Tensor[] tensors)")
+CATALOG.register(_chunk, "chunk", torch=True, method=True, sigs="chunk(Tensor input, int chunks, int dim=0)")

@@ -359,9 +359,9 @@ def _outer_method(self: Tensor, vec2: Any) -> Tensor:
 
 CATALOG.register(_matmul_operator, operators=("__matmul__",))
 CATALOG.register(_rmatmul_operator, operators=("__rmatmul__",))
-CATALOG.register(_matmul_method, "matmul", method=True)
-CATALOG.register(_outer_method, "outer", method=True)
-CATALOG.register(_outer_method, "ger", method=True)
+CATALOG.register(_matmul_method, "matmul", method=True, sigs="matmul(Tensor input, Tensor other)")
+CATALOG.register(_outer_method, "outer", method=True, sigs="outer(Tensor input, Tensor vec2)")
+CATALOG.register(_outer_method, "ger", method=True, sigs="ger(Tensor input, Tensor vec2)")
 CATALOG.register(matmul, "matmul", torch=True, namespaces=("linalg",))
 CATALOG.register(outer, "outer", torch=True)
-CATALOG.register(outer, "ger", torch=True)
+CATALOG.register(outer, "ger", torch=True, sigs="ger(Tensor input, Tensor vec2)")

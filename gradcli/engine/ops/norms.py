@@ -13,7 +13,8 @@ from ..autograd.formulas import d
 from ..dispatch.promotion import arr
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
-from ..errors import TorchNotImplementedError, TorchRuntimeError
+from ..dispatch.signature import LazyParser
+from ..errors import TorchAttributeError, TorchNotImplementedError, TorchRuntimeError
 from ..tensor import Tensor
 from .reductions import exposed_dims, reduce_axes
 
@@ -102,20 +103,29 @@ NORM = defop("_norm", "_norm(Tensor input, any p, int[1]? dim=None, bool keepdim
 
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, out: Any = None,  # noqa: A002
          dtype: Any = None) -> Tensor:
-    """``torch.norm``/``Tensor.norm``: a Python function in PyTorch too (vector norms only here)."""
+    """``torch.norm``/``Tensor.norm``: a Python function in PyTorch too (vector norms only here),
+    reading ``input.layout`` first and calling ``torch.linalg.vector_norm`` by position."""
+    if not isinstance(input, Tensor):
+        raise TorchAttributeError(f"'{type(input).__name__}' object has no attribute 'layout'")
     if isinstance(p, str) and p != "fro":
         raise TorchNotImplementedError(f"gradcli does not support torch.norm with p='{p}' yet")
     if p == "fro" and isinstance(dim, (tuple, list)) and len(dim) > 2:
         # three or more dims make it a matrix norm in PyTorch, which wants exactly two
         raise TorchRuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
-    return run(NORM, {"self": input, "p": p, "dim": dim, "keepdim": keepdim, "dtype": dtype})
+    _, b = _VECTOR_NORM.parse((input, 2 if p == "fro" else p, dim, keepdim), {"dtype": dtype})
+    return run(NORM, {"self": input, "p": p, "dim": b["dim"], "keepdim": keepdim, "dtype": b["dtype"]})
 
 
 
 def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,  # noqa: A002
                 out: Any = None, dtype: Any = None) -> Tensor:
     """``torch.linalg.vector_norm`` (and ``linalg.norm`` of a vector)."""
-    return run(NORM, {"self": x, "p": ord, "dim": dim, "keepdim": keepdim, "dtype": dtype})
+    _, b = _VECTOR_NORM.parse((x, ord, dim, keepdim), {"dtype": dtype})
+    return run(NORM, {"self": x, "p": b["ord"], "dim": b["dim"], "keepdim": keepdim, "dtype": b["dtype"]})
+
+
+_VECTOR_NORM = LazyParser("linalg_vector_norm(Tensor input, Scalar ord=2, int[1]? dim=None, bool keepdim=False, "
+                          "*, dtype? dtype=None)")
 
 
 

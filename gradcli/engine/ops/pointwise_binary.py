@@ -160,9 +160,10 @@ def _lerp_self_grad(g: Tensor, s: Any) -> Tensor:
     return g * (1 - w)
 
 
-LERP = defop("lerp", "lerp(Tensor input, Tensor end, Tensor weight, *, Tensor? out=None)", _lerp_forward,
+LERP = defop("lerp", ["lerp(Tensor input, Tensor end, Tensor weight, *, Tensor? out=None)",
+                     "lerp(Tensor input, Tensor end, Scalar weight, *, Tensor? out=None)"], _lerp_forward,
       node=lambda b: "LerpBackward0" if b["weight"]._wrapped else "LerpBackward1",
-      inputs=("self", "end", "weight"), scalar_inputs=("weight",), numbers_as_tensors=True, inplace=True,
+      inputs=("self", "end", "weight"), scalar_inputs=("weight",), numbers_as_tensors=("weight",), inplace=True,
       meta=_lerp_meta,
       derivs={"self": d("weight", rule="grad * (1 - weight)")(_lerp_self_grad),
               "end": d("weight", rule="grad * weight")(lambda g, s: g * s.weight),

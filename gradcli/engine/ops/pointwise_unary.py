@@ -197,6 +197,10 @@ def _round_forward(b: dict) -> Any:
     decimals = b.get("decimals", 0)
     if not decimals:
         return np.round(a) if a.dtype.kind == "f" else a.copy()
+    if abs(decimals) > (38 if a.dtype == np.float32 else 308):
+        # PyTorch's kernel scales by 10**|decimals| in the input's type: past its range that is inf
+        # (or 0 for decimals = -2**63, whose negation overflows), and every element is NaN
+        return np.full_like(a, np.nan)
     return np.round(a, decimals)
 
 

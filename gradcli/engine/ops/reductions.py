@@ -500,6 +500,6 @@ def sum_to_size(self: Tensor, *size: Any) -> Tensor:
     return result.view(shape) if lead else result
 
 
-CATALOG.register(sum_to_size, "sum_to_size", method=True)
+CATALOG.register(sum_to_size, "sum_to_size", method=True, sigs="sum_to_size(Tensor input, int[] size)")
 
 

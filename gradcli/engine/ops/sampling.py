@@ -34,6 +34,7 @@ _BERNOULLI_METHOD = _parser(f"bernoulli(Tensor self, {_GEN})", f"bernoulli(Tenso
 def _bernoulli_fill(self: Tensor, overload: int, b: dict, generator: Any) -> None:
     p = b["p"]
     if isinstance(p, Tensor):
+        p = p.detach().expand(tuple(self.shape))  # (PyTorch expands p to self first: its errors)
         rng.bernoulli_(self._data, p._data, generator=generator)
         return
     if not 0 <= p <= 1:

@@ -19,7 +19,7 @@ from ..dispatch.runner import run
 from ..dispatch.python_signature import signed
 from ..dispatch.signature import LazyParser
 from ..errors import TorchRuntimeError
-from ..shape_rules import list_str, numel, type_string, wrap_dim, wrap_dims
+from ..shape_rules import check_ndim, list_str, numel, type_string, wrap_dim, wrap_dims
 from ..tensor import Tensor
 from ..warnings import warn_once
 
@@ -167,6 +167,7 @@ def _unsqueeze_forward(b: dict) -> Any:
 def unsqueeze_array(a: np.ndarray, dim: int) -> np.ndarray:
     """A view with a new size-1 dim at ``dim``, strided as PyTorch strides it: the next dim's
     extent, or one element at the end (NumPy's expand_dims differs there, and .stride() shows it)."""
+    check_ndim(a.ndim + 1)
     strides = list(a.strides)
     strides.insert(dim, a.shape[dim] * a.strides[dim] if dim < a.ndim else a.itemsize)
     shape = a.shape[:dim] + (1,) + a.shape[dim:]
@@ -338,11 +339,12 @@ def _repeat_forward(b: dict) -> Any:
     if len(reps) < a.ndim:
         raise TorchRuntimeError(
             "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
-    shape = [n * r for n, r in zip((1,) * (len(reps) - a.ndim) + a.shape, reps)]
-    for n in shape:
-        if n < 0:
-            raise TorchRuntimeError(f"Trying to create tensor with negative dimension {n}: {list_str(shape)}")
-    check_count(numel(shape), 2 * a.itemsize)  # (np.tile's last step copies its previous one)
+    padded = (1,) * (len(reps) - a.ndim) + a.shape
+    target = tuple(n * r for n, r in zip(padded, reps))
+    if any(n < 0 for n in target):
+        raise TorchRuntimeError(f"Trying to create tensor with negative dimension {next(n for n in target if n < 0)}: "
+                                f"{list_str(target)}")
+    check_count(numel(target), 2 * a.itemsize)  # (np.tile's last step copies its previous one)
     return np.tile(a.reshape((1,) * (len(reps) - a.ndim) + a.shape), reps)
 
 
@@ -369,12 +371,15 @@ ALIAS = defop("alias", "alias(Tensor input)", lambda b: b["self"]._data.view(), 
 
 CATALOG.register(reshape, "reshape", method=True)
 CATALOG.register(_reshape_function, "reshape", torch=True)
-CATALOG.register(_view_as, "view_as", method=True)
-CATALOG.register(_reshape_as, "reshape_as", method=True)
-CATALOG.register(flatten, "flatten", torch=True, method=True)
-CATALOG.register(_unflatten, "unflatten", torch=True, method=True)
-CATALOG.register(_movedim, "movedim", torch=True, method=True)
-CATALOG.register(_movedim, "moveaxis", torch=True, method=True)
-CATALOG.register(_expand_as, "expand_as", method=True)
+CATALOG.register(_view_as, "view_as", method=True, sigs="view_as(Tensor input, Tensor other)")
+CATALOG.register(_reshape_as, "reshape_as", method=True, sigs="reshape_as(Tensor input, Tensor other)")
+CATALOG.register(flatten, "flatten", torch=True, method=True,
+                 sigs="flatten(Tensor input, int start_dim=0, int end_dim=-1)")
+CATALOG.register(_unflatten, "unflatten", torch=True, method=True, sigs="unflatten(Tensor input, int dim, int[] sizes)")
+for _name in ("movedim", "moveaxis"):
+    CATALOG.register(_movedim, _name, torch=True, method=True,
+                     sigs=[f"{_name}(Tensor input, int source, int destination)",
+                           f"{_name}(Tensor input, int[] source, int[] destination)"])
+CATALOG.register(_expand_as, "expand_as", method=True, sigs="expand_as(Tensor input, Tensor other)")
 CATALOG.register(property(_T), "T", method=True)
 CATALOG.register(property(_mT), "mT", method=True)

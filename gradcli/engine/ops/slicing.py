@@ -17,7 +17,7 @@ from ..dispatch.limits import check_size
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
 from ..autograd.views import region_of
-from ..errors import TorchIndexError, TorchRuntimeError, TorchValueError
+from ..errors import TorchIndexError, TorchNotImplementedError, TorchRuntimeError, TorchValueError
 from ..shape_rules import wrap_dim, wrap_dims
 from ..tensor import Tensor
 
@@ -165,7 +165,8 @@ def _tri(fn: Any, name: str) -> Any:
         a = b["self"]._data
         if a.ndim < 2:
             raise TorchRuntimeError(f"{name}: input tensor must have at least 2 dimensions")
-        return fn(a, b["diagonal"])
+        # (any diagonal past the matrix means the same as its edge; NumPy overflows on int64's ends)
+        return fn(a, max(min(b["diagonal"], a.shape[-1]), -a.shape[-2]))
     return forward
 
 
@@ -180,6 +181,13 @@ TRIU = defop("triu", "triu(Tensor input, int diagonal=0, *, Tensor? out=None)", 
 def _diag_embed_forward(b: dict) -> Any:
     a = b["self"]._data
     k = b["offset"]
+    # the new diagonal's dims are dims of the result (one more than the input has)
+    d1, d2 = wrap_dim(b["dim1"], a.ndim + 1), wrap_dim(b["dim2"], a.ndim + 1)
+    if d1 == d2:
+        raise TorchRuntimeError(f"diagonal dimensions cannot be identical {b['dim1']}, {b['dim2']}")
+    if (d1, d2) != (a.ndim - 1, a.ndim):
+        raise TorchNotImplementedError("gradcli does not support diag_embed with dim1/dim2 other than the last "
+                                       "two yet")
     n = a.shape[-1] + abs(k)
     check_size(a.shape[:-1] + (n, n), a.itemsize)   # (n times what the input holds)
     out = np.zeros(a.shape[:-1] + (n, n), dtype=a.dtype)
@@ -211,5 +219,7 @@ def _diag(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: A002
 
 
 
-CATALOG.register(_narrow, "narrow", torch=True, method=True)
-CATALOG.register(_diag, "diag", torch=True, method=True)
+CATALOG.register(_narrow, "narrow", torch=True, method=True,
+                 sigs=["narrow(Tensor input, int dim, Tensor start, int length)",
+                       "narrow(Tensor input, int dim, int start, int length)"])
+CATALOG.register(_diag, "diag", torch=True, method=True, sigs="diag(Tensor input, int diagonal=0)")

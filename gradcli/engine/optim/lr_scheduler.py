@@ -10,6 +10,7 @@ repeated ``lr * gamma``.  The closed forms serve only ``step(epoch)``, as in PyT
 from __future__ import annotations
 
 import math
+import operator
 import types
 from bisect import bisect_right
 from collections import Counter
@@ -17,6 +18,7 @@ from functools import wraps
 from typing import Any, Callable
 from weakref import ref
 
+from ..callbacks import arithmetic, call
 from ..errors import TorchKeyError, TorchTypeError, TorchValueError
 from ..tensor import Tensor
 from ..warnings import warn
@@ -215,7 +217,8 @@ class LambdaLR(LRScheduler):
 
     def get_lr(self) -> list[Any]:
         _warn_get_lr_called_within_step(self)
-        return [base_lr * lmbda(self.last_epoch) for lmbda, base_lr in zip(self.lr_lambdas, self.base_lrs)]
+        return [arithmetic(operator.mul, base_lr, call(lmbda, self.last_epoch))
+                for lmbda, base_lr in zip(self.lr_lambdas, self.base_lrs)]
 
 
 def _is_function(fn: Any) -> bool:

@@ -22,6 +22,7 @@ import numpy as np
 from .. import dtypes
 from ..autograd import grad_mode
 from ..autograd.accumulate import zero_grads
+from ..callbacks import call
 from ..errors import TorchKeyError, TorchNotImplementedError, TorchTypeError, TorchValueError
 from ..tensor import Tensor
 from ..warnings import warn
@@ -75,7 +76,7 @@ def run_closure(closure: Callable[[], Any] | None) -> Any:
     if closure is None:
         return None
     with grad_mode.enable_grad():
-        return closure()
+        return call(closure)
 
 
 def scalar_dtype() -> dtypes.DType:

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import TorchError, TorchOverflowError, TorchRuntimeError, TorchTypeError, TorchValueError
 from .formatter import Formatter
 from .options import OPTIONS, PrintOptions
 from .summarize import summarized_data
@@ -48,6 +49,30 @@ def tensor_repr(
     """
     if dtype not in _NUMPY_DTYPES:
         raise ValueError(f"unsupported dtype {dtype!r}; expected one of {', '.join(_NUMPY_DTYPES)}")
+    try:
+        return _repr(data, dtype, default_dtype, requires_grad, grad_fn)
+    except (TypeError, ValueError, OverflowError, RuntimeError) as error:
+        if isinstance(error, TorchError) or _usual(OPTIONS):
+            raise
+        # torch.set_printoptions keeps any value; a bad one fails here, at a print, with the error
+        # PyTorch's printer meets -- the script's error (PyTorch's), not a bug of the printer
+        raise _AS_TORCH[next(c for c in _AS_TORCH if isinstance(error, c))](str(error)) from None
+
+
+_AS_TORCH = {TypeError: TorchTypeError, ValueError: TorchValueError, OverflowError: TorchOverflowError,
+             RuntimeError: TorchRuntimeError}
+
+
+def _usual(opts: PrintOptions) -> bool:
+    """Whether every option has a value of the kind torch documents (then an error is the printer's)."""
+    def count(v: Any) -> bool:
+        return type(v) is int and v >= 0
+    return (count(opts.precision) and count(opts.edgeitems) and count(opts.linewidth)
+            and type(opts.threshold) in (int, float) and opts.threshold == opts.threshold
+            and opts.sci_mode in (None, True, False))
+
+
+def _repr(data: np.ndarray, dtype: str, default_dtype: str, requires_grad: bool, grad_fn: str | None) -> str:
     array = np.asarray(data, dtype=_NUMPY_DTYPES[dtype])
     opts = OPTIONS
     indent = len(_PREFIX)

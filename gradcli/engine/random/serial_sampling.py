@@ -79,8 +79,15 @@ def log_normal_(out: np.ndarray, mean: float = 1.0, std: float = 2.0, *,
     if not out.size:
         return
     g = per_element_normals(out.size, mean, std, resolve(generator))
-    exp = math.exp
-    draw_order.fill(out, np.array([exp(v) for v in g.tolist()], dtype=np.float64))
+    draw_order.fill(out, np.array([_exp(v) for v in g.tolist()], dtype=np.float64))
+
+
+def _exp(v: float) -> float:
+    """C's exp: inf past the largest double (Python's math.exp raises there)."""
+    try:
+        return math.exp(v)
+    except OverflowError:
+        return math.inf
 
 
 def poisson(rates: np.ndarray, *, generator: Generator | None = None) -> np.ndarray:

@@ -17,14 +17,31 @@ from ..autograd.backward import grad
 from ..errors import TorchRuntimeError
 from ..ops.joining import STACK
 from ..tensor import Tensor
+from ..callbacks import call
+from .checks import check_callable, tensor_tuple, user_outputs
 
 
-def _as_tuple(x: Any) -> tuple[tuple, bool]:
-    if isinstance(x, tuple):
-        return x, True
-    if isinstance(x, list):
-        return tuple(x), True
-    return (x,), False
+def _as_tuple(x: Any, arg_name: str, fn_name: str) -> tuple[tuple, bool]:
+    """(the tuple, whether it was one), every element a Tensor as PyTorch checks it."""
+    is_tuple, items = tensor_tuple(x, arg_name, fn_name)
+    return items, is_tuple
+
+
+def _outputs(out: Any, fn_name: str) -> tuple[tuple, bool]:
+    is_tuple, items = user_outputs(out, fn_name)
+    return items, is_tuple
+
+
+def _validate_v(v: tuple, other: tuple, is_other_tuple: bool) -> None:
+    """PyTorch's _validate_v: one v per tensor of ``other``, each of its size."""
+    if len(other) != len(v):
+        if is_other_tuple:
+            raise TorchRuntimeError(f"v is a tuple of invalid length: should be {len(other)} but got {len(v)}.")
+        raise TorchRuntimeError("The given v should contain a single Tensor.")
+    for index, (vec, t) in enumerate(zip(v, other)):
+        if vec.shape != t.shape:
+            where = f"Entry {index} in " if is_other_tuple else ""
+            raise TorchRuntimeError(f"{where}v has invalid size: should be {t.size()} but got {vec.size()}.")
 
 
 def _prepare(inputs: tuple) -> tuple:
@@ -52,23 +69,23 @@ def _grads(outputs: Any, inputs: tuple, grad_outputs: Any, create_graph: bool) -
 
 def _call(func: Callable, inputs: tuple) -> Any:
     with grad_mode.enable_grad():
-        return func(*inputs)
+        return call(func, *inputs)
 
 
 def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
-    ins, is_tuple = _as_tuple(inputs)
+    ins, is_tuple = _as_tuple(inputs, "inputs", "vjp")
     ins = _prepare(ins)
     out = _call(func, ins)
-    outs, out_tuple = _as_tuple(out)
+    outs, out_tuple = _outputs(out, "vjp")
     if v is None:
-        for o in outs:
-            if o.numel() != 1:
-                raise TorchRuntimeError(
-                    "The vector v can only be None if the user-provided function returns a single Tensor "
-                    "with a single element.")
+        if len(outs) != 1 or outs[0].numel() != 1:
+            raise TorchRuntimeError(
+                "The vector v can only be None if the user-provided function returns a single Tensor "
+                "with a single element.")
         vs = tuple(None for _ in outs)
     else:
-        vs, _ = _as_tuple(v)
+        vs, _ = _as_tuple(v, "v", "vjp")
+        _validate_v(vs, outs, out_tuple)
     # PyTorch's _autograd_grad: one grad() over the outputs that require grad, so the engine
     # adds up their contributions and a single output's vjp keeps its own grad_fn (MulBackward0
     # for exp, not an AddBackward0 of a sum with zeros); unused inputs get zeros.
@@ -93,10 +110,10 @@ def _detach_all(out: Any) -> Any:
 
 def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False,
              vectorize: bool = False, strategy: str = "reverse-mode") -> Any:
-    ins, is_tuple = _as_tuple(inputs)
+    ins, is_tuple = _as_tuple(inputs, "inputs", "jacobian")
     ins = _prepare(ins)
     out = _call(func, ins)
-    outs, out_tuple = _as_tuple(out)
+    outs, out_tuple = _outputs(out, "jacobian")
     per_output = []
     with grad_mode.enable_grad():
         for o in outs:
@@ -121,13 +138,17 @@ def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bo
 
 def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False,
             vectorize: bool = False, outer_jacobian_strategy: str = "reverse-mode") -> Any:
-    ins, is_tuple = _as_tuple(inputs)
+    ins, is_tuple = _as_tuple(inputs, "inputs", "hessian")
+    check_callable(func)
 
     def gradient(*args: Any) -> Any:
-        out = func(*args)
+        out = call(func, *args)
+        _, out_tuple = _outputs(out, "hessian")
+        if out_tuple:
+            raise TorchRuntimeError("The function given to hessian should return a single Tensor")
         if out.numel() != 1:
             raise TorchRuntimeError(
-                "The function given to hessian should return a single Tensor with a single element.")
+                "The Tensor returned by the function given to hessian should contain a single element")
         gs = grad(out, args, create_graph=True, allow_unused=True)
         gs = tuple(_zeros_like(a) if g is None else g for g, a in zip(gs, args))
         return gs if is_tuple else gs[0]
@@ -136,18 +157,11 @@ def hessian(func: Callable, inputs: Any, create_graph: bool = False, strict: boo
 
 
 def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False) -> tuple:
-    ins, is_tuple = _as_tuple(inputs)
+    ins, is_tuple = _as_tuple(inputs, "inputs", "jvp")
     ins = _prepare(ins)
-    if v is None:
-        if any(t.numel() != 1 for t in ins):
-            raise TorchRuntimeError(
-                "The vector v can only be None if the input to the user-provided function is a single "
-                "Tensor with a single element.")
-        vs = tuple(t.detach() * 0 + 1 for t in ins)
-    else:
-        vs, _ = _as_tuple(v)
+    vs = _v_for_inputs(v, ins, is_tuple, "jvp")
     out = _call(func, ins)
-    outs, out_tuple = _as_tuple(out)
+    outs, out_tuple = _outputs(out, "jvp")
     results = []
     with grad_mode.enable_grad():
         for o in outs:
@@ -167,15 +181,32 @@ def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, 
     return out_value, (tuple(results) if out_tuple else results[0])
 
 
+def _v_for_inputs(v: Any, ins: tuple, is_tuple: bool, fn_name: str) -> tuple:
+    """The v of jvp, hvp and vhp, one per input (ones for a single one-element input)."""
+    if v is None:
+        if len(ins) != 1 or ins[0].numel() != 1:
+            raise TorchRuntimeError(
+                "The vector v can only be None if the input to the user-provided function is a single "
+                "Tensor with a single element.")
+        return tuple(t.detach() * 0 + 1 for t in ins)
+    vs, _ = _as_tuple(v, "v", fn_name)
+    _validate_v(vs, ins, is_tuple)
+    return vs
+
+
 def _second_order(func: Callable, inputs: Any, v: Any, create_graph: bool, hvp_order: bool) -> tuple:
-    ins, is_tuple = _as_tuple(inputs)
+    name = "hvp" if hvp_order else "vhp"
+    ins, is_tuple = _as_tuple(inputs, "inputs", name)
     ins = _prepare(ins)
-    vs, _ = _as_tuple(v) if v is not None else (tuple(None for _ in ins), False)
+    vs = _v_for_inputs(v, ins, is_tuple, name)
     with grad_mode.enable_grad():
-        out = func(*ins)
+        out = _call(func, ins)
+        _, out_tuple = _outputs(out, name)
+        if out_tuple:
+            raise TorchRuntimeError(f"The function given to {name} must return a single Tensor")
         if out.numel() != 1:
             raise TorchRuntimeError(
-                "The Tensor returned by the function given to hvp should contain a single element")
+                f"The Tensor returned by the function given to {name} should contain a single element")
         gs = grad(out, ins, create_graph=True, allow_unused=True)
         gs = tuple(_zeros_like(a) if g is None else g for g, a in zip(gs, ins))
         dot = None

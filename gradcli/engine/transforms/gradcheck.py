@@ -8,10 +8,12 @@ import numpy as np
 
 from ..autograd import grad_mode
 from ..autograd.backward import grad
-from ..errors import TorchRuntimeError
+from ..callbacks import call
+from ..errors import TorchRuntimeError, TorchValueError
 from ..printing import tensor_repr
 from ..tensor import Tensor
 from ..warnings import warn
+from .checks import check_callable, differentiable_outputs
 
 
 def _as_tuple(x: Any) -> tuple:
@@ -30,9 +32,13 @@ def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1
             warn(f"Input #{i} requires gradient and is not a double precision floating point or complex. "
                  "This check will likely fail if all the inputs are not of double precision floating point "
                  "or complex. ")
+    if not diff:
+        raise TorchValueError("gradcheck expects at least one input tensor to require gradient, but none of "
+                              "them have requires_grad=True.")
+    check_callable(func)
     with grad_mode.enable_grad():
-        out = func(*ins)
-    outs = _as_tuple(out)
+        out = call(func, *ins)
+    outs = differentiable_outputs(out)
     for o_index, o in enumerate(outs):
         if not o.requires_grad:
             continue
@@ -72,10 +78,16 @@ def _show(a: np.ndarray) -> str:
 
 def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, **kwargs: Any) -> bool:
     ins = _as_tuple(inputs)
+    # PyTorch calls func once first and reads its outputs' (and grad_outputs') requires_grad
+    check_callable(func)
+    with grad_mode.enable_grad():
+        differentiable_outputs(call(func, *ins))
+    if grad_outputs is not None:
+        differentiable_outputs(grad_outputs)
 
     def first_derivative(*args: Any) -> Any:
-        out = func(*args)
-        outs = _as_tuple(out)
+        out = call(func, *args)
+        outs = differentiable_outputs(out)
         diff = [a for a in args if isinstance(a, Tensor) and a.requires_grad]
         gos = [Tensor._make(np.ones_like(o._data), o._dtype) for o in outs]
         gs = grad(outs, diff, gos, create_graph=True, allow_unused=True)

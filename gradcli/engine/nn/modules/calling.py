@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from ...callbacks import call
 from ...errors import TorchRuntimeError, TorchTypeError
 from ...tensor import Tensor
 from ...warnings import warn
@@ -34,7 +35,7 @@ def call_with_hooks(self: Any, forward_call: Callable, args: tuple, kwargs: dict
             non_full_backward_hooks = list(self._backward_hooks.values())
     for hook_id, hook in list(self._forward_pre_hooks.items()):
         if hook_id in self._forward_pre_hooks_with_kwargs:
-            args_kwargs_result = hook(self, args, kwargs)
+            args_kwargs_result = call(hook, self, args, kwargs)
             if args_kwargs_result is not None:
                 if isinstance(args_kwargs_result, tuple) and len(args_kwargs_result) == 2:
                     args, kwargs = args_kwargs_result
@@ -42,7 +43,7 @@ def call_with_hooks(self: Any, forward_call: Callable, args: tuple, kwargs: dict
                     raise TorchRuntimeError("forward pre-hook must return None or a tuple of (new_args, new_kwargs), "
                                             f"but got {args_kwargs_result}.")
         else:
-            args_result = hook(self, args)
+            args_result = call(hook, self, args)
             if args_result is not None:
                 if not isinstance(args_result, tuple):
                     args_result = (args_result,)
@@ -59,9 +60,9 @@ def call_with_hooks(self: Any, forward_call: Callable, args: tuple, kwargs: dict
             if hook_id in self._forward_hooks_always_called:
                 called.add(hook_id)
             if hook_id in self._forward_hooks_with_kwargs:
-                hook_result = hook(self, args, kwargs, result)
+                hook_result = call(hook, self, args, kwargs, result)
             else:
-                hook_result = hook(self, args, result)
+                hook_result = call(hook, self, args, result)
             if hook_result is not None:
                 result = hook_result
     except Exception:
@@ -79,7 +80,8 @@ def call_with_hooks(self: Any, forward_call: Callable, args: tuple, kwargs: dict
         grad_fn = var.grad_fn
         if grad_fn is not None:
             for hook in non_full_backward_hooks:
-                grad_fn.register_hook(lambda grad_input, grad_output, hook=hook: hook(self, grad_input, grad_output))
+                grad_fn.register_hook(
+                    lambda grad_input, grad_output, hook=hook: call(hook, self, grad_input, grad_output))
             _maybe_warn_non_full_backward_hook(args, result, grad_fn)
     return result
 
@@ -90,9 +92,9 @@ def _run_always_called_hooks(self: Any, args: tuple, kwargs: dict, result: Any, 
         if hook_id in self._forward_hooks_always_called and hook_id not in called:
             try:
                 if hook_id in self._forward_hooks_with_kwargs:
-                    hook_result = hook(self, args, kwargs, result)
+                    hook_result = call(hook, self, args, kwargs, result)
                 else:
-                    hook_result = hook(self, args, result)
+                    hook_result = call(hook, self, args, result)
                 if hook_result is not None:
                     result = hook_result
             except Exception as error:  # noqa: BLE001 - PyTorch silences it with a warning

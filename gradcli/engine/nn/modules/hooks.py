@@ -14,6 +14,7 @@ from typing import Any, Callable, Sequence
 from ...autograd import grad_mode
 from ...autograd import node as autograd_node
 from ...autograd.formulas import d
+from ...callbacks import call, length
 from ...dispatch.op import defop
 from ...dispatch.runner import run
 from ...errors import TorchRuntimeError
@@ -97,10 +98,10 @@ class BackwardHook:
                 return None  # the gradient reached the inputs without passing the outputs
             res = self._pack_with_none(self.input_tensors_index or [], grad_input, self.n_inputs)
             for user_hook in self.user_hooks:
-                out = user_hook(self.module, res, self.grad_outputs)
+                out = call(user_hook, self.module, res, self.grad_outputs)
                 if out is None:
                     continue
-                if len(out) != len(res):
+                if length(out) != len(res):
                     raise TorchRuntimeError("Backward hook returned an invalid number of grad_input, "
                                             f"got {len(out)}, but expected {len(res)}")
                 res = out
@@ -135,10 +136,10 @@ class BackwardHook:
                 if self.user_pre_hooks:
                     expected_len = len(self.grad_outputs)
                     for user_pre_hook in self.user_pre_hooks:
-                        hook_grad_outputs = user_pre_hook(self.module, self.grad_outputs)
+                        hook_grad_outputs = call(user_pre_hook, self.module, self.grad_outputs)
                         if hook_grad_outputs is None:
                             continue
-                        actual_len = len(hook_grad_outputs)
+                        actual_len = length(hook_grad_outputs)
                         if actual_len != expected_len:
                             raise TorchRuntimeError("Backward pre hook returned an invalid number of grad_output, "
                                                     f"got {actual_len}, but expected {expected_len}")

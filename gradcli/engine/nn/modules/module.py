@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterator
 
 from ...autograd import grad_mode
 from ...autograd.accumulate import zero_grads
+from ...callbacks import call
 from ...device import TorchAssertionError, check_cpu
 from ...dtypes import DType
 from ...errors import (TorchAttributeError, TorchKeyError, TorchNotImplementedError, TorchRuntimeError,
@@ -439,7 +440,7 @@ class Module:
     def apply(self, fn: Callable[["Module"], None]) -> "Module":
         for module in self.children():
             module.apply(fn)
-        fn(self)
+        call(fn, self)
         return self
 
     def cuda(self, device: Any = None) -> "Module":
