@@ -65,9 +65,40 @@ def graph_of(fn: Any) -> list:
                     ids[id(child)] = len(order)
                     order.append(child)
                 edges.append((ids[id(child)], nr))
-        out.append((name, edges))
+        out.append((name, edges, _saved_names(node)))
         i += 1
     return out
+
+
+def _saved_names(node: Any) -> list:
+    """The node's ``_saved_*`` attributes (what PyTorch's node declares; gradcli's declares them
+    in ``__script_attrs__``, the names a script may read), each with what it reads as: a tensor
+    or None, anything else as it prints."""
+    names = getattr(type(node), "__script_attrs__", None)
+    if names is None:
+        names = dir(node)
+    out = []
+    for name in sorted(n for n in names if n.startswith("_saved_")):
+        try:
+            value = getattr(node, name)
+        except Exception as error:   # (a saved tensor modified in place, say: its error)
+            out.append((name, error_name(error)))
+            continue
+        out.append((name, _saved_shown(value)))
+    if dict(out).get("_saved_size") and "'0'" in str(dict(out)["_saved_size"]):
+        # an empty view's storage offset: NumPy keeps no offset for an empty array (gradcli says 0)
+        out = [(n, v) for n, v in out if n != "_saved_storage_offset"]
+    return out
+
+
+def _saved_shown(value: Any) -> Any:
+    # Whether a node keeps an input it does not need is not compared: a tensor and None read
+    # alike (the nodes of views made under no_grad keep more in PyTorch).
+    if isinstance(value, (list, tuple)):
+        return [_saved_shown(v) for v in value]
+    if value is None or (hasattr(value, "shape") and hasattr(value, "dtype") and not isinstance(value, (int, float))):
+        return "a tensor or None"
+    return repr(value)
 
 
 # Steps whose zero results take their sign from the BLAS: PyTorch's gives -0.0 for a single

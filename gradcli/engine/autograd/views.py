@@ -160,13 +160,26 @@ class CopySlicesNode(Node):
 
 
 class AsStridedNode(Node):
-    __slots__ = ("_view_fn", "_meta")
+    __slots__ = ("_view_fn", "_meta", "_geometry")
     rule = "zeros of the base's shape, grad added where the view sits"
 
-    def __init__(self, base_edge: tuple, view_fn: Replay, base_meta: tuple) -> None:
+    def __init__(self, base_edge: tuple, view_fn: Replay, base_meta: tuple, geometry: tuple) -> None:
         super().__init__((base_edge,))
         self._view_fn = view_fn
         self._meta = base_meta
+        self._geometry = geometry   # the view's size, stride and storage offset, as PyTorch keeps them
+
+    @property
+    def _saved_size(self) -> tuple:
+        return self._geometry[0]
+
+    @property
+    def _saved_stride(self) -> tuple:
+        return self._geometry[1]
+
+    @property
+    def _saved_storage_offset(self) -> int:
+        return self._geometry[2]
 
     def input_metadata(self, index: int) -> tuple | None:
         return self._meta
@@ -183,6 +196,8 @@ class AsStridedNode(Node):
 
 CopySlices = node_class("CopySlices", base=CopySlicesNode)
 AsStridedBackward0 = node_class("AsStridedBackward0", base=AsStridedNode)
+AsStridedBackward0.__script_attrs__ = AsStridedBackward0.__script_attrs__ | {
+    "_saved_size", "_saved_stride", "_saved_storage_offset"}
 
 
 def rebase_view(view: Tensor, fn: Any) -> None:
@@ -211,6 +226,7 @@ def _point_view_at_base(view: Tensor) -> None:
     view._view_ver = view._vc.value
     edge = gradient_edge(root) or (None, 0)
     old = view._grad_fn, view._output_nr
-    view._grad_fn = AsStridedBackward0(edge, view._view_fn, (root.shape, root._dtype))
+    view._grad_fn = AsStridedBackward0(edge, view._view_fn, (root.shape, root._dtype),
+                                       (tuple(view.shape), view.stride(), view.storage_offset()))
     view._output_nr = 0
     move_retain_hook(view, *old)

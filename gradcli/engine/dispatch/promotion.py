@@ -57,4 +57,16 @@ def binary_arrays(a: Tensor, b: Tensor, dt: DType | None = None) -> tuple[np.nda
     if count * rt.itemsize > limits.watch_above:  # the result's size, before the kernel makes it
         limits.check_count(count, rt.itemsize)
     want = rt.np
-    return (x if x.dtype == want else x.astype(want)), (y if y.dtype == want else y.astype(want)), rt
+    return (x if x.dtype == want else _converted(x, want)), (y if y.dtype == want else _converted(y, want)), rt
+
+
+def _converted(a: np.ndarray, want: np.dtype) -> np.ndarray:
+    """``a`` in dtype ``want``.  An expanded operand is converted before it is broadcast again:
+    ``astype`` would lay its copy out with the broadcast dims innermost, and NumPy's loops give the
+    result the layout of their operands, where PyTorch, which converts inside its iterator, lays
+    out the result by the operands' own strides (``x.expand(2, -1, -1) == 0`` plus a float: the
+    result is contiguous).  (Read-only: the operands of a pointwise kernel are only read.)"""
+    if 0 in a.strides:
+        compact = a[tuple(slice(0, 1) if st == 0 else slice(None) for st in a.strides)]
+        return np.broadcast_to(compact.astype(want), a.shape)
+    return a.astype(want)

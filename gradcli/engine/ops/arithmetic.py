@@ -132,6 +132,7 @@ DIV = defop("div", ["div(Tensor input, Tensor other, *, Tensor? out=None)",
               "div(Tensor input, Tensor other, *, str? rounding_mode, Tensor? out=None)"], _div_forward,
       # an explicit rounding_mode=None is still the Tensor_mode overload
       node=lambda b: "DivBackward2" if "rounding_mode" in b else "DivBackward0",
+      exposes={"DivBackward2": ("rounding_mode",)},
       inputs=("self", "other"), numbers_as_tensors=True, inplace=True,
       operators={"__truediv__": BINARY, "__itruediv__": INPLACE},
       derivs={"self": d("other", rule="grad / other (0 with a rounding_mode)")(

@@ -422,6 +422,7 @@ def _index_put_self_grad(g: Tensor, s: Any) -> Tensor:
 
 INDEX_PUT = defop("index_put", "index_put(Tensor input, any indices, Tensor values, bool accumulate=False)",
                   _index_put_forward, node="IndexPutBackward0", inputs=("self", "values"),
+                  exposes=("accumulate",), exposed_values={"indices": _exposed_indices},
                   numbers_as_tensors=True, function=False, method=False,
                   # (its own overlap checks, in the forward; PyTorch warns when self is expanded)
                   inplace_broadcasts=False, inplace_memory=SHARED,
