@@ -12,7 +12,7 @@ from typing import Any
 from . import dtypes
 from .autograd import anomaly, grad_mode, saved_hooks
 from .autograd.multi_grad import register_multi_grad_hook
-from .autograd.node import Node
+from .autograd.node import GraphNode
 from .autograd.backward import backward as _backward
 from .autograd.backward import grad as _grad
 from .autograd.function import Function, FunctionCtx
@@ -100,7 +100,7 @@ SUBMODULES: dict[str, dict[str, Any]] = {
     },
     "autograd.graph": {
         "saved_tensors_hooks": saved_hooks.saved_tensors_hooks, "save_on_cpu": saved_hooks.save_on_cpu,
-        "disable_saved_tensors_hooks": saved_hooks.disable_saved_tensors_hooks, "Node": Node,
+        "disable_saved_tensors_hooks": saved_hooks.disable_saved_tensors_hooks, "Node": GraphNode,
         "register_multi_grad_hook": register_multi_grad_hook,
     },
     "autograd.anomaly_mode": {

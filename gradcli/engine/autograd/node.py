@@ -486,4 +486,25 @@ def _saved_getattr(self: OpNode, attr: str) -> Any:
 
 
 OpNode.__getattr__ = _saved_getattr  # only reached for names not found normally
-Node.__module__ = "torch.autograd.graph"  # (what a script sees: torch.autograd.graph.Node)
+
+
+class _AbstractNode(type):
+    """``torch.autograd.graph.Node`` as a script sees it: the class every node is an instance of,
+    which cannot be called (PyTorch's is an abstract base class)."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, Node)
+
+    def __subclasscheck__(cls, sub: Any) -> bool:
+        # (a front end may show a stand-in for a node's class, holding the real ones in `classes`)
+        classes = getattr(sub, "classes", None) if not isinstance(sub, type) else (sub,)
+        return bool(classes) and all(isinstance(c, type) and issubclass(c, Node) for c in classes)
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        from ..errors import TorchTypeError
+        raise TorchTypeError("Can't instantiate abstract class Node with abstract methods _input_metadata, "
+                             "_register_hook_dict, _sequence_nr, metadata, name, next_functions, register_hook, "
+                             "register_prehook")
+
+
+GraphNode = _AbstractNode("Node", (), {"__module__": "torch.autograd.graph", "__script_attrs__": NODE_ATTRS})
