@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from ..errors import TorchAssertionError, TorchValueError
+from .. import callbacks
+from ..errors import TorchAssertionError, TorchAttributeError, TorchTypeError, TorchValueError
 from ..tensor import Tensor
 from . import engine
 
@@ -43,9 +44,15 @@ MultiHandle.__module__ = "torch.autograd.graph"
 MultiHandle.__name__ = MultiHandle.__qualname__ = "_MultiHandle"
 
 
+def _tensor(t: Any) -> Tensor:
+    if not isinstance(t, Tensor):   # (PyTorch's Python code reads t.requires_grad first)
+        raise TorchAttributeError(f"'{type(t).__name__}' object has no attribute 'requires_grad'")
+    return t
+
+
 def _node_of(t: Tensor) -> Any:
     """The node a tensor's gradient goes into: its grad_fn, or a leaf's gradient accumulator."""
-    if t.grad_fn is not None:
+    if _tensor(t).grad_fn is not None:
         return t.grad_fn
     if not t.requires_grad:
         raise TorchAssertionError("Expected gradient function to be set")   # (PyTorch's own assertion)
@@ -55,6 +62,8 @@ def _node_of(t: Tensor) -> Any:
 def register_multi_grad_hook(tensors: Sequence[Tensor], fn: Callable, *, mode: str = "all") -> MultiHandle:
     if mode not in MODES:
         raise TorchValueError(f"Expects mode to be one of {MODES} but got {mode}")
+    if not hasattr(type(tensors), "__iter__"):
+        raise TorchTypeError(f"'{type(tensors).__name__}' object is not iterable")
     tensors = list(tensors)
     if mode == "all":
         nodes = [_node_of(t) for t in tensors]
@@ -74,7 +83,7 @@ def register_multi_grad_hook(tensors: Sequence[Tensor], fn: Callable, *, mode: s
                 if seen == expected[task] - 1:
                     grads = buffers.pop(task)
                     del counts[task], expected[task]
-                    fn(grads)
+                    callbacks.call(fn, grads)
             return inner_hook
         handles = tuple(t.register_hook(inner_hook_for(i)) for i, t in enumerate(tensors))
     else:
@@ -85,6 +94,6 @@ def register_multi_grad_hook(tensors: Sequence[Tensor], fn: Callable, *, mode: s
             if task in ran:
                 return
             ran.add(task)
-            fn(grad)
-        handles = tuple(t.register_hook(first_only) for t in tensors if t.requires_grad)
+            callbacks.call(fn, grad)
+        handles = tuple(t.register_hook(first_only) for t in tensors if _tensor(t).requires_grad)
     return MultiHandle(handles)
