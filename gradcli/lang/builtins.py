@@ -13,6 +13,7 @@ import builtins as _python
 from typing import Any, Callable
 
 from gradcli.lang.errors import ScriptAttributeError, ScriptNotImplementedError, ScriptTypeError, visible_class
+from gradcli.lang.nesting import BUILTIN_ITERATORS
 from gradcli.lang.safety import delete_attribute, get_attribute, set_attribute
 
 # Passed through as they are.
@@ -125,6 +126,7 @@ def vars(*obj: Any) -> Any:  # noqa: A001
 def python_builtins(write: Callable[[str], Any], flush: Callable[[], Any]) -> dict[str, Any]:
     """Name -> value for the Python builtins of a script whose output goes to ``write``."""
     names: dict[str, Any] = {name: _python.__dict__[name] for name in _PLAIN + EXCEPTIONS}
+    names.update(BUILTIN_ITERATORS)   # map, zip, ... that count how deeply they are chained
     names["print"] = make_print(write, flush)
     names["type"] = ScriptType()
     for function in (getattr, hasattr, setattr, delattr, vars):

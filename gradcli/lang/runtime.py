@@ -27,6 +27,7 @@ from gradcli.lang.errors import (EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED, EXIT_OK,
 from gradcli.lang.functions import Frame
 from gradcli.lang.namespaces import Modules
 from gradcli.lang.output import make_output
+from gradcli.lang.script_thread import run_in_script_thread
 from gradcli.lang.syntax import parse, prepare
 from gradcli.lang.syntax_tree import Token
 
@@ -113,6 +114,12 @@ class Session:
         source = Source(text, filename) if first_line == 1 else _LaterLines(text, filename, first_line)
         prepare(text)   # the parser, before the time limit starts: it is gradcli's time, not the script's
         with _RunGuard(self):
+            # (the guard's alarm is the main thread's; the script's deep recursion needs a big stack)
+            return run_in_script_thread(partial(self._run_guarded, text, source, echo, first_line))
+
+    def _run_guarded(self, text: str, source: Source, echo: EchoMode, first_line: int) -> Outcome:
+        filename = source.filename
+        if True:
             try:
                 # a REPL entry (echo="all") is read as Python's REPL reads one: not past its error
                 compiled = compile_module(_parse(text, first_line, interactive=echo == "all"), source,

@@ -39,6 +39,7 @@ from gradcli.lang.compiler import FUSED_FUNCTION_NAME, fused_runtime
 from gradcli.lang.compiler.fused_runtime import Table
 from gradcli.lang.compiler.fusion_expressions import Nodes
 from gradcli.lang.compiler.fusion_statements import StatementBuilder
+from gradcli.lang.nesting import check_tuple
 from gradcli.lang.functions import BREAK, CONTINUE, EMPTY_KWARGS, RETURN, UserFunction
 from gradcli.lang.safety import get_attribute
 
@@ -52,7 +53,7 @@ _HELPERS = {
     "_read": fused_runtime.read_attribute, "_write": fused_runtime.write_attribute,
     "_get_attribute": get_attribute, "_with_enter": fused_runtime.with_enter,
     "_with_failed": fused_runtime.with_failed,
-    "_failed": fused_runtime.failed,
+    "_failed": fused_runtime.failed, "_check_tuple": check_tuple,
 }
 
 # Tests set this to see why a loop was not rebuilt, instead of the loop staying closures.
