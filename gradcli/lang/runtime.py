@@ -23,7 +23,7 @@ from gradcli.lang.compiler.base import EchoMode
 from gradcli.lang.diagnostics import Reporter
 from gradcli.lang.error_origin import is_script_error
 from gradcli.lang.errors import (EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_SCRIPT_ERROR,
-                                 ScriptSyntaxError, ScriptTimeout, Source, Span, span_of)
+                                 ScriptSyntaxError, ScriptTimeout, Source, Span, place_of, span_of)
 from gradcli.lang.functions import Frame
 from gradcli.lang.namespaces import Modules
 from gradcli.lang.output import make_output
@@ -118,7 +118,6 @@ class Session:
             return run_in_script_thread(partial(self._run_guarded, text, source, echo, first_line))
 
     def _run_guarded(self, text: str, source: Source, echo: EchoMode, first_line: int) -> Outcome:
-        filename = source.filename
         if True:
             try:
                 # a REPL entry (echo="all") is read as Python's REPL reads one: not past its error
@@ -127,17 +126,8 @@ class Session:
             except ScriptSyntaxError as error:
                 self.reporter.syntax_error(error, source)
                 return SCRIPT_ERROR
-            except RecursionError:
-                error = RecursionError("maximum recursion depth exceeded during compilation")
-                self.reporter.error(error, None, filename=filename)
-                return SCRIPT_ERROR
-            except KeyboardInterrupt:
-                start_line_after_ctrl_c(self.reporter.stream)
-                self.reporter.interrupted("KeyboardInterrupt", None)
-                return INTERRUPTED
-            except ScriptTimeout:
-                self.reporter.error(self._timeout_error(), None, filename=filename)
-                return SCRIPT_ERROR
+            except (RecursionError, MemoryError, KeyboardInterrupt, ScriptTimeout) as error:
+                return self._stopped_before_running(error, source)
             except Exception as error:
                 return self._report(error)
             try:
@@ -162,6 +152,22 @@ class Session:
             finally:
                 self.output.flush()
         return OK
+
+    def _stopped_before_running(self, error: BaseException, source: Source) -> Outcome:
+        """Report what stopped the parser or the compiler, where it was (else at 1:1)."""
+        where = place_of(error, source) or Span(source, 1, 1, 1, 2)
+        if isinstance(error, KeyboardInterrupt):
+            start_line_after_ctrl_c(self.reporter.stream)
+            self.reporter.interrupted("KeyboardInterrupt", where)
+            return INTERRUPTED
+        if isinstance(error, ScriptTimeout):
+            report: BaseException = self._timeout_error()
+        elif isinstance(error, RecursionError):   # (CPython's words for an expression too deep)
+            report = RecursionError("maximum recursion depth exceeded during compilation")
+        else:
+            report = MemoryError("the script is too large or too deeply nested to compile")
+        self.reporter.error(report, where)
+        return SCRIPT_ERROR
 
     def _timeout_error(self) -> TimeoutError:
         return TimeoutError(f"the script ran longer than the time limit of {self.timeout:g} s (--timeout)")

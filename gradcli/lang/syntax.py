@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from gradcli.lang.errors import ScriptSyntaxError
+from gradcli.lang.errors import POSITION_ATTRIBUTE, ScriptSyntaxError
 from gradcli.lang.syntax_tree import Tree
 from gradcli.lang.tree_cache import cached_parse, is_cached
 
@@ -75,6 +75,15 @@ def _parse_with_lark(text: str, start: str, interactive: bool) -> Tree:
     except ScriptSyntaxError as error:    # the indenter's: a bracket or an indentation
         from gradcli.lang.syntax_errors import explain_tokenizer_error
         raise explain_tokenizer_error(error, text, interactive) from None
+    except BaseException as error:   # the time limit, Ctrl-C, no memory left: say where it was
+        from gradcli.lang.indenter import Indenter
+        token = Indenter.last
+        if token is not None:
+            try:
+                error.__dict__[POSITION_ATTRIBUTE] = (token.line, token.column)
+            except AttributeError:
+                pass
+        raise
 
 
 def prepare(text: str) -> None:

@@ -6,6 +6,7 @@ parameter list is checked with CPython's messages.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Callable
 
 from gradcli.lang.compiler.base import CompilerBase, Executor, described
@@ -77,7 +78,7 @@ class DefinitionCompiler(CompilerBase):
         outer = (self.scope, self.loop_depth)
         self.scope = Scope("function", self.scope, bound | parameter_names, declared_global,
                            declared_nonlocal)
-        self.scope.order = _local_order(signature, body_node)
+        self.scope.order_of = partial(_local_order, signature, body_node)
         self.scope.signature = signature
         self.loop_depth = 0
         outer_prefix, self.qualname_prefix = self.qualname_prefix, qualname + ".<locals>."
