@@ -43,8 +43,11 @@ def run_in_script_thread(function: Callable[[], Any]) -> Any:
     state = {"running": True}
     lock = threading.Lock()   # an exception is raised in the thread only while it is running
 
+    began = threading.Event()
+
     def target() -> None:
         _script_threads.add(threading.get_ident())
+        began.set()
         try:
             try:
                 result = (True, context.run(function))
@@ -64,19 +67,27 @@ def run_in_script_thread(function: Callable[[], Any]) -> Any:
                 continue
 
     previous = threading.stack_size()
+    pending: type[BaseException] | None = None
     try:
         threading.stack_size(STACK_BYTES)
         worker = threading.Thread(target=target, name="gradcli-script", daemon=True)
         worker.start()
+    except BaseException as error:   # (Ctrl-C while the thread was starting)
+        if not began.wait(5):
+            raise
+        pending = type(error)
     finally:
         threading.stack_size(previous)
     while not finished.is_set():
+        if pending is not None:
+            with lock:
+                if state["running"]:
+                    _raise_in(worker, pending)
+            pending = None
         try:
             finished.wait()
         except BaseException as error:   # Ctrl-C or the time limit, raised here by its signal
-            with lock:
-                if state["running"]:
-                    _raise_in(worker, type(error))
+            pending = type(error)
     worker.join()
     ok, value = outcome[0]
     if ok:
