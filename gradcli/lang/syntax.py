@@ -57,6 +57,8 @@ def parse(text: str, start: str = "file_input", interactive: bool = False) -> Tr
     """
     if not text.endswith("\n"):
         text += "\n"
+    if "\0" in text:
+        raise _null_byte(text)
     if interactive:  # REPL entries: short, and many are incomplete
         return _parse_with_lark(text, start, interactive)
     return cached_parse(text, start, lambda: _parse_with_lark(text, start, interactive))
@@ -84,6 +86,15 @@ def _parse_with_lark(text: str, start: str, interactive: bool) -> Tree:
             except AttributeError:
                 pass
         raise
+
+
+def _null_byte(text: str) -> ScriptSyntaxError:
+    """CPython's error for a NUL in the source, showing the line up to it (never the NUL)."""
+    index = text.index("\0")
+    line = text.count("\n", 0, index) + 1
+    start = text.rfind("\n", 0, index) + 1
+    return ScriptSyntaxError("source code cannot contain null bytes", line, index - start + 1,
+                             text=text[start:index])
 
 
 def prepare(text: str) -> None:
