@@ -69,8 +69,11 @@ def _parse_with_lark(text: str, start: str, interactive: bool) -> Tree:
 
     from gradcli.lang.grammar_loader import get_parser
     from gradcli.lang.syntax_tree import from_lark
+    from gradcli.lang import lalr_driver
+    parser = get_parser()
     try:
-        return from_lark(get_parser().parse(text, start=start))
+        tree = lalr_driver.parse(parser, text, start)   # (None: an error, which Lark's parse words)
+        return from_lark(tree if tree is not None else parser.parse(text, start=start))
     except UnexpectedInput as error:
         from gradcli.lang.syntax_errors import explain
         raise explain(error, text, interactive) from None
