@@ -55,7 +55,7 @@ def test_too_deep_an_expression_is_located(run):
 
 
 def test_deeply_nested_lambdas_compile(run):
-    result = run("f = " + "lambda: " * 3000 + "7\nfor i in range(2999):\n    f = f()\nprint(f())\n")
+    result = run("f = " + "lambda: " * 1000 + "7\nfor i in range(999):\n    f = f()\nprint(f())\n")
     assert (result.err, result.out) == ("", "7\n")
 
 
@@ -123,3 +123,11 @@ def test_a_byte_order_mark_on_stdin_is_skipped(tmp_path):
         result = subprocess.run([sys.executable, "-m", "gradcli", *command], input=b"\xef\xbb\xbfprint(6 * 7)\n",
                                 capture_output=True, env=env, timeout=60)
         assert (result.returncode, result.stdout, result.stderr) == (0, b"42\n", b""), command
+
+
+def test_functions_nested_past_the_limit_are_refused_where_the_limit_is_reached(run):
+    from gradcli.lang.compiler.definitions import MAX_FUNCTION_NESTING
+    result = run("f = " + "lambda: " * (MAX_FUNCTION_NESTING + 5) + "1\n")
+    column = 5 + len("lambda: ") * MAX_FUNCTION_NESTING
+    assert result.err.splitlines()[0] == (f"test.ag:1:{column}: RecursionError: maximum recursion depth "
+                                          "exceeded during compilation")
