@@ -113,9 +113,15 @@ class Session:
         REPL), so that reports give the line in the whole input."""
         source = Source(text, filename) if first_line == 1 else _LaterLines(text, filename, first_line)
         prepare(text)   # the parser, before the time limit starts: it is gradcli's time, not the script's
-        with _RunGuard(self):
-            # (the guard's alarm is the main thread's; the script's deep recursion needs a big stack)
-            return run_in_script_thread(partial(self._run_guarded, text, source, echo, first_line))
+        outcome = None
+        try:
+            with _RunGuard(self):
+                # (the guard's alarm is the main thread's; the script's deep recursion needs a big stack)
+                outcome = run_in_script_thread(partial(self._run_guarded, text, source, echo, first_line))
+        except ScriptTimeout:   # the alarm went off as the script ended, before the guard stopped it
+            if outcome is None:
+                return self._stopped_before_running(ScriptTimeout(), source)
+        return outcome
 
     def _run_guarded(self, text: str, source: Source, echo: EchoMode, first_line: int) -> Outcome:
         if True:
