@@ -124,39 +124,39 @@ class Session:
         return outcome
 
     def _run_guarded(self, text: str, source: Source, echo: EchoMode, first_line: int) -> Outcome:
-        if True:
-            try:
-                # a REPL entry (echo="all") is read as Python's REPL reads one: not past its error
-                compiled = compile_module(_parse(text, first_line, interactive=echo == "all"), source,
-                                          self.context, echo)
-            except ScriptSyntaxError as error:
-                self.reporter.syntax_error(error, source)
-                return SCRIPT_ERROR
-            except (RecursionError, MemoryError, KeyboardInterrupt, ScriptTimeout) as error:
-                return self._stopped_before_running(error, source)
-            except Exception as error:
-                return self._report(error)
-            try:
-                for statement in compiled:
-                    self._statement_span = statement.span
-                    statement.run(self._frame)
-            except KeyboardInterrupt as interrupt:
-                self.output.flush()
-                start_line_after_ctrl_c(self.reporter.stream)
-                where = statement_around(span_of(interrupt) or self._statement_span)
-                self.reporter.interrupted("KeyboardInterrupt", where)
-                return INTERRUPTED
-            except ScriptTimeout as timeout:
-                self.output.flush()
-                self.reporter.error(self._timeout_error(), span_of(timeout) or self._statement_span)
-                return SCRIPT_ERROR
-            except BrokenPipeError:
-                raise  # the reader of our output went away: the caller stops quietly
-            except BaseException as error:    # (a script may raise a BaseException of its own)
-                self.output.flush()
-                return self._report(error)
-            finally:
-                self.output.flush()
+        """Parse, compile and run on the script thread; every exception becomes a report."""
+        try:
+            # a REPL entry (echo="all") is read as Python's REPL reads one: not past its error
+            compiled = compile_module(_parse(text, first_line, interactive=echo == "all"), source,
+                                      self.context, echo)
+        except ScriptSyntaxError as error:
+            self.reporter.syntax_error(error, source)
+            return SCRIPT_ERROR
+        except (RecursionError, MemoryError, KeyboardInterrupt, ScriptTimeout) as error:
+            return self._stopped_before_running(error, source)
+        except Exception as error:
+            return self._report(error)
+        try:
+            for statement in compiled:
+                self._statement_span = statement.span
+                statement.run(self._frame)
+        except KeyboardInterrupt as interrupt:
+            self.output.flush()
+            start_line_after_ctrl_c(self.reporter.stream)
+            where = statement_around(span_of(interrupt) or self._statement_span)
+            self.reporter.interrupted("KeyboardInterrupt", where)
+            return INTERRUPTED
+        except ScriptTimeout as timeout:
+            self.output.flush()
+            self.reporter.error(self._timeout_error(), span_of(timeout) or self._statement_span)
+            return SCRIPT_ERROR
+        except BrokenPipeError:
+            raise  # the reader of our output went away: the caller stops quietly
+        except BaseException as error:    # (a script may raise a BaseException of its own)
+            self.output.flush()
+            return self._report(error)
+        finally:
+            self.output.flush()
         return OK
 
     def _stopped_before_running(self, error: BaseException, source: Source) -> Outcome:

@@ -56,7 +56,7 @@ def test_shared_tuples_are_measured_once():
 @pytest.mark.parametrize("chain", ["map(abs, m)", "filter(None, m)", "zip(m, m)", "enumerate(m)"])
 def test_a_chain_of_iterators_too_deep_is_a_recursion_error(run, shallow, chain):
     result = run(f"m = [1]\nfor i in range(100):\n    m = {chain}\n")
-    assert result.err.splitlines()[0] == (f"test.ag:3:9: RecursionError: maximum recursion depth exceeded "
+    assert result.err.splitlines()[0] == ("test.ag:3:9: RecursionError: maximum recursion depth exceeded "
                                           "(iterators nested more than 50 deep)")
 
 
