@@ -111,10 +111,12 @@ def test_an_exception_in_the_waiting_thread_is_raised_in_the_script_thread():
             stopped.append(True)
             return "stopped"
 
+    main = threading.main_thread().ident
+
     def interrupt_main_once_started():
         started.wait(10)
-        import _thread
-        _thread.interrupt_main()
+        import signal
+        signal.pthread_kill(main, signal.SIGINT)   # (a real signal: it wakes the waiting thread)
     helper = threading.Thread(target=interrupt_main_once_started)
     helper.start()
     assert script_thread.run_in_script_thread(script) == "stopped"
