@@ -303,7 +303,9 @@ def start_repl(**options: Any) -> int:
 def read_script(file: str) -> tuple[str, str] | int:
     """(text, filename) of FILE ('-' is stdin), or exit status 2 after saying why it cannot be read."""
     if file == "-":
-        return sys.stdin.read(), "<stdin>"
+        text = sys.stdin.read()
+        # a byte order mark first is not part of the script, as Python reads stdin
+        return text[1:] if text.startswith("\ufeff") else text, "<stdin>"
     try:
         with open(file, encoding="utf-8-sig") as handle:
             return handle.read(), file

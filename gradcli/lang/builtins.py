@@ -13,6 +13,7 @@ import builtins as _python
 from typing import Any, Callable
 
 from gradcli.lang.errors import ScriptAttributeError, ScriptNotImplementedError, ScriptTypeError
+from gradcli.lang.nesting import BUILTIN_ITERATORS
 from gradcli.lang.safety import delete_attribute, get_attribute, set_attribute
 from gradcli.lang.script_types import OpaqueType, TypeTable
 
@@ -132,6 +133,7 @@ def python_builtins(write: Callable[[str], Any], flush: Callable[[], Any], modul
     """Name -> value for the Python builtins of a script whose output goes to ``write`` (``modules``:
     the session's importable modules, whose classes ``type(v)`` may hand out)."""
     names: dict[str, Any] = {name: _python.__dict__[name] for name in _PLAIN + EXCEPTIONS}
+    names.update(BUILTIN_ITERATORS)   # map, zip, ... that count how deeply they are chained
     names["print"] = make_print(write, flush)
     names["type"] = ScriptType(TypeTable(modules, names))
     for function in (getattr, hasattr, setattr, delattr, vars):

@@ -216,7 +216,11 @@ class Reporter:
 
     def internal_error(self, exc: BaseException, traceback_text: str | None) -> None:
         lines = [traceback_text.rstrip("\n")] if traceback_text else []
-        hint = "" if traceback_text else "; run with --debug for the traceback"
+        hint = ""
+        if not traceback_text:
+            from gradcli.lang.crash_log import save_traceback
+            saved = save_traceback(exc)
+            hint = f"; the traceback is in {saved}" if saved else "; run with --debug for the traceback"
         lines.append(f"gradcli: internal error: {error_text(exc)} (this is a bug in gradcli{hint})")
         self._write(lines)
         if self.listener is not None:

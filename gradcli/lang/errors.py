@@ -121,6 +121,8 @@ SPAN_ATTRIBUTE = "_gradcli_span"
 # NameError's (local names, globals, builtins); True on an AttributeError whose .obj/.name are set.
 SUGGEST_ATTRIBUTE = "_gradcli_suggest"
 CALL_ATTRIBUTE = "_gradcli_call"
+# (line, column) the parser had reached when something stopped it (the time limit, Ctrl-C)
+POSITION_ATTRIBUTE = "_gradcli_position"
 
 
 def mark(exc: BaseException, span: Span) -> None:
@@ -144,6 +146,17 @@ def mark_call(exc: BaseException, span: Span, callee: object, args: tuple) -> No
 
 def span_of(exc: BaseException) -> Span | None:
     return getattr(exc, "__dict__", {}).get(SPAN_ATTRIBUTE)
+
+
+def place_of(exc: BaseException, source: Source) -> Span | None:
+    """Where in ``source`` an exception stopped the parser or compiler (None: unknown)."""
+    span = span_of(exc)
+    if span is None:
+        position = getattr(exc, "__dict__", {}).get(POSITION_ATTRIBUTE)
+        if position is not None:   # (a line of the parsed text: of the input, if it starts later)
+            line = position[0] + getattr(source, "first", 1) - 1
+            span = Span(source, line, position[1], line, position[1] + 1)
+    return span
 
 
 def name_error(message: str, name: str, local_names: Any, global_names: dict, builtin_names: dict) -> Exception:

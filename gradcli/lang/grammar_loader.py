@@ -78,6 +78,8 @@ def _build(text: str, cache: str | bool) -> Lark:
     from lark import Lark
 
     from gradcli.lang.indenter import Indenter
+    from gradcli.lang.positions import install
+    install()   # (the same positions, computed only where a reduction can change them)
     return Lark(
         text,
         parser="lalr",

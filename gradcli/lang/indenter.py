@@ -17,6 +17,9 @@ OPENING = {"LPAR": "(", "LSQB": "[", "LBRACE": "{"}
 CLOSING = {"RPAR": ")", "RSQB": "]", "RBRACE": "}"}
 _MATCHING = {")": "(", "]": "[", "}": "{"}
 TAB_WIDTH = 8
+# CPython's tokenizer limits (MAXLEVEL, MAXINDENT): deeper is a syntax error there too
+MAX_LEVEL = 200
+MAX_INDENT = 100
 
 
 class Indenter(PostLex):
@@ -27,12 +30,17 @@ class Indenter(PostLex):
     ScriptSyntaxError worded like CPython's.
     """
 
+    # the last token read: where the parser was when something stopped it (the time limit)
+    last: Token | None = None
+
     def process(self, stream: Iterator[Token]) -> Iterator[Token]:
+        Indenter.last = None
         levels = [(0, 0)]  # (width with tabs to 8, width with tabs as 1) of each open block
         open_brackets: list[Token] = []
         token = None
         first = True
         for token in stream:
+            Indenter.last = token
             kind = token.type
             if first:
                 first = False
@@ -47,6 +55,8 @@ class Indenter(PostLex):
                 yield from self._indentation(token, levels)
                 continue
             if kind in OPENING:
+                if len(open_brackets) >= MAX_LEVEL:   # (also keeps the parse tree shallow)
+                    raise ScriptSyntaxError("too many nested parentheses", token.line, token.column)
                 open_brackets.append(token)
             elif kind in CLOSING:
                 closing = CLOSING[kind]
@@ -82,6 +92,9 @@ class Indenter(PostLex):
         if width > levels[-1][0]:
             if alt <= levels[-1][1]:
                 raise _tab_error(line, text)
+            if len(levels) >= MAX_INDENT:
+                raise ScriptSyntaxError("too many levels of indentation", line, len(text) + 1,
+                                        kind="IndentationError")
             levels.append((width, alt))
             yield Token.new_borrow_pos("_INDENT", text, newline)
             return

@@ -10,6 +10,7 @@ for each complete entry (see ``gradcli.lang.is_complete``); variables persist.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import time
@@ -26,10 +27,11 @@ from gradcli.lang.compiler.base import EchoMode
 from gradcli.lang.diagnostics import Reporter
 from gradcli.lang.error_origin import is_script_error
 from gradcli.lang.errors import (EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_SCRIPT_ERROR,
-                                 ScriptSyntaxError, ScriptTimeout, Source, Span, span_of)
+                                 ScriptSyntaxError, ScriptTimeout, Source, Span, place_of, span_of)
 from gradcli.lang.functions import Frame
 from gradcli.lang.namespaces import Modules
 from gradcli.lang.output import make_output
+from gradcli.lang import script_thread
 from gradcli.lang.script_worker import CEILING_SLACK, Stopped, Worker, data_memory
 from gradcli.lang.syntax import parse, prepare
 from gradcli.lang.syntax_tree import Token
@@ -121,8 +123,11 @@ class Session:
         (script_worker): the time limit and Ctrl-C end the wait for it at once."""
         self._finish_abandoned()
         prepare(text)   # the parser, before the time limit starts: it is gradcli's time, not the script's
+        if script_thread.in_script_thread():   # a run inside a run: already on the script thread
+            return self._run_here(text, filename, echo, first_line)
         self._statement_span = None
-        worker = Worker(lambda: self._run_here(text, filename, echo, first_line))
+        worker = Worker(partial(script_thread.marked, self._run_here, text, filename, echo, first_line),
+                        stack_size=script_thread.STACK_BYTES)
         deadline = time.monotonic() + self.timeout if self.timeout else None
         try:
             return worker.run(deadline, self._memory_ceiling())
@@ -184,50 +189,68 @@ class Session:
         self.globals.update(variables)
 
     def _run_here(self, text: str, filename: str, echo: EchoMode, first_line: int) -> Outcome:
+        """Parse, compile and run on the script thread; every exception becomes a report."""
         source = Source(text, filename) if first_line == 1 else _LaterLines(text, filename, first_line)
         with _RunGuard(self):
-            try:
-                # a REPL entry (echo="all") is read as Python's REPL reads one: not past its error
-                compiled = compile_module(_parse(text, first_line, interactive=echo == "all"), source,
-                                          self.context, echo)
-            except ScriptSyntaxError as error:
-                self.reporter.syntax_error(error, source)
-                return SCRIPT_ERROR
-            except RecursionError:
-                error = RecursionError("maximum recursion depth exceeded during compilation")
-                self.reporter.error(error, None, filename=filename)
-                return SCRIPT_ERROR
-            except KeyboardInterrupt:
-                start_line_after_ctrl_c(self.reporter.stream)
-                self.reporter.interrupted("KeyboardInterrupt", None)
-                return INTERRUPTED
-            except ScriptTimeout:
-                self.reporter.error(self._timeout_error(), None, filename=filename)
-                return SCRIPT_ERROR
-            except Exception as error:
-                return self._report(error)
-            try:
-                for statement in compiled:
-                    self._statement_span = statement.span
-                    statement.run(self._frame)
-            except KeyboardInterrupt as interrupt:
-                self.output.flush()
-                start_line_after_ctrl_c(self.reporter.stream)
-                where = statement_around(span_of(interrupt) or self._statement_span)
-                self.reporter.interrupted("KeyboardInterrupt", where)
-                return INTERRUPTED
-            except ScriptTimeout as timeout:
-                self.output.flush()
-                self.reporter.error(self._timeout_error(), span_of(timeout) or self._statement_span)
-                return SCRIPT_ERROR
-            except BrokenPipeError:
-                raise  # the reader of our output went away: the caller stops quietly
-            except BaseException as error:    # (a script may raise a BaseException of its own)
-                self.output.flush()
-                return self._report(error)
-            finally:
-                self.output.flush()
+            return self._run_guarded(text, source, echo, first_line)
+
+    def _run_guarded(self, text: str, source: Source, echo: EchoMode, first_line: int) -> Outcome:
+        # The parser and the compiler build trees and closures that live until the run: the
+        # collector would only walk them again and again (a third of the time of a long file).
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            # a REPL entry (echo="all") is read as Python's REPL reads one: not past its error
+            compiled = compile_module(_parse(text, first_line, interactive=echo == "all"), source,
+                                      self.context, echo)
+        except ScriptSyntaxError as error:
+            self.reporter.syntax_error(error, source)
+            return SCRIPT_ERROR
+        except (RecursionError, MemoryError, KeyboardInterrupt, ScriptTimeout) as error:
+            return self._stopped_before_running(error, source)
+        except Exception as error:
+            return self._report(error)
+        finally:
+            if collecting:
+                gc.enable()
+        try:
+            for statement in compiled:
+                self._statement_span = statement.span
+                statement.run(self._frame)
+        except KeyboardInterrupt as interrupt:
+            self.output.flush()
+            start_line_after_ctrl_c(self.reporter.stream)
+            where = statement_around(span_of(interrupt) or self._statement_span)
+            self.reporter.interrupted("KeyboardInterrupt", where)
+            return INTERRUPTED
+        except ScriptTimeout as timeout:
+            self.output.flush()
+            self.reporter.error(self._timeout_error(), span_of(timeout) or self._statement_span)
+            return SCRIPT_ERROR
+        except BrokenPipeError:
+            raise  # the reader of our output went away: the caller stops quietly
+        except BaseException as error:    # (a script may raise a BaseException of its own)
+            self.output.flush()
+            return self._report(error)
+        finally:
+            self.output.flush()
         return OK
+
+    def _stopped_before_running(self, error: BaseException, source: Source) -> Outcome:
+        """Report what stopped the parser or the compiler, where it was (else at 1:1)."""
+        where = place_of(error, source) or Span(source, 1, 1, 1, 2)
+        if isinstance(error, KeyboardInterrupt):
+            start_line_after_ctrl_c(self.reporter.stream)
+            self.reporter.interrupted("KeyboardInterrupt", where)
+            return INTERRUPTED
+        if isinstance(error, ScriptTimeout):
+            report: BaseException = self._timeout_error()
+        elif isinstance(error, RecursionError):   # (CPython's words for an expression too deep)
+            report = RecursionError("maximum recursion depth exceeded during compilation")
+        else:
+            report = MemoryError("the script is too large or too deeply nested to compile")
+        self.reporter.error(report, where)
+        return SCRIPT_ERROR
 
     def _timeout_error(self) -> TimeoutError:
         return TimeoutError(f"the script ran longer than the time limit of {self.timeout:g} s (--timeout)")

@@ -105,8 +105,9 @@ _STEPPING = frozenset({"count", "repeat", "product", "permutations", "combinatio
 
 
 def itertools_members() -> dict[str, Any]:
-    return {name: _stepping(getattr(_itertools, name)) if name in _STEPPING else getattr(_itertools, name)
-            for name in ITERTOOLS}
+    from gradcli.lang.nesting import ITERTOOLS_ITERATORS   # (chain, islice: counting how deeply chained)
+    return {name: _stepping(getattr(_itertools, name)) if name in _STEPPING
+            else ITERTOOLS_ITERATORS.get(name) or getattr(_itertools, name) for name in ITERTOOLS}
 
 
 # module name -> its members (loaded on the first use in a session)

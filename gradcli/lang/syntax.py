@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from gradcli.lang.errors import ScriptSyntaxError
+from gradcli.lang.errors import POSITION_ATTRIBUTE, ScriptSyntaxError
 from gradcli.lang.syntax_tree import Tree
 from gradcli.lang.tree_cache import cached_parse, is_cached
 
@@ -57,6 +57,8 @@ def parse(text: str, start: str = "file_input", interactive: bool = False) -> Tr
     """
     if not text.endswith("\n"):
         text += "\n"
+    if "\0" in text:
+        raise _null_byte(text)
     if interactive:  # REPL entries: short, and many are incomplete
         return _parse_with_lark(text, start, interactive)
     return cached_parse(text, start, lambda: _parse_with_lark(text, start, interactive))
@@ -67,14 +69,35 @@ def _parse_with_lark(text: str, start: str, interactive: bool) -> Tree:
 
     from gradcli.lang.grammar_loader import get_parser
     from gradcli.lang.syntax_tree import from_lark
+    from gradcli.lang import lalr_driver
+    parser = get_parser()
     try:
-        return from_lark(get_parser().parse(text, start=start))
+        tree = lalr_driver.parse(parser, text, start)   # (None: an error, which Lark's parse words)
+        return from_lark(tree if tree is not None else parser.parse(text, start=start))
     except UnexpectedInput as error:
         from gradcli.lang.syntax_errors import explain
         raise explain(error, text, interactive) from None
     except ScriptSyntaxError as error:    # the indenter's: a bracket or an indentation
         from gradcli.lang.syntax_errors import explain_tokenizer_error
         raise explain_tokenizer_error(error, text, interactive) from None
+    except BaseException as error:   # the time limit, Ctrl-C, no memory left: say where it was
+        from gradcli.lang.indenter import Indenter
+        token = Indenter.last
+        if token is not None:
+            try:
+                error.__dict__[POSITION_ATTRIBUTE] = (token.line, token.column)
+            except AttributeError:
+                pass
+        raise
+
+
+def _null_byte(text: str) -> ScriptSyntaxError:
+    """CPython's error for a NUL in the source, showing the line up to it (never the NUL)."""
+    index = text.index("\0")
+    line = text.count("\n", 0, index) + 1
+    start = text.rfind("\n", 0, index) + 1
+    return ScriptSyntaxError("source code cannot contain null bytes", line, index - start + 1,
+                             text=text[start:index])
 
 
 def prepare(text: str) -> None:

@@ -69,14 +69,24 @@ def _key(text: str, start: str) -> str:
 
 
 def _salt_bytes() -> bytes:
-    """What every key shares: the format, gradcli's version, the grammar and Lark's identity."""
+    """What every key shares: the format, gradcli's version, the grammar, the code that reads
+    tokens and builds trees (a text it now refuses must not come back from the cache), and
+    Lark's identity."""
     global _salt
     if _salt is None:
         from gradcli import __version__
         from gradcli.lang.grammar_loader import grammar_path
-        with open(grammar_path(), "rb") as grammar:
-            _salt = b"\0".join([FORMAT, __version__.encode(), grammar.read(), _lark_identity()])
+        parts = [FORMAT, __version__.encode()]
+        here = os.path.dirname(os.path.abspath(__file__))
+        for path in (grammar_path(), *(os.path.join(here, name) for name in _TREE_CODE)):
+            with open(path, "rb") as code:
+                parts.append(code.read())
+        _salt = b"\0".join([*parts, _lark_identity()])
     return _salt
+
+
+# the modules (next to this one) whose code decides which tree a text parses to
+_TREE_CODE = ("indenter.py", "lalr_driver.py", "positions.py", "syntax_tree.py")
 
 
 def _lark_identity() -> bytes:

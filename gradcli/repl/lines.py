@@ -31,6 +31,8 @@ def read_lines(console: Console, stdin: TextIO, prompts: TextIO | None = None) -
                 console.flush()
                 break
             number += 1
+            if number == 1 and line.startswith("\ufeff"):
+                line = line[1:]   # a byte order mark, as Python reads piped input
             console.push(line.rstrip("\r\n"), number)
         except KeyboardInterrupt:   # the terminal, if any, echoed ^C
             console.interrupt(echoed=True)

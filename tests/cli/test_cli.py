@@ -103,11 +103,14 @@ def test_no_hints(cli):
     assert "hint:" not in cli("eval", "--no-hints", code).stderr
 
 
-def test_internal_error(cli):
+def test_internal_error(cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     result = cli("eval", "broken()")
     assert result.exit_code == 70
+    saved = next((tmp_path / "gradcli" / "internal-errors").iterdir())
     assert result.stderr == ("gradcli: internal error: IndexError: list index out of range "
-                             "(this is a bug in gradcli; run with --debug for the traceback)\n")
+                             f"(this is a bug in gradcli; the traceback is in {saved})\n")
+    assert "Traceback (most recent call last)" in saved.read_text()
     debug = cli("eval", "--debug", "broken()")
     assert debug.exit_code == 70
     assert "Traceback (most recent call last)" in debug.stderr
@@ -254,8 +257,10 @@ def test_timeout_stops_a_real_run(tmp_path):
     assert "TimeoutError: the script ran longer than the time limit of 0.3 s (--timeout)" in result.stderr
 
 
-def test_failure_to_start_is_an_internal_error_not_a_traceback(cli, monkeypatch):
+def test_failure_to_start_is_an_internal_error_not_a_traceback(cli, monkeypatch, tmp_path):
     import gradcli.lang.runtime
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "file"))   # (no folder can be made there)
 
     def broken_session(**options):
         raise RuntimeError("engine tables missing")

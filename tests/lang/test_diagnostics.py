@@ -81,11 +81,14 @@ def test_hint_for_function_form(run):
     assert "shape [3]" in result.err.splitlines()[3]
 
 
-def test_internal_error_is_short_and_debug_shows_traceback(run):
+def test_internal_error_is_short_and_debug_shows_traceback(run, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     result = run("broken()\n")
     assert result.code == 70
+    saved = next((tmp_path / "gradcli" / "internal-errors").iterdir())
     assert result.err == ("gradcli: internal error: IndexError: list index out of range "
-                          "(this is a bug in gradcli; run with --debug for the traceback)\n")
+                          f"(this is a bug in gradcli; the traceback is in {saved})\n")
+    assert "IndexError" in saved.read_text()
     debug = run("broken()\n", debug=True)
     assert "Traceback (most recent call last)" in debug.err
     assert debug.err.rstrip().endswith("(this is a bug in gradcli)")
@@ -136,4 +139,8 @@ def test_absurdly_nested_expression_is_a_recursion_error_not_a_crash(run):
     assert deep.out == "1\n"
     absurd = run("x = " + "-" * 20000 + "1\n")
     assert absurd.code == 1
-    assert absurd.err == "test.ag: RecursionError: maximum recursion depth exceeded during compilation\n"
+    lines = absurd.err.splitlines()
+    # located at the innermost expression the compiler had reached
+    assert lines[0].startswith("test.ag:1:")
+    assert lines[0].endswith(": RecursionError: maximum recursion depth exceeded during compilation")
+    assert set(lines[2].strip()) == {"^"}

@@ -48,6 +48,7 @@ class CompilerBase:
         self.scope = Scope("module", None)
         self.loop_depth = 0
         self.qualname_prefix = ""       # "f.<locals>." inside def f, "A." inside class A
+        self.function_nesting = 0       # defs and lambdas around the code being compiled
         self.mangling_class: str | None = None   # the class whose private names (__x) are mangled
         self.lazy_annotations = False   # `from __future__ import annotations`: never evaluated
         self.future_allowed = True      # no statement but a docstring or __future__ imports yet

@@ -8,8 +8,18 @@ from gradcli.lang.compiler.base import CompilerBase, Evaluator, described
 from gradcli.lang.compiler.literals import constant
 from gradcli.lang.errors import ScriptTypeError, mark
 from gradcli.lang.functions import Frame
+from gradcli.lang.nesting import check_tuple
 from gradcli.lang.syntax_tree import Tree
 
+
+
+def checked(items: tuple, span: Any) -> tuple:
+    """``items``, a tuple display's value, once nesting.check_tuple has let it through."""
+    try:
+        return check_tuple(items)
+    except RecursionError as error:
+        mark(error, span)
+        raise
 
 
 def spread(pairs: tuple, frame: Frame, star_message: bool = True) -> list:
@@ -57,7 +67,9 @@ class ContainerCompiler(CompilerBase):
                 except BaseException as error:
                     mark(error, span)
                     raise
-                return items if build is list else build(items)
+                if build is list:
+                    return items
+                return checked(tuple(items), span) if build is tuple else build(items)
             return with_star
         if build is tuple and all(hasattr(e, "constant") for e in evaluators):
             return constant(tuple(e.constant for e in evaluators))
@@ -71,12 +83,15 @@ class ContainerCompiler(CompilerBase):
                 first, second = items
 
                 def make_pair(frame: Frame) -> tuple:
-                    return (first(frame), second(frame))
-                return described(make_pair, "tuple", items)
+                    pair = (first(frame), second(frame))
+                    if pair[0].__class__ is tuple or pair[1].__class__ is tuple:
+                        checked(pair, span)  # (nesting.py: hashing a deep tuple overflows the C stack)
+                    return pair
+                return described(make_pair, "tuple", items, span)
 
             def make_tuple(frame: Frame) -> tuple:
-                return tuple([evaluate(frame) for evaluate in items])
-            return described(make_tuple, "tuple", items)
+                return checked(tuple([evaluate(frame) for evaluate in items]), span)
+            return described(make_tuple, "tuple", items, span)
 
         def make_set(frame: Frame) -> set:
             try:

@@ -6,6 +6,7 @@ parameter list is checked with CPython's messages.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Callable
 
 from gradcli.lang.compiler.base import CompilerBase, Executor, described
@@ -14,6 +15,10 @@ from gradcli.lang.compiler import statements
 from gradcli.lang.errors import mark
 from gradcli.lang.functions import RETURN, Frame, Signature, UserFunction
 from gradcli.lang.syntax_tree import Token, Tree
+
+# Functions nested deeper are refused, located, as too deep to compile: each one's qualified name
+# holds all the enclosing ones' (``f.<locals>.g.<locals>...``), memory quadratic in the depth.
+MAX_FUNCTION_NESTING = 1000
 
 # A lambda's parameters (no annotations) are compiled like a def's.
 _PARAMETER_KINDS = {"lambda_param": "param", "lambda_star_param": "star_param",
@@ -77,10 +82,15 @@ class DefinitionCompiler(CompilerBase):
         outer = (self.scope, self.loop_depth)
         self.scope = Scope("function", self.scope, bound | parameter_names, declared_global,
                            declared_nonlocal)
-        self.scope.order = _local_order(signature, body_node)
+        self.scope.order_of = partial(_local_order, signature, body_node)
         self.scope.signature = signature
         self.loop_depth = 0
         outer_prefix, self.qualname_prefix = self.qualname_prefix, qualname + ".<locals>."
+        if self.function_nesting >= MAX_FUNCTION_NESTING:
+            self.scope, self.loop_depth = outer
+            self.qualname_prefix = outer_prefix
+            raise RecursionError("maximum recursion depth exceeded during compilation")
+        self.function_nesting += 1
         try:
             if is_lambda:
                 body = self.expr(body_node)
@@ -89,6 +99,7 @@ class DefinitionCompiler(CompilerBase):
         finally:
             self.scope, self.loop_depth = outer
             self.qualname_prefix = outer_prefix
+            self.function_nesting -= 1
         call_depth = self.context.call_depth
 
         def make_function(frame: Frame) -> UserFunction:

@@ -16,6 +16,7 @@ from gradcli.lang.compiler.containers import ContainerCompiler
 from gradcli.lang.compiler.literals import LiteralCompiler
 from gradcli.lang.compiler.names import NameCompiler
 from gradcli.lang.compiler.operators import BINARY_RULES, OperatorCompiler
+from gradcli.lang.errors import ScriptTimeout, mark
 from gradcli.lang.syntax_tree import Token, Tree
 
 
@@ -25,12 +26,16 @@ class ExpressionCompiler(LiteralCompiler, NameCompiler, ContainerCompiler, Opera
 
     def expr(self, node: Tree | Token) -> Evaluator:
         kind = node.data
-        if kind in BINARY_RULES:
-            return self._binary(node)
-        method = getattr(self, "e_" + kind, None)
-        if method is None:
-            raise self.syntax_error(node, self._not_an_expression(kind))
-        return method(node)
+        try:
+            if kind in BINARY_RULES:
+                return self._binary(node)
+            method = getattr(self, "e_" + kind, None)
+            if method is None:
+                raise self.syntax_error(node, self._not_an_expression(kind))
+            return method(node)
+        except (RecursionError, MemoryError, KeyboardInterrupt, ScriptTimeout) as error:
+            mark(error, self.span(node))   # the innermost expression it was compiling (first mark wins)
+            raise
 
     @staticmethod
     def _not_an_expression(kind: str) -> str:

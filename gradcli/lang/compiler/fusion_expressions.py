@@ -266,7 +266,8 @@ class ExpressionBuilder:
         return self.nodes(ctx)(ast.Slice, lower=parts[0], upper=parts[1], step=parts[2])
 
     def e_tuple(self, closure: Any, recipe: tuple, ctx: Context) -> ast.expr:
-        return self.nodes(ctx).tuple([self.expr(item, ctx) for item in recipe[1]])
+        n = self.nodes((recipe[2], ctx[1]) if len(recipe) > 2 else ctx)   # (its span: a too deep tuple)
+        return n.helper("_check_tuple", n.tuple([self.expr(item, ctx) for item in recipe[1]]))
 
     def e_list(self, closure: Any, recipe: tuple, ctx: Context) -> ast.expr:
         return self.nodes(ctx)(ast.List, elts=[self.expr(item, ctx) for item in recipe[1]], ctx=_LOAD)

@@ -29,7 +29,12 @@ class LiteralCompiler(CompilerBase):
     def e_number(self, node: Tree) -> Evaluator:
         token = node.children[0]
         text = str(token)
-        value = float(text) if token.type == "FLOAT_NUMBER" else int(text, 0)
+        try:
+            value = float(text) if token.type == "FLOAT_NUMBER" else int(text, 0)
+        except ValueError as error:   # more decimal digits than sys.get_int_max_str_digits()
+            raise ScriptSyntaxError(f"{error} - Consider hexadecimal for huge integer literals to avoid "
+                                    "decimal conversion limits.", token.line, token.column,
+                                    end_column=token.end_column) from None
         return constant(value)
 
     def e_const_none(self, node: Tree) -> Evaluator:
@@ -46,18 +51,22 @@ class LiteralCompiler(CompilerBase):
 
     def e_strings(self, node: Tree) -> Evaluator:
         pieces: list = []     # str constants and evaluators
-        for token in node.children:
-            body, prefix, raw = split_literal(str(token))
-            if "f" in prefix:
-                try:
-                    pieces.extend(self._fstring(token))
-                except FStringError as error:
-                    # CPython reads the f-string once the parser has the token after the
-                    # literal, and reports its malformations there
-                    line, column = self._token_after(node)
-                    raise ScriptSyntaxError(str(error), line, column) from None
-            else:
-                pieces.append(body if raw else unescape(body))
+        try:
+            for token in node.children:
+                body, prefix, raw = split_literal(str(token))
+                if "f" in prefix:
+                    try:
+                        pieces.extend(self._fstring(token))
+                    except FStringError as error:
+                        # CPython reads the f-string once the parser has the token after the
+                        # literal, and reports its malformations there
+                        line, column = self._token_after(node)
+                        raise ScriptSyntaxError(str(error), line, column) from None
+                else:
+                    pieces.append(body if raw else unescape(body))
+        except UnicodeDecodeError as error:   # '\x4', '\N{nothing}', '\U99999999': placed as CPython
+            raise ScriptSyntaxError(f"(unicode error) {error}", node.meta.end_line,   # places it
+                                    node.meta.end_column) from None
         if all(isinstance(piece, str) for piece in pieces):
             return constant("".join(pieces))
         if len(pieces) == 1:

@@ -14,7 +14,7 @@ look for free variables, as in Python.
 
 from __future__ import annotations
 
-from typing import Iterable, Literal
+from typing import Any, Iterable, Literal
 
 from gradcli.lang.syntax_tree import Token, Tree
 
@@ -33,12 +33,17 @@ class Scope:
         self.declared_nonlocal = set(declared_nonlocal)
         self.bound = set(bound) - self.declared_global - self.declared_nonlocal
         self.order: tuple[str, ...] = ()    # parameters first, then locals as they first appear
+        # or a function giving that order, asked only for a suggestion (a scan of the body for
+        # every function would be quadratic in how deeply functions nest)
+        self.order_of: Any = None
         self.signature = None   # a function's parameters (a zero-argument super() reads the first)
 
     def local_names(self) -> tuple[str, ...]:
         """The frame's local variable names in CPython's order (co_varnames), for suggestions."""
         if self.kind == "module":
             return ()
+        if self.order_of is not None:
+            self.order, self.order_of = self.order_of(), None
         listed = [name for name in self.order if name in self.bound]
         seen = set(listed)
         return tuple(listed + sorted(self.bound - seen))

@@ -14,7 +14,8 @@ from gradcli.lang import sizes
 from gradcli.lang.compiler.base import CompilerBase, Executor, described
 from gradcli.lang.classes import is_script_class
 from gradcli.lang.error_origin import is_catchable
-from gradcli.lang.errors import ScriptAssertionError, ScriptSyntaxError, ScriptTypeError, mark, visible_class
+from gradcli.lang.errors import (ScriptAssertionError, ScriptSyntaxError, ScriptTimeout, ScriptTypeError, mark,
+                                 visible_class)
 from gradcli.lang.functions import BREAK, CONTINUE, RETURN, Frame
 from gradcli.lang.safety import get_attribute, set_attribute, type_name
 from gradcli.lang.syntax_tree import Tree
@@ -99,7 +100,11 @@ class StatementCompiler(CompilerBase):
                     result.extend(self.statements(child))
             return result
         method = getattr(self, "s_" + node.data)
-        executor = method(node)
+        try:
+            executor = method(node)
+        except (RecursionError, MemoryError, KeyboardInterrupt, ScriptTimeout) as error:
+            mark(error, self.span(node))   # (an expression inside marked it already, if any)
+            raise
         return [] if executor is None else [executor]
 
     def block(self, node: Tree) -> Executor:
