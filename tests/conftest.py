@@ -11,3 +11,16 @@ from __future__ import annotations
 import os
 
 os.environ.setdefault("MKL_CBWR", "COMPATIBLE")
+
+
+def pytest_addoption(parser) -> None:
+    """The fuzzer's options (tests/fuzz): a nightly-size run, its seed, its size, where failures go."""
+    group = parser.getgroup("fuzz", "gradcli's fuzzer (tests/fuzz)")
+    group.addoption("--fuzz-long", action="store_true", default=False,
+                    help="run the nightly-size fuzz campaign (100 000 programs) instead of the CI one (5 000)")
+    group.addoption("--fuzz-seed", type=int, default=None,
+                    help="the fuzzer's seed (default: a fixed one, so a CI run is reproducible)")
+    group.addoption("--fuzz-count", type=int, default=None, help="how many programs the campaign runs")
+    group.addoption("--fuzz-jobs", type=int, default=None, help="worker processes (default: 2)")
+    group.addoption("--fuzz-out", default=None,
+                    help="directory for the programs of new failures (default: pytest's temporary directory)")
