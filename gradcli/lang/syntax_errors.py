@@ -335,6 +335,8 @@ def expression_end(tokens: list[Tok], first: int, bitwise_only: bool = False) ->
             position = _matching_closer(tokens, position)
         elif not tok.ends_atom() and not _is_operator(tok, bitwise_only):
             return max(position - 1, first)
+        if position + 1 >= len(tokens):   # (an unclosed bracket runs to the end of the input)
+            return position
         following = tokens[position + 1]
         if following.kind == "op" and following.text in "([" and tokens[position].ends_atom():
             position += 1

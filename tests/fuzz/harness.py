@@ -45,7 +45,7 @@ MEMORY_SLACK = 100 * 2**20         # the acceptance bound on memory: budget + 10
 LOCATED = re.compile(r"^(?:prog\.ag|<stdin>):\d+:\d+: [A-Za-z_][\w.]*(?::|$)")
 UNLOCATED = re.compile(r"^(?:prog\.ag|<stdin>): [A-Za-z_]\w*")
 # What only an object outside the language prints: gradcli's own classes, Python's descriptors.
-LEAK = re.compile(r"[^\n]*(\bgradcli\.(lang|engine|repl|views)\.|<property object|<member '|<attribute '|<slot wrapper"
+LEAK = re.compile(r"[^\n]*(\bgradcli\.(lang|engine|repl|views)\.|<property object|<member '|<slot wrapper"
                   r"|<method-wrapper|<getset_descriptor)[^\n]*")
 
 

@@ -30,29 +30,11 @@ class Known:
 _P = "import torch\nx = torch.randn(3, 4, requires_grad=True)\n"
 
 KNOWN: tuple[Known, ...] = (
-    # ---- boundary: one error boundary, every report located; the parser's own errors
-    Known("boundary", "unlocated", r"^(prog\.ag|<stdin>): TimeoutError: the script ran longer",
-          "f = " + "(lambda: " * 3000 + "1" + ")()" * 3000 + "\n"),          # --timeout while compiling
+    # Every class the helpers' parts let through was fixed when issue 14 was merged; this one is
+    # left because it shows only when a timer fires at the wrong moment, so the test below cannot
+    # replay it to say whether it is gone.
     Known("boundary", "escaped", r"ScriptTimeout",      # the alarm firing while run_source reports or cleans up
           "x = [" + "abs(" * 1000 + "1" + ")" * 1000 + "]\n", timing=True),
-    Known("boundary", "unlocated", r"^TypeError: bad operand type for unary ~",
-          "print(~0.5)\n"),                                                   # no location at all
-    Known("boundary", "internal-error", r"@ gradcli/lang/syntax_errors\.py:",
-          "f(a(), b(c=1)\nf(d(), e"),                                     # IndexError in expression_end
-    # ---- objects: type() and attributes of types reach only documented objects
-    Known("objects", "internal-name", r"gradcli\.lang\.|<property object|<member '|<attribute '|<getset_descriptor",
-          "print(type(''.format))\n"),
-    # ---- limits: sizes checked before anything is allocated
-    Known("limits", "internal-error", r"(array is too big|negative dimensions are not allowed|Python int too large "
-                                      r"to convert to C long|cannot fit 'int' into an index-sized integer).* @ gradcli/engine/",
-          "import torch\nw = torch.ones(1).expand(300, 2 ** 62)\n"),               # expand to 2**62 elements
-    Known("limits", "internal-error", r"Maximum allowed size exceeded @ gradcli/engine/",
-          "import torch\nr = torch.logspace(1.5, 3, 10 ** 25)\n"),
-    # ---- args: argument validation before NumPy (the print options included)
-    Known("args", "internal-error", r"@ gradcli/engine/printing/",
-          "import torch\ntorch.set_printoptions(precision=-float('inf'))\nprint(torch.tensor([1.5, 2.25]))\n"),
-    Known("args", "internal-error", r"@ gradcli/engine/(?!dispatch/limits)",
-          _P + "torch.narrow(x, None, 'floor', 1)\n"),
 )
 
 

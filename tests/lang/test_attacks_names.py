@@ -133,7 +133,7 @@ ATTACKS = [
     pytest.param('x₁ = 1\nx₁.__class__',
                  "AttributeError: 'int' object has no attribute '__class__'", id='unicode_subscript_digit_name'),
     pytest.param('x = 1\x00\n',
-                 'SyntaxError: invalid syntax', id='null_byte_in_source'),
+                 'SyntaxError: source code cannot contain null bytes', id='null_byte_in_source'),
     pytest.param("getattr(1, '\\x5f\\x5fclass\\x5f\\x5f')",
                  "AttributeError: 'int' object has no attribute '__class__'", id='string_escape_builtins'),
     pytest.param("getattr(1, '__cl' + 'ass__')",

@@ -85,6 +85,15 @@ def _saved_names(node: Any) -> list:
             out.append((name, error_name(error)))
             continue
         out.append((name, _saved_shown(value)))
+    shown = dict(out)
+    for name, value in out:
+        sizes = shown.get(name.replace("_sym_strides", "_sym_sizes"))
+        if name.endswith("_sym_strides") and isinstance(value, list) and isinstance(sizes, list) \
+                and len(sizes) == len(value):
+            # a size-1 dim's stride is not compared: NumPy's reshape gives it other values than
+            # PyTorch's view, and no kernel reads it
+            shown[name] = [v if n != "1" else "any" for v, n in zip(value, sizes)]
+    out = list(shown.items())
     if dict(out).get("_saved_size") and "'0'" in str(dict(out)["_saved_size"]):
         # an empty view's storage offset: NumPy keeps no offset for an empty array (gradcli says 0)
         out = [(n, v) for n, v in out if n != "_saved_storage_offset"]

@@ -174,7 +174,7 @@ def _whole(size: int, s: slice) -> bool:
 
 
 def _step(s: slice) -> int:
-    step = 1 if s.step is None else int(s.step)
+    step = 1 if s.step is None else _bound(s.step)
     if step == 0:
         raise TorchValueError("slice step cannot be zero")  # Python's own slice check comes first
     if step < 0:
@@ -186,12 +186,19 @@ def _slice(t: Tensor, dim: int, s: slice) -> Tensor:
     step = _step(s)
     # as written, as PyTorch's node keeps them (x[-2:] saves start -2, an open end INT64_MAX);
     # the kernel wraps and clamps them as NumPy's slicing does
-    start = 0 if s.start is None else int(s.start)
-    stop = _INT64_MAX if s.stop is None else int(s.stop)
+    start = 0 if s.start is None else _bound(s.start)
+    stop = _INT64_MAX if s.stop is None else _bound(s.stop)
     return run(SLICE, {"self": t, "dim": dim, "start": start, "end": stop, "step": step})
 
 
 _INT64_MAX = (1 << 63) - 1
+
+
+def _bound(value: Any) -> int:
+    """A slice's start or stop as Python takes one (an int, or what has __index__)."""
+    if not hasattr(type(value), "__index__"):
+        raise TorchTypeError("slice indices must be integers or None or have an __index__ method")
+    return int(value.__index__())
 
 
 def _numpy_index(shape: tuple, advanced: list[tuple[int, Tensor]], bounds: bool = True) -> tuple:

@@ -15,10 +15,11 @@ from .. import dtypes
 from ..autograd import grad_mode
 from ..autograd.inplace import check_inplace_allowed
 from ..dispatch.limits import check_size
+from ..dispatch.memory import INTERNAL_OVERLAP_MESSAGE, repeats
 from ..dispatch.publish import Catalog
 from ..dispatch.python_signature import signed
 from ..dispatch.signature import ArgParser, _Mismatch, _is_int_like, is_generator, py_type_name
-from ..errors import TorchNotImplementedError, TorchTypeError
+from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchTypeError
 from ..lazy_random import rng
 from ..tensor import Tensor
 
@@ -185,6 +186,8 @@ def _inplace_sampler(parser: ArgParser, fill: Any) -> Any:
         overload, b = parser.parse((self, *args), kwargs)
         if grad_mode.is_grad_enabled() and self.requires_grad:
             check_inplace_allowed(self)
+        if repeats(self._data):   # (PyTorch's TensorIterator refuses to write an expanded tensor)
+            raise TorchRuntimeError(INTERNAL_OVERLAP_MESSAGE)
         fill(self, overload, b, _generator(b, parser.name))
         self._vc.value += 1
         return self

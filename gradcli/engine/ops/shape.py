@@ -18,7 +18,7 @@ from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
 from ..dispatch.python_signature import signed
 from ..dispatch.signature import LazyParser
-from ..errors import TorchRuntimeError
+from ..errors import TorchNotImplementedError, TorchRuntimeError
 from ..shape_rules import check_ndim, list_str, numel, type_string, wrap_dim, wrap_dims
 from ..tensor import Tensor
 from ..warnings import warn_once
@@ -281,6 +281,9 @@ def _movedim(self: Tensor, source: Any, destination: Any) -> Tensor:
 
 # -- expand / repeat ---------------------------------------------------------------------------
 
+_INT64_MAX = 2**63 - 1
+
+
 def expand_forward(b: dict) -> Any:
     t = b["self"]
     a = t._data
@@ -319,6 +322,12 @@ def expand_forward(b: dict) -> Any:
             st = target[i + 1] * strides[0] if i + 1 < len(target) and target[i] == 1 else 0
         strides.insert(0, st)
     strides = tuple(strides)
+    count = numel(target)
+    if count > _INT64_MAX:
+        raise TorchRuntimeError("numel: integer multiplication overflow")
+    if count * a.itemsize > _INT64_MAX:   # (NumPy cannot describe even a view that large)
+        raise TorchNotImplementedError(f"gradcli does not support tensors of more than {_INT64_MAX} bytes, "
+                                       f"views included (this one would have {count} elements)")
     repeats = any(st == 0 and n > 1 for st, n in zip(strides, target))
     return np.lib.stride_tricks.as_strided(a, tuple(target), strides, writeable=a.flags.writeable and not repeats)
 

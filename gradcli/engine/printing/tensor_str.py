@@ -67,7 +67,8 @@ def _usual(opts: PrintOptions) -> bool:
     """Whether every option has a value of the kind torch documents (then an error is the printer's)."""
     def count(v: Any) -> bool:
         return type(v) is int and v >= 0
-    return (count(opts.precision) and count(opts.edgeitems) and count(opts.linewidth)
+    # (a precision past C's int is one Python's own formatting refuses: "precision too big")
+    return (count(opts.precision) and opts.precision < 2**31 and count(opts.edgeitems) and count(opts.linewidth)
             and type(opts.threshold) in (int, float) and opts.threshold == opts.threshold
             and opts.sci_mode in (None, True, False))
 

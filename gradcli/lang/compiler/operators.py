@@ -114,8 +114,9 @@ class OperatorCompiler(CompilerBase):
         function = UNARY_OPERATORS[str(operator_token)]
         operand = self.expr(operand_node)
         span = self.span(node)
-        if hasattr(operand, "constant") and isinstance(operand.constant, (int, float)):
-            return constant(function(operand.constant))
+        if hasattr(operand, "constant") and isinstance(operand.constant, (int, float)) and not (
+                function is operator.invert and isinstance(operand.constant, float)):
+            return constant(function(operand.constant))   # (CPython folds what cannot raise: not ~0.5)
 
         def unary(frame: Frame) -> Any:
             try:

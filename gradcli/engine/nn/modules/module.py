@@ -386,6 +386,11 @@ class Module:
                       remove_duplicate: bool = True) -> Iterator[tuple[str, "Module"]]:
         if memo is None:
             memo = set()
+        # (PyTorch's Python code fails on these at `in` and `+`: the same errors, the script's)
+        if not hasattr(type(memo), "__contains__"):
+            raise TorchTypeError(f"argument of type '{type(memo).__name__}' is not iterable")
+        if not isinstance(prefix, str):
+            raise TorchTypeError(f"unsupported operand type(s) for +: '{type(prefix).__name__}' and 'str'")
         if self not in memo:
             if remove_duplicate:
                 memo.add(self)

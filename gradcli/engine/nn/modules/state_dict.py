@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...autograd import grad_mode
-from ...errors import TorchRuntimeError, TorchTypeError
+from ...errors import TorchAttributeError, TorchRuntimeError, TorchTypeError
 from ...tensor import Tensor
 from ..parameter import Parameter
 
@@ -74,6 +74,8 @@ def load_own_state(self: Any, state_dict: dict, prefix: str, local_metadata: dic
             missing_keys.append(key)
     if strict:
         for key in state_dict:
+            if not isinstance(key, str):   # (PyTorch's Python code calls key.startswith)
+                raise TorchAttributeError(f"'{type(key).__name__}' object has no attribute 'startswith'")
             if key.startswith(prefix) and key != prefix + "_extra_state":
                 input_name = key[len(prefix):].split(".", 1)
                 if len(input_name) > 1:
