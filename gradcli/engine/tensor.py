@@ -23,7 +23,7 @@ import numpy as np
 from . import dtypes
 from .device import CPU
 from .errors import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
-from .layout import strided
+from .layout import byte_strides, strided
 from .printing import tensor_repr
 from .shape_rules import wrap_dim
 from .size import Size
@@ -158,15 +158,21 @@ class Tensor:
         return self._data.size * self._dtype.itemsize
 
     def stride(self, dim: int | None = None) -> Any:
-        strides = tuple(s // self._dtype.itemsize for s in self._data.strides)
+        strides = tuple(s // self._dtype.itemsize for s in byte_strides(self._data))
         if dim is None:
             return strides
         return strides[_dim_of(self, _dim_argument("stride", dim))]
 
     def storage_offset(self) -> int:
         base = self._data
-        while base.base is not None and isinstance(base.base, np.ndarray):
-            base = base.base
+        while True:
+            # as_strided's views hang off a holder object whose own .base is the array
+            parent = base.base
+            if parent is not None and not isinstance(parent, np.ndarray):
+                parent = getattr(parent, "base", None)
+            if not isinstance(parent, np.ndarray):
+                break
+            base = parent
         offset = self._data.__array_interface__["data"][0] - base.__array_interface__["data"][0]
         return offset // self._dtype.itemsize
 

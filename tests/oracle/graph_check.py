@@ -91,8 +91,10 @@ def _saved_names(node: Any) -> list:
         if name.endswith("_sym_strides") and isinstance(value, list) and isinstance(sizes, list) \
                 and len(sizes) == len(value):
             # a size-1 dim's stride is not compared: NumPy's reshape gives it other values than
-            # PyTorch's view, and no kernel reads it
-            shown[name] = [v if n != "1" else "any" for v, n in zip(value, sizes)]
+            # PyTorch's view, and no kernel reads it; nor an empty tensor's strides, which for
+            # the inputs are NumPy's (all 0 since NumPy 2.4) on the torch side
+            empty = "0" in sizes
+            shown[name] = [v if n != "1" and not empty else "any" for v, n in zip(value, sizes)]
     out = list(shown.items())
     if dict(out).get("_saved_size") and "'0'" in str(dict(out)["_saved_size"]):
         # an empty view's storage offset: NumPy keeps no offset for an empty array (gradcli says 0)

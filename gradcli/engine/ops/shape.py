@@ -19,6 +19,7 @@ from ..dispatch.runner import run
 from ..dispatch.python_signature import signed
 from ..dispatch.signature import LazyParser
 from ..errors import TorchNotImplementedError, TorchRuntimeError
+from ..layout import byte_strides
 from ..shape_rules import check_ndim, list_str, numel, type_string, wrap_dim, wrap_dims
 from ..tensor import Tensor
 from ..warnings import warn_once
@@ -168,8 +169,8 @@ def unsqueeze_array(a: np.ndarray, dim: int) -> np.ndarray:
     """A view with a new size-1 dim at ``dim``, strided as PyTorch strides it: the next dim's
     extent, or one element at the end (NumPy's expand_dims differs there, and .stride() shows it)."""
     check_ndim(a.ndim + 1)
-    strides = list(a.strides)
-    strides.insert(dim, a.shape[dim] * a.strides[dim] if dim < a.ndim else a.itemsize)
+    strides = list(byte_strides(a))
+    strides.insert(dim, a.shape[dim] * strides[dim] if dim < a.ndim else a.itemsize)
     shape = a.shape[:dim] + (1,) + a.shape[dim:]
     return np.lib.stride_tricks.as_strided(a, shape, strides, writeable=a.flags.writeable)
 
