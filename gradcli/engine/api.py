@@ -10,7 +10,7 @@ import math
 from typing import Any
 
 from . import dtypes
-from .autograd import anomaly, grad_mode, saved_hooks
+from .autograd import anomaly, forward_ad, grad_mode, saved_hooks
 from .autograd.multi_grad import register_multi_grad_hook
 from .autograd.node import GraphNode
 from .autograd.backward import backward as _backward
@@ -137,6 +137,11 @@ def _nn_members() -> dict[str, Any]:
     return members()
 
 
+def _forward_ad_members() -> dict[str, Any]:
+    from .transforms import dual_tensors
+    return dual_tensors.members()
+
+
 def _nn_init_members() -> dict[str, Any]:
     from .nn.init import members
     return members()
@@ -147,6 +152,7 @@ def _nn_init_members() -> dict[str, Any]:
 LAZY_SUBMODULES: dict[str, Any] = {
     "nn": _nn_members,
     "nn.init": _nn_init_members,
+    "autograd.forward_ad": _forward_ad_members,
     "optim": _optim_members,
     "optim.lr_scheduler": _lr_scheduler_members,
 }
@@ -175,6 +181,7 @@ def reset_global_state(seed: int | None = None) -> None:
     grad_mode._set(True)
     anomaly.set_anomaly_enabled(False, True)
     saved_hooks.reset()
+    forward_ad.reset()
     set_max_elements(None)
     reset_warned_once()
     if seed is None:

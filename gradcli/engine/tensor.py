@@ -73,6 +73,7 @@ class Tensor:
     _creation: str | None = None  # how a view was made: None, "no_grad", "multi" or "custom" (see autograd/views.py)
     _retains_grad = False
     _accumulator: Any = None
+    _fw: tuple | None = None  # (dual level, tangent): forward-mode AD (autograd/forward_ad.py)
 
     __script_attrs__: frozenset[str] = _CORE_ATTRS
     # An ndarray on the left of an operator leaves it to the tensor (NumPy defers to the higher
@@ -421,9 +422,15 @@ class Tensor:
 
     def __repr__(self) -> str:
         grad_fn = self._grad_fn
+        tangent = None
+        if self._fw is not None:   # a dual tensor: its tangent as an f-string shows it (a 0-d one as a number)
+            from .autograd.forward_ad import tangent_of
+            found = tangent_of(self)
+            tangent = None if found is None else format(found, "")
         return tensor_repr(
             self._data, self._dtype.name, default_dtype=dtypes.get_default_dtype().name,
-            requires_grad=self.requires_grad, grad_fn=None if grad_fn is None else type(grad_fn).__name__)
+            requires_grad=self.requires_grad, grad_fn=None if grad_fn is None else type(grad_fn).__name__,
+            tangent=tangent)
 
     __str__ = __repr__
 

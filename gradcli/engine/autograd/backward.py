@@ -141,6 +141,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: Any 
                     f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
                     "Set allow_unused=True if this is the desired behavior.")
         elif not create_graph:
-            g = g.detach()
+            tangent, g = g._fw, g.detach()
+            g._fw = tangent   # (the engine's result keeps its forward gradient, as in PyTorch)
         result.append(g)
     return tuple(result)

@@ -104,7 +104,7 @@ def _summed_to(grad: Tensor, shape: tuple) -> Tensor:
     """``grad.sum_to_size(shape)``; without create_graph nothing is recorded, so the sums go
     straight to the kernel (the op's own path costs more than a small sum)."""
     data = grad._data
-    if grad_mode._enabled or data.dtype.char not in "fd":
+    if grad_mode._enabled or data.dtype.char not in "fd" or grad._fw is not None:  # (a tangent: the op's path)
         return grad.sum_to_size(shape)
     if not shape:
         return Tensor._make(torch_sum(data), grad._dtype)

@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchTypeError
+from ..errors import TorchAssertionError, TorchNotImplementedError, TorchRuntimeError, TorchTypeError
 from ..tensor import Tensor
 from ..warnings import warn
-from . import grad_mode, saved_hooks
+from . import forward_ad, grad_mode, saved_hooks
 from .inplace import rebase_history
 from .node import FREED_MESSAGE, NODE_ATTRS, Node, SavedTensor, move_retain_hook, short_name
 from .views import gradient_edge, mark_view
@@ -39,8 +39,14 @@ class FunctionCtx:
     def save_for_backward(self, *tensors: Any) -> None:
         self._to_save = tensors
 
+    _for_forward: tuple = ()
+    _in_jvp = False   # while jvp runs, saved_tensors gives what save_for_forward kept
+
     def save_for_forward(self, *tensors: Any) -> None:
-        raise TorchNotImplementedError("gradcli does not support forward-mode AD (ctx.save_for_forward) yet")
+        if not all(isinstance(t, Tensor) or t is None for t in tensors):
+            raise TorchAssertionError("save_for_forward expects all arguments to be tensors; you should save "
+                                      "non-tensors as attributes on ctx.")
+        self._for_forward = tensors
 
     def mark_dirty(self, *tensors: Any) -> None:
         self._dirty = tensors
@@ -53,6 +59,8 @@ class FunctionCtx:
 
     @property
     def saved_tensors(self) -> tuple:
+        if self._in_jvp:
+            return tuple(self._for_forward)
         if self._released:
             raise TorchRuntimeError(FREED_MESSAGE)
         if self._saved is None:
@@ -191,7 +199,8 @@ class Function(FunctionCtx):
 
     @staticmethod
     def jvp(ctx: Any, *grad_inputs: Any) -> Any:
-        raise TorchNotImplementedError("gradcli does not support forward-mode AD (Function.jvp) yet")
+        raise TorchNotImplementedError("You must implement the jvp function for custom autograd.Function to use "
+                                       "it with forward mode AD.")
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
@@ -232,14 +241,16 @@ def apply_function(cls: type, args: tuple, kwargs: dict) -> Any:
         # PyTorch collects the edges before forward runs (an in-place forward changes them)
         ctx.next_functions = tuple(gradient_edge(t) or (None, 0) for t in tensors)
         ctx._input_meta = [(t._data.shape, t._dtype) for t in tensors]
+    dual = forward_ad.watching and any(forward_ad.tangent_of(t) is not None for t in tensors)
     previous = grad_mode._enabled
     grad_mode._set(False)
     try:
-        if separate_setup:
-            output = cls.forward(*args)
-            cls.setup_context(ctx, args, output)
-        else:
-            output = cls.forward(ctx, *args)
+        with forward_ad.suspended():   # (the outputs' tangents come from jvp)
+            if separate_setup:
+                output = cls.forward(*args)
+                cls.setup_context(ctx, args, output)
+            else:
+                output = cls.forward(ctx, *args)
     finally:
         grad_mode._set(previous)
     for t in ctx._dirty:
@@ -249,7 +260,31 @@ def apply_function(cls: type, args: tuple, kwargs: dict) -> Any:
     outputs = _wrap_outputs(ctx, (output,) if single else output, tensors, executable)
     if executable:
         _save_variables(ctx, outputs)
+    if dual:
+        _forward_tangents(cls, ctx, inputs, outputs)
     return outputs[0] if single else outputs
+
+
+def _forward_tangents(cls: type, ctx: Any, inputs: tuple, outputs: tuple) -> None:
+    """Forward AD through a custom Function: its jvp, given a tangent per input (zeros for a
+    tensor without one, None for anything else), gives the outputs' tangents."""
+    tangents = []
+    for x in inputs:
+        if isinstance(x, Tensor):
+            t = forward_ad.tangent_of(x)
+            tangents.append(t if t is not None else Tensor._make(np.zeros_like(x._data), x._dtype))
+        else:
+            tangents.append(None)
+    ctx._in_jvp = True
+    try:
+        with forward_ad.suspended():
+            found = cls.jvp(ctx, *tangents)
+    finally:
+        ctx._in_jvp = False
+    found = found if isinstance(found, tuple) else (found,)
+    for out, tangent in zip(outputs, found):
+        if isinstance(out, Tensor) and isinstance(tangent, Tensor) and out._dtype.is_floating_point:
+            forward_ad.set_tangent(out, tangent)
 
 
 def _bind_with_defaults(forward: Any, args: tuple, kwargs: dict) -> tuple[tuple, dict]:

@@ -201,7 +201,7 @@ class SavedOutput(SavedTensor):
     unpacking gives a new tensor whose ``grad_fn`` is the node (``y.grad_fn._saved_result is y``
     is False there too)."""
 
-    __slots__ = ("data", "dtype", "vc", "nr", "ref", "output_of")
+    __slots__ = ("data", "dtype", "vc", "nr", "ref", "output_of", "fw")
     is_output = True
     was_leaf = False
 
@@ -214,6 +214,7 @@ class SavedOutput(SavedTensor):
         self.shape = tensor._data.shape
         self.output_of = output_of
         self.ref = weakref.ref(tensor)  # the views name it by the script's variable while it lives
+        self.fw = None  # the output's tangent (forward AD), which the formulas see: set with it
 
     @property  # type: ignore[override]
     def tensor(self) -> Tensor:
@@ -232,6 +233,8 @@ class SavedOutput(SavedTensor):
         if self.dtype.is_floating_point:  # (an integer output, max's indices, has no node)
             t._grad_fn = node
             t._output_nr = self.nr
+        if self.fw is not None:
+            t._fw = self.fw
         return t
 
 

@@ -97,6 +97,12 @@ class Op:
     # PyTorch's set_history refuses to make one from inputs that require grad.
     integer_result_ok: bool = False
 
+    # -- forward-mode AD -------------------------------------------------------------------------
+    # How the outputs' tangents follow from the inputs' (autograd/jvp_rules.py): POINTWISE, LINEAR,
+    # MULTILINEAR, a function, NO_JVP, or None: the backward formulas transposed.  A Catalog
+    # gives its family's default.
+    jvp: Any = None
+
     # -- its in-place form ----------------------------------------------------------------------
     # The checks of a structured kernel's meta function (dtypes of the arguments): they run
     # before an in-place op's memory-overlap checks, as PyTorch's meta runs before its

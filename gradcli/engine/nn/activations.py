@@ -27,6 +27,7 @@ from ..autograd import grad_mode
 from ..autograd.formulas import d
 from ..dispatch.forms import function_form
 from ..dispatch.op import Op
+from ..dispatch.jvp_rules import POINTWISE
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run, run_inplace
 from ..dispatch.python_signature import signed
@@ -39,7 +40,7 @@ from . import activation_backward as G
 from . import activation_kernels as K
 from .activation_backward import call
 
-CATALOG = Catalog()
+CATALOG = Catalog(jvp=POINTWISE)
 defop = CATALOG.defop
 
 SELU_ALPHA = 1.6732632423543772848170429916717

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..dispatch.jvp_rules import LINEAR
 from ..autograd.formulas import d
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
@@ -118,7 +119,7 @@ def _nll_op(name: str, node: str) -> tuple[Any, Any]:
                    extra={"grad_output": d("target", "weight", rule=f"{name}(grad, target, weight, reduction)")(
                        lambda gg, s: run(loss, {"self": gg, **{k: getattr(s, k) for k in args}}))})
     loss = defop(name, f"{name}(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, "
-                       "int ignore_index=-100)", _nll_forward, node=node, inputs=("self",), function=False,
+                       "int ignore_index=-100)", _nll_forward, node=node, inputs=("self",), function=False, jvp=LINEAR,
                  method=False, exposes=("ignore_index", "reduction", "weight"),
                  derivs={"self": d("self", "target", "weight",
                                    rule="-grad * weight[target] at each target's class, else 0 (mean: / total weight)")(

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..dispatch.jvp_rules import LINEAR
 from ..autograd import grad_mode
 from ..autograd.formulas import d
 from ..device import TorchAssertionError
@@ -82,7 +83,7 @@ def _double_backward(g: Tensor, s: Any) -> Tensor:
 EMBEDDING_DENSE_BACKWARD = defop(
     "embedding_dense_backward",
     "embedding_dense_backward(Tensor grad_output, Tensor indices, int num_weights, int padding_idx, "
-    "bool scale_grad_by_freq)", _dense_backward_forward, node="EmbeddingDenseBackwardBackward0",
+    "bool scale_grad_by_freq)", _dense_backward_forward, jvp=LINEAR, node="EmbeddingDenseBackwardBackward0",
     inputs=("grad_output",), method=False, exposes=("padding_idx",),
     derivs={"grad_output": d("indices", rule="the rows of grad at indices (0 at padding_idx)")(_double_backward)})
 
@@ -94,7 +95,7 @@ def _embedding_backward(g: Tensor, s: Any) -> Tensor:
 
 EMBEDDING = defop(
     "embedding", "embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, "
-    "bool sparse=False)", _embedding_forward, node="EmbeddingBackward0", inputs=("weight",), method=False,
+    "bool sparse=False)", _embedding_forward, jvp=LINEAR, node="EmbeddingBackward0", inputs=("weight",), method=False,
     exposes=("padding_idx", "scale_grad_by_freq", "sparse"),
     derivs={"weight": d("indices", rule="zeros of weight's shape, grad's rows added at indices")(_embedding_backward)})
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..dispatch.jvp_rules import MULTILINEAR
 from ..autograd.formulas import d
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
@@ -90,7 +91,7 @@ def _trilinear_grad(k: int) -> Any:
 
 TRILINEAR = defop(
     "_trilinear", "_trilinear(Tensor input, Tensor i2, Tensor i3, str spec)", _trilinear_forward,
-    node="TrilinearBackward0", inputs=("self", "i2", "i3"), function=False, method=False,
+    jvp=MULTILINEAR, node="TrilinearBackward0", inputs=("self", "i2", "i3"), function=False, method=False,
     derivs={"self": d("i2", "i3", rule="einsum(spec) of grad, i2, i3, grad in the output's place")(
                 _trilinear_grad(0)),
             "i2": d("self", "i3", rule="einsum(spec) of self, grad, i3, grad in the output's place")(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..dispatch.jvp_rules import LINEAR
 from ..autograd.formulas import d
 from ..dispatch.forms import function_form
 from ..dispatch.publish import Catalog
@@ -159,7 +160,7 @@ _POOL_PARAMS = "int[1] kernel_size, int[1]? stride=[], int[1] padding=0, int[1] 
 MAX_POOL2D_BACKWARD = defop(
     "max_pool2d_with_indices_backward",
     f"max_pool2d_with_indices_backward(Tensor grad_output, Tensor input, {_POOL_PARAMS}, Tensor indices)",
-    _max_backward_forward, node="MaxPool2DWithIndicesBackwardBackward0", inputs=("grad_output", "self"),
+    _max_backward_forward, jvp=LINEAR, node="MaxPool2DWithIndicesBackwardBackward0", inputs=("grad_output", "self"),
     function=False, method=False,
     derivs={"grad_output": d("indices", rule="grad at each output's index")(_max_double_backward),
             "self": d(rule="0")(_zeros_of_self)})
@@ -259,7 +260,7 @@ def _avg_again(gg: Tensor, s: Any) -> Tensor:
 
 AVG_POOL2D_BACKWARD = defop(
     "avg_pool2d_backward", f"avg_pool2d_backward(Tensor grad_output, Tensor input, {_AVG_PARAMS})",
-    _avg_backward_forward, node="AvgPool2DBackwardBackward0", inputs=("grad_output", "self"), function=False,
+    _avg_backward_forward, jvp=LINEAR, node="AvgPool2DBackwardBackward0", inputs=("grad_output", "self"), function=False,
     method=False, derivs={"grad_output": d(rule="avg_pool2d(grad)")(_avg_again), "self": d(rule="0")(_zeros_of_self)})
 
 
@@ -268,7 +269,7 @@ def _avg_grad(g: Tensor, s: Any) -> Tensor:
 
 
 AVG_POOL2D = defop(
-    "avg_pool2d", f"avg_pool2d(Tensor input, {_AVG_PARAMS})", _avg_forward, node="AvgPool2DBackward0",
+    "avg_pool2d", f"avg_pool2d(Tensor input, {_AVG_PARAMS})", _avg_forward, jvp=LINEAR, node="AvgPool2DBackward0",
     method=False, function=False, exposes=_AVG_KEYS, prepare=_as_pairs,
     derivs={"self": d("self", rule="each output's grad shared evenly over its window")(_avg_grad)})
 

@@ -129,4 +129,6 @@ LOG_SOFTMAX = grad_op(
     lambda b: _softmax_backward_value(b, log=True),
     d("grad_output", "self", rule="-grad * exp(self) * sum(grad_output, dim)")(
         lambda gg, s: -gg * s.self.exp() * s.grad_output.sum(s.dim, keepdim=True)),
-    linear_rule="grad - exp(self) * sum(grad, dim)")
+    # linear in grad_output but not self-adjoint (I - exp(self) 1^T): its transpose, not itself
+    extra={"grad_output": d("self", rule="grad - sum(grad * exp(self), dim)")(
+        lambda gg, s: gg - (gg * s.self.exp()).sum(s.dim, keepdim=True))})

@@ -16,6 +16,7 @@ from .. import dtypes
 from ..autograd.formulas import d
 from ..dispatch.op import BINARY, INPLACE, METHOD
 from ..dispatch.promotion import binary_arrays
+from ..dispatch.jvp_rules import LINEAR
 from ..dispatch.publish import Catalog
 from ..dispatch.python_signature import signed
 from ..dispatch.signature import LazyParser
@@ -25,7 +26,7 @@ from ..shape_rules import broadcast_all, broadcast_shapes
 from ..tensor import Tensor
 from .constants import zero_scalar, zeros_like
 
-CATALOG = Catalog()
+CATALOG = Catalog(jvp=LINEAR)
 defop = CATALOG.defop
 
 

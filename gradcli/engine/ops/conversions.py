@@ -12,6 +12,7 @@ from ..autograd.grad_mode import no_grad
 from ..device import Device, check_cpu
 from ..dispatch.memory import repeats, same_memory
 from ..dispatch.op import SHARED, UNIQUE, UNTOUCHED, CHECKED
+from ..dispatch.jvp_rules import LINEAR
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
 from ..dispatch.invalid_arguments import format_invalid_args
@@ -23,7 +24,7 @@ from ..tensor import Tensor
 from ..warnings import warn
 from .indexing import EXPANDED_WARNING
 
-CATALOG = Catalog()
+CATALOG = Catalog(jvp=LINEAR)
 defop = CATALOG.defop
 
 

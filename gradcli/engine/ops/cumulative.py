@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ..dispatch.jvp_rules import LINEAR
 from .. import dtypes
 from ..autograd.formulas import d
 from ..dispatch.promotion import arr
@@ -122,7 +123,7 @@ def _inplace_checks(name: str) -> Any:
 
 
 CUMSUM = defop("cumsum", "cumsum(Tensor input, int dim, *, dtype? dtype=None, Tensor? out=None)",
-               _cum_forward(_cumsum), node="CumsumBackward0", inplace=True, exposes=("dim",), contiguous=True,
+               _cum_forward(_cumsum), jvp=LINEAR, node="CumsumBackward0", inplace=True, exposes=("dim",), contiguous=True,
                inplace_broadcasts=False, prepare_inplace=_inplace_checks("cumsum"),
                derivs={"self": d(rule="grad summed from the end along dim: flip(cumsum(flip(grad)))")(
                    _cumsum_backward)})

@@ -22,13 +22,14 @@ import numpy as np
 from .. import dtypes
 from ..autograd.formulas import d
 from ..dispatch.promotion import arr, promote
+from ..dispatch.jvp_rules import POINTWISE
 from ..dispatch.publish import Catalog
 from ..errors import TorchRuntimeError, no_kernel
 from ..shape_rules import broadcast_all
 from ..tensor import Tensor
 from .arithmetic import fma
 
-CATALOG = Catalog()
+CATALOG = Catalog(jvp=POINTWISE)
 defop = CATALOG.defop
 
 _INTEGER_DIVISION = (

@@ -14,6 +14,7 @@ import numpy as np
 from .. import dtypes
 from ..autograd.formulas import d
 from ..dispatch.limits import check_count
+from ..dispatch.jvp_rules import LINEAR
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
 from ..errors import TorchIndexError, TorchRuntimeError
@@ -21,7 +22,7 @@ from ..shape_rules import broadcast_all, list_str, wrap_dim
 from ..tensor import Tensor, wrap_scalar
 from .indexing import INDEX_PUT
 
-CATALOG = Catalog()
+CATALOG = Catalog(jvp=LINEAR)
 defop = CATALOG.defop
 
 

@@ -20,6 +20,7 @@ from ..autograd.formulas import d
 from ..autograd.views import gradient_edge
 from ..dispatch.memory import PARTIAL_OVERLAP_MESSAGE, overlap_status, repeats
 from ..dispatch.op import SHARED
+from ..dispatch.jvp_rules import LINEAR
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run, run_inplace
 from ..dispatch.python_signature import signed
@@ -32,7 +33,7 @@ from .factories import tensor as new_tensor
 from .shape import ALIAS
 from .slicing import SLICE
 
-CATALOG = Catalog()
+CATALOG = Catalog(jvp=LINEAR)
 defop = CATALOG.defop
 
 

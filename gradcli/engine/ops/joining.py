@@ -14,6 +14,7 @@ import numpy as np
 
 from ..autograd.formulas import d
 from ..dispatch.limits import check_count
+from ..dispatch.jvp_rules import LINEAR
 from ..dispatch.publish import Catalog
 from ..dispatch.promotion import promote
 from ..errors import TorchIndexError, TorchRuntimeError, TorchValueError
@@ -21,7 +22,7 @@ from ..shape_rules import list_str, wrap_dim
 from ..tensor import Tensor
 from .shape import unsqueeze_array
 
-CATALOG = Catalog()
+CATALOG = Catalog(jvp=LINEAR)
 defop = CATALOG.defop
 
 # -- cat / stack -----------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ..dispatch.jvp_rules import LINEAR
 from .. import dtypes
 from ..autograd.formulas import d
 from ..dispatch.forms import function_form
@@ -39,7 +40,7 @@ def _trace_backward(g: Tensor, s: Any) -> Tensor:
     return WHERE(diag, g, zero).view(rows, cols)
 
 
-TRACE = defop("trace", "trace(Tensor input)", _trace_forward, node="TraceBackward0", exposes=("self_sym_sizes",),
+TRACE = defop("trace", "trace(Tensor input)", _trace_forward, jvp=LINEAR, node="TraceBackward0", exposes=("self_sym_sizes",),
       derivs={"self": d(rule="grad on the diagonal, 0 off it")(_trace_backward)})
 
 

@@ -16,6 +16,7 @@ import numpy as np
 from .. import dtypes
 from ..autograd.formulas import d
 from ..dispatch.promotion import arr, binary_arrays, promote
+from ..dispatch.jvp_rules import POINTWISE
 from ..dispatch.publish import Catalog
 from ..errors import TorchRuntimeError, no_kernel
 from ..kernels import binary_float
@@ -26,7 +27,7 @@ from .arithmetic import fma, sub_check
 from .comparison import WHERE
 from .constants import zero_scalar
 
-CATALOG = Catalog()
+CATALOG = Catalog(jvp=POINTWISE)
 defop = CATALOG.defop
 
 

@@ -17,6 +17,7 @@ from .. import dtypes
 from ..autograd.formulas import d
 from ..dispatch.op import METHOD, Op
 from ..dispatch.promotion import arr, float_dtype
+from ..dispatch.jvp_rules import POINTWISE
 from ..dispatch.publish import Catalog
 from ..errors import TorchRuntimeError, no_kernel
 from ..kernels import elementwise, select, sleef, sleef_f32, vml_sqrt
@@ -26,7 +27,7 @@ from . import backward_ops
 from .comparison import WHERE
 from .constants import zeros_like
 
-CATALOG = Catalog()
+CATALOG = Catalog(jvp=POINTWISE)
 defop = CATALOG.defop
 
 LN2 = math.log(2.0)

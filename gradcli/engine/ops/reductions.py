@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..dispatch.jvp_rules import LINEAR
 from .. import dtypes
 from ..autograd.formulas import d
 from ..dispatch.promotion import arr, binary_arrays
@@ -80,7 +81,7 @@ def _sum_backward(g: Tensor, s: Any) -> Tensor:
 _DIM_SIGS = "{0}(Tensor input, int[1]? dim, bool keepdim=False, *, dtype? dtype=None, Tensor? out=None)"
 
 SUM = defop("sum", ["sum(Tensor input, *, dtype? dtype=None)", _DIM_SIGS.format("sum")], _sum_forward,
-      node=lambda b: "SumBackward1" if "dim" in b else "SumBackward0", contiguous=True,
+      jvp=LINEAR, node=lambda b: "SumBackward1" if "dim" in b else "SumBackward0", contiguous=True,
       exposes=("dim", "keepdim", "self_sym_sizes"),
       derivs={"self": d(rule="grad expanded to self's shape")(_sum_backward)})
 
@@ -107,7 +108,7 @@ def _mean_backward(g: Tensor, s: Any) -> Tensor:
 
 
 MEAN = defop("mean", ["mean(Tensor input, *, dtype? dtype=None)", _DIM_SIGS.format("mean")], _mean_forward,
-      node=lambda b: "MeanBackward1" if "dim" in b else "MeanBackward0", contiguous=True,
+      jvp=LINEAR, node=lambda b: "MeanBackward1" if "dim" in b else "MeanBackward0", contiguous=True,
       exposes=("dim", "keepdim", "self_sym_numel", "self_sym_sizes"),
       derivs={"self": d(rule="grad / N expanded to self's shape, N the count averaged",
                         node_rules={"MeanBackward0": "grad / numel(self), expanded to self's shape"})(

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..autograd.formulas import d
 from ..dispatch.limits import check_count
+from ..dispatch.jvp_rules import LINEAR
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
 from ..dispatch.python_signature import signed
@@ -24,7 +25,7 @@ from ..shape_rules import check_ndim, list_str, numel, type_string, wrap_dim, wr
 from ..tensor import Tensor
 from ..warnings import warn_once
 
-CATALOG = Catalog()
+CATALOG = Catalog(jvp=LINEAR)
 defop = CATALOG.defop
 
 # -- view / reshape ----------------------------------------------------------------------------

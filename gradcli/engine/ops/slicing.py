@@ -14,6 +14,7 @@ import numpy as np
 
 from ..autograd.formulas import d
 from ..dispatch.limits import check_size
+from ..dispatch.jvp_rules import LINEAR
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
 from ..autograd.views import region_of
@@ -21,7 +22,7 @@ from ..errors import TorchIndexError, TorchNotImplementedError, TorchRuntimeErro
 from ..shape_rules import wrap_dim, wrap_dims
 from ..tensor import Tensor
 
-CATALOG = Catalog()
+CATALOG = Catalog(jvp=LINEAR)
 defop = CATALOG.defop
 
 # -- narrow / select / slice / diagonal ----------------------------------------------------------

@@ -37,6 +37,7 @@ def tensor_repr(
     default_dtype: str = "float32",
     requires_grad: bool = False,
     grad_fn: str | None = None,
+    tangent: str | None = None,
 ) -> str:
     """What ``repr(t)`` (and ``str(t)``) prints in PyTorch for this tensor.
 
@@ -45,12 +46,13 @@ def tensor_repr(
     ``default_dtype`` is torch.get_default_dtype() ("float32" or "float64").
     ``grad_fn`` is the backward node's class name, e.g. "MulBackward0";
     ``requires_grad=True`` is only printed when there is no grad_fn.
+    ``tangent`` is a dual tensor's tangent as ``f"{tangent}"`` writes it (forward AD).
     The current print options (see ``set_printoptions``) apply.
     """
     if dtype not in _NUMPY_DTYPES:
         raise ValueError(f"unsupported dtype {dtype!r}; expected one of {', '.join(_NUMPY_DTYPES)}")
     try:
-        return _repr(data, dtype, default_dtype, requires_grad, grad_fn)
+        return _repr(data, dtype, default_dtype, requires_grad, grad_fn, tangent)
     except (TypeError, ValueError, OverflowError, RuntimeError) as error:
         if isinstance(error, TorchError) or _usual(OPTIONS):
             raise
@@ -73,7 +75,8 @@ def _usual(opts: PrintOptions) -> bool:
             and opts.sci_mode in (None, True, False))
 
 
-def _repr(data: np.ndarray, dtype: str, default_dtype: str, requires_grad: bool, grad_fn: str | None) -> str:
+def _repr(data: np.ndarray, dtype: str, default_dtype: str, requires_grad: bool, grad_fn: str | None,
+          tangent: str | None = None) -> str:
     array = np.asarray(data, dtype=_NUMPY_DTYPES[dtype])
     opts = OPTIONS
     indent = len(_PREFIX)
@@ -97,6 +100,8 @@ def _repr(data: np.ndarray, dtype: str, default_dtype: str, requires_grad: bool,
         suffixes.append(f"grad_fn=<{grad_fn}>")
     elif requires_grad:
         suffixes.append("requires_grad=True")
+    if tangent is not None:
+        suffixes.append(f"tangent={tangent}")
     return _add_suffixes(_PREFIX + body, suffixes, indent, opts.linewidth)
 
 

@@ -1,0 +1,202 @@
+"""Forward-mode formulas: the tangent an op gives its outputs, from its record's ``jvp``.
+
+``Op.jvp`` says how (beside ``Op.derivs``, the backward formulas it reuses):
+
+- ``POINTWISE``: the op works element by element, so each input's Jacobian is diagonal and the
+  backward formula applied to that input's tangent (broadcast to the output) is its part of
+  the JVP (PyTorch's ``result: auto_element_wise``);
+- ``LINEAR``: the op is linear in its differentiable inputs together (views, sums, ``cat``,
+  ``where``, ``index_put``, ``copy_``): the op itself applied to the tangents, zeros standing
+  in for inputs without one (``result: auto_linear``);
+- ``MULTILINEAR``: linear in each input alone (``mm``, ``matmul``, ``dot``): the sum, over the
+  inputs with a tangent, of the op with that input replaced by its tangent;
+- a function ``(bound, tangents, outputs) -> tangent or list``, written out (``addmm``, softmax);
+- ``None``: the backward formulas transposed.  For ``u`` of the output's shape, ``vjp(u) =
+  J^T u`` is linear in ``u``, so ``J v`` is the gradient of ``<vjp(u), v>`` with respect to
+  ``u``: a double backward, right for any op whose formulas are differentiable (all are);
+- ``NO_JVP``: PyTorch has no forward formula; a dual input is its error.
+
+A non-float output (indices, masks) never has a tangent.  Every rule runs with the runner's
+tangent tracking suspended (``forward_ad.suspended``), so a tangent carries none of its own.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..autograd import grad_mode
+from ..autograd.formulas import NOT_IMPLEMENTED
+from ..autograd.node import Saved
+from ..errors import TorchNotImplementedError
+from ..tensor import Tensor
+
+if TYPE_CHECKING:
+    from .op import Op
+
+POINTWISE = "pointwise"
+LINEAR = "linear"
+MULTILINEAR = "multilinear"
+NO_JVP = "no_jvp"
+
+
+def not_supported(op: "Op") -> TorchNotImplementedError:
+    return TorchNotImplementedError(f"Trying to use forward AD with aten::{op.name.lstrip('_')} that does not "
+                                    "support it.")
+
+
+def output_tangents(op: "Op", bound: dict, tangents: dict, outputs: list) -> list:
+    """One tangent (or None) per output, by ``op.jvp``; ``tangents``: input name -> its tangent
+    (a list of tangents or Nones for a list input), only for inputs that have one."""
+    rule = op.jvp
+    if rule == NO_JVP or not any(o._dtype.is_floating_point for o in outputs):
+        if any(o._dtype.is_floating_point for o in outputs):
+            raise not_supported(op)
+        return [None] * len(outputs)
+    if rule is None:
+        found = _transposed(op, bound, tangents, outputs)
+    elif rule == POINTWISE:
+        found = [_pointwise(op, bound, tangents, outputs)]
+    elif rule == LINEAR:
+        found = _as_list(_run(op, _replaced(op, bound, tangents, zeros_for_rest=True)))
+    elif rule == MULTILINEAR:
+        total = None
+        for name, tangent in tangents.items():
+            term = _run(op, {**bound, name: tangent})
+            total = term if total is None else total + term
+        found = [total]
+    else:
+        found = _as_list(rule(bound, tangents, outputs))
+    return [_fit(t, o) if t is not None and o._dtype.is_floating_point else None
+            for t, o in zip(found + [None] * (len(outputs) - len(found)), outputs)]
+
+
+def _as_list(value: Any) -> list:
+    return list(value) if isinstance(value, (tuple, list)) else [value]
+
+
+def _fit(tangent: Tensor, output: Tensor) -> Tensor:
+    """The tangent in its output's shape and dtype (a term of a broadcast input is smaller)."""
+    if tangent._data.shape != output._data.shape:
+        tangent = tangent.expand(output.shape).contiguous()
+    if tangent._dtype is not output._dtype:
+        tangent = tangent.to(output._dtype)
+    return tangent
+
+
+def _run(op: "Op", bound: dict) -> Any:
+    from .runner import run
+    b = {k: v for k, v in bound.items() if k not in ("out", "_inplace")}
+    return run(op, b)
+
+
+def _zeros_like(t: Tensor) -> Tensor:
+    z = Tensor._make(np.zeros_like(t._data), t._dtype)
+    z._wrapped = t._wrapped
+    return z
+
+
+def _replaced(op: "Op", bound: dict, tangents: dict, zeros_for_rest: bool) -> dict:
+    """The arguments with each differentiable input replaced by its tangent (or zeros)."""
+    b = dict(bound)
+    for name in op.inputs:
+        value = b.get(name)
+        given = tangents.get(name)
+        if isinstance(value, Tensor):
+            if given is not None:
+                b[name] = given
+            elif zeros_for_rest and value._dtype.is_floating_point and name in op.derivs:
+                b[name] = _zeros_like(value)
+        elif isinstance(value, (list, tuple)):
+            given = given or [None] * len(value)
+            b[name] = [g if g is not None else (_zeros_like(v) if isinstance(v, Tensor) and
+                                                v._dtype.is_floating_point else v)
+                       for v, g in zip(value, given)]
+    return b
+
+
+def saved_values(op: "Op", bound: dict, outputs: list) -> Saved:
+    """What a backward formula reads (``s.self``, ``s.result``, ``s.self_sym_sizes``), from the
+    call itself rather than from a node."""
+    values = {k: v for k, v in bound.items()}
+    for name in op.inputs:
+        value = bound.get(name)
+        if isinstance(value, Tensor):
+            values[name + "_sym_sizes"] = value._data.shape
+            values[name + "_dtype"] = value._dtype
+    for i, output in enumerate(outputs):
+        values["result" if i == 0 else f"result{i}"] = output
+    values["_out_meta"] = [(o._data.shape, o._dtype) for o in outputs]
+    return Saved(values)
+
+
+def _pointwise(op: "Op", bound: dict, tangents: dict, outputs: list) -> Tensor | None:
+    saved = saved_values(op, bound, outputs)
+    shape = outputs[0]._data.shape
+    total = None
+    for name, tangent in tangents.items():
+        deriv = op.derivs.get(name)
+        if deriv is None or deriv.rule == NOT_IMPLEMENTED:
+            raise not_supported(op)
+        if tangent._data.shape != shape:
+            tangent = tangent.expand(shape)
+        term = deriv.fn(tangent, saved)
+        total = term if total is None else total + term
+    return total
+
+
+def _transposed(op: "Op", bound: dict, tangents: dict, outputs: list) -> list:
+    """J v as the gradient in u of <J^T u, v> (see the module's docstring)."""
+    from ..autograd.backward import grad
+    for name in tangents:
+        deriv = op.derivs.get(name)
+        if deriv is None or deriv.rule == NOT_IMPLEMENTED:
+            raise not_supported(op)
+    b = {k: v for k, v in bound.items() if k not in ("out", "_inplace")}
+    inputs, directions = [], []
+    for name, tangent in tangents.items():
+        value = b[name]
+        if isinstance(value, Tensor):
+            b[name] = _leaf(value)
+            inputs.append(b[name])
+            directions.append(tangent)
+        else:
+            b[name] = list(value)
+            for i, t in enumerate(tangent):
+                if t is not None:
+                    b[name][i] = _leaf(value[i])
+                    inputs.append(b[name][i])
+                    directions.append(t)
+    with grad_mode.enable_grad():
+        from .runner import run
+        result = _as_list(run(op, b))
+        floats = [r for r in result if r._dtype.is_floating_point and r.requires_grad]
+        if not floats:
+            return [None] * len(result)
+        us = [_zeros_like(r).requires_grad_() for r in floats]
+        grads = grad(floats, inputs, us, create_graph=True, allow_unused=True)
+        total = None
+        for g, v in zip(grads, directions):
+            if g is not None:
+                term = (g * v).sum()
+                total = term if total is None else total + term
+        if total is None or not total.requires_grad:
+            jvps = [None] * len(us)
+        else:
+            jvps = list(grad([total], us, allow_unused=True))
+    out, k = [], 0
+    for r in result:
+        if r._dtype.is_floating_point and r.requires_grad:
+            j = jvps[k]
+            out.append(j if j is not None else _zeros_like(r))
+            k += 1
+        else:
+            out.append(_zeros_like(r) if r._dtype.is_floating_point else None)
+    return out
+
+
+def _leaf(t: Tensor) -> Tensor:
+    leaf = Tensor._make(t._data, t._dtype)
+    leaf._wrapped = t._wrapped
+    return leaf.requires_grad_()
