@@ -13,7 +13,7 @@ tangent is being computed (the formulas of a tangent carry no tangents of their 
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..errors import TorchRuntimeError, TorchTypeError
 from ..tensor import Tensor
@@ -91,13 +91,29 @@ class dual_level:
 dual_level.__module__ = "torch.autograd.forward_ad"
 
 
-class UnpackedDualTensor(NamedTuple):
-    primal: Any
-    tangent: Any
+class UnpackedDualTensor(tuple):
+    """(primal, tangent), PyTorch's namedtuple (a plain tuple subclass here: typing.NamedTuple
+    costs start-up time a script without forward AD would pay)."""
+
+    __slots__ = ()
+    __script_attrs__ = frozenset({"primal", "tangent", "count", "index"})
+
+    def __new__(cls, primal: Any, tangent: Any) -> "UnpackedDualTensor":
+        return tuple.__new__(cls, (primal, tangent))
+
+    @property
+    def primal(self) -> Any:
+        return self[0]
+
+    @property
+    def tangent(self) -> Any:
+        return self[1]
+
+    def __repr__(self) -> str:
+        return f"UnpackedDualTensor(primal={self[0]!r}, tangent={self[1]!r})"
 
 
 UnpackedDualTensor.__module__ = "torch.autograd.forward_ad"
-UnpackedDualTensor.__script_attrs__ = frozenset({"primal", "tangent", "count", "index"})  # type: ignore[attr-defined]
 
 
 def unpack_dual(tensor: Any, *, level: Any = None) -> UnpackedDualTensor:

@@ -31,14 +31,10 @@ from ..autograd.formulas import NOT_IMPLEMENTED
 from ..autograd.node import Saved
 from ..errors import TorchNotImplementedError
 from ..tensor import Tensor
+from .op import LINEAR, MULTILINEAR, NO_JVP, POINTWISE
 
 if TYPE_CHECKING:
     from .op import Op
-
-POINTWISE = "pointwise"
-LINEAR = "linear"
-MULTILINEAR = "multilinear"
-NO_JVP = "no_jvp"
 
 
 def not_supported(op: "Op") -> TorchNotImplementedError:

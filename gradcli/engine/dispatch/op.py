@@ -24,6 +24,12 @@ REFLECTED = "reflected"    # 2 // x: the op on (other, self)
 INPLACE = "inplace"        # x += y: the in-place op on (self, other)
 METHOD = "method"          # -x, abs(x): the method form
 
+# How an op's outputs get their tangents in forward-mode AD (``Op.jvp``; dispatch/jvp_rules.py).
+POINTWISE = "pointwise"      # element by element: the backward formulas applied to the tangents
+LINEAR = "linear"            # linear in its inputs together: the op applied to the tangents
+MULTILINEAR = "multilinear"  # linear in each input alone: a sum of the op over the tangents
+NO_JVP = "no_jvp"            # PyTorch has no forward formula: a dual input is an error
+
 # What an in-place write may do to memory (``Op.inplace_memory``), checked before the kernel runs.
 CHECKED = "checked"        # no element of self written twice, no partial overlap with an input
 UNIQUE = "unique"          # no element of self written twice (fill_ with a tensor)

@@ -21,7 +21,6 @@ from ..errors import TorchNotImplementedError, TorchRuntimeError
 from ..shape_rules import broadcast_all, list_str
 from ..tensor import Tensor, wrap_scalar
 from .. import budget as limits
-from . import dual_ops
 from .memory import INTERNAL_OVERLAP_MESSAGE, check_no_partial_overlap, repeats, write_into
 from .signature import py_type_name
 
@@ -53,7 +52,8 @@ def run(op: "Op", bound: dict) -> Any:
 def run_wrapped(op: "Op", bound: dict) -> Any:
     """``run`` for arguments whose numbers are already tensors (the operators wrap their own)."""
     if forward_ad.watching:  # (a dual level is open: the outputs of dual inputs get tangents)
-        return dual_ops.run_with_tangents(op, bound, run_wrapped)
+        from .dual_ops import run_with_tangents
+        return run_with_tangents(op, bound, run_wrapped)
     out = bound.pop("out", None) if "out" in bound else None
     if limits.big_views and not op.view:  # (then an input may look far larger than its memory)
         limits.check_expanded(bound.get("self"))
@@ -157,7 +157,8 @@ def run_inplace(op: "Op", bound: dict) -> Tensor:
     """Run ``op`` writing into ``bound['self']``, with PyTorch's checks and graph rewiring."""
     _wrap_numbers(op, bound)
     if forward_ad.watching:
-        return dual_ops.run_inplace_with_tangents(op, bound, run_inplace)
+        from .dual_ops import run_inplace_with_tangents
+        return run_inplace_with_tangents(op, bound, run_inplace)
     bound["_inplace"] = True  # for ops whose node depends on the form
     target: Tensor = bound["self"]
     needs_grad = record.records(op, bound)
@@ -236,7 +237,8 @@ def run_inplace_view(op: "Op", bound: dict) -> Tensor:
     As PyTorch's inplace_view ops, it bumps the version and sets (not rebases) the history:
     on a view the new node follows the view's own node, the base's history is untouched."""
     if forward_ad.watching:
-        return dual_ops.run_inplace_view_with_tangents(op, bound, run_inplace_view)
+        from .dual_ops import run_inplace_view_with_tangents
+        return run_inplace_view_with_tangents(op, bound, run_inplace_view)
     target: Tensor = bound["self"]
     bound["_inplace"] = True  # for the node name (TBackward1) and the messages (t_())
     needs_grad = record.records(op, bound)

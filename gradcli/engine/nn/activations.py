@@ -27,7 +27,7 @@ from ..autograd import grad_mode
 from ..autograd.formulas import d
 from ..dispatch.forms import function_form
 from ..dispatch.op import Op
-from ..dispatch.jvp_rules import POINTWISE
+from ..dispatch.op import POINTWISE
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run, run_inplace
 from ..dispatch.python_signature import signed

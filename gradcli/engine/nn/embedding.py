@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..dispatch.jvp_rules import LINEAR
+from ..dispatch.op import LINEAR
 from ..autograd import grad_mode
 from ..autograd.formulas import d
 from ..device import TorchAssertionError

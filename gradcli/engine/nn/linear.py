@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..dispatch.jvp_rules import MULTILINEAR
+from ..dispatch.op import MULTILINEAR
 from ..autograd.formulas import d
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..autograd.formulas import d
-from ..dispatch.jvp_rules import LINEAR
+from ..dispatch.op import LINEAR
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
 from ..errors import TorchNotImplementedError, TorchRuntimeError

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..dispatch.jvp_rules import LINEAR
+from ..dispatch.op import LINEAR
 from ..autograd.formulas import d
 from ..dispatch.forms import function_form
 from ..dispatch.publish import Catalog

@@ -20,7 +20,7 @@ from ..autograd.formulas import NOT_IMPLEMENTED, d
 from ..dispatch.forms import operand
 from ..dispatch.op import BINARY, INPLACE, REFLECTED
 from ..dispatch.promotion import arr, binary_arrays, promote
-from ..dispatch.jvp_rules import POINTWISE
+from ..dispatch.op import POINTWISE
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
 from ..errors import TorchRuntimeError, no_kernel

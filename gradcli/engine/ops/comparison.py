@@ -16,7 +16,7 @@ from .. import dtypes
 from ..autograd.formulas import d
 from ..dispatch.op import BINARY, INPLACE, METHOD
 from ..dispatch.promotion import binary_arrays
-from ..dispatch.jvp_rules import LINEAR
+from ..dispatch.op import LINEAR
 from ..dispatch.publish import Catalog
 from ..dispatch.python_signature import signed
 from ..dispatch.signature import LazyParser

@@ -12,7 +12,7 @@ from ..autograd.grad_mode import no_grad
 from ..device import Device, check_cpu
 from ..dispatch.memory import repeats, same_memory
 from ..dispatch.op import SHARED, UNIQUE, UNTOUCHED, CHECKED
-from ..dispatch.jvp_rules import LINEAR
+from ..dispatch.op import LINEAR
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
 from ..dispatch.invalid_arguments import format_invalid_args

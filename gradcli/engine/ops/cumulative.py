@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..dispatch.jvp_rules import LINEAR
+from ..dispatch.op import LINEAR
 from .. import dtypes
 from ..autograd.formulas import d
 from ..dispatch.promotion import arr

@@ -22,7 +22,7 @@ import numpy as np
 from .. import dtypes
 from ..autograd.formulas import d
 from ..dispatch.promotion import arr, promote
-from ..dispatch.jvp_rules import POINTWISE
+from ..dispatch.op import POINTWISE
 from ..dispatch.publish import Catalog
 from ..errors import TorchRuntimeError, no_kernel
 from ..shape_rules import broadcast_all

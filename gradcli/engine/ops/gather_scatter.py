@@ -14,7 +14,7 @@ import numpy as np
 from .. import dtypes
 from ..autograd.formulas import d
 from ..dispatch.limits import check_count
-from ..dispatch.jvp_rules import LINEAR
+from ..dispatch.op import LINEAR
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
 from ..errors import TorchIndexError, TorchRuntimeError

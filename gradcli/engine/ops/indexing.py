@@ -20,7 +20,7 @@ from ..autograd.formulas import d
 from ..autograd.views import gradient_edge
 from ..dispatch.memory import PARTIAL_OVERLAP_MESSAGE, overlap_status, repeats
 from ..dispatch.op import SHARED
-from ..dispatch.jvp_rules import LINEAR
+from ..dispatch.op import LINEAR
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run, run_inplace
 from ..dispatch.python_signature import signed

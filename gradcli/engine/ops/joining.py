@@ -14,7 +14,7 @@ import numpy as np
 
 from ..autograd.formulas import d
 from ..dispatch.limits import check_count
-from ..dispatch.jvp_rules import LINEAR
+from ..dispatch.op import LINEAR
 from ..dispatch.publish import Catalog
 from ..dispatch.promotion import promote
 from ..errors import TorchIndexError, TorchRuntimeError, TorchValueError

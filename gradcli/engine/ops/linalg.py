@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..dispatch.jvp_rules import LINEAR
+from ..dispatch.op import LINEAR
 from .. import dtypes
 from ..autograd.formulas import d
 from ..dispatch.forms import function_form

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..dispatch.jvp_rules import LINEAR, MULTILINEAR
+from ..dispatch.op import LINEAR, MULTILINEAR
 from ..autograd import grad_mode
 from ..autograd.formulas import d
 from .. import budget

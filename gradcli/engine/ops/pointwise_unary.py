@@ -17,7 +17,7 @@ from .. import dtypes
 from ..autograd.formulas import d
 from ..dispatch.op import METHOD, Op
 from ..dispatch.promotion import arr, float_dtype
-from ..dispatch.jvp_rules import POINTWISE
+from ..dispatch.op import POINTWISE
 from ..dispatch.publish import Catalog
 from ..errors import TorchRuntimeError, no_kernel
 from ..kernels import elementwise, select, sleef, sleef_f32, vml_sqrt

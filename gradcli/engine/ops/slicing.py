@@ -14,7 +14,7 @@ import numpy as np
 
 from ..autograd.formulas import d
 from ..dispatch.limits import check_size
-from ..dispatch.jvp_rules import LINEAR
+from ..dispatch.op import LINEAR
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
 from ..autograd.views import region_of

@@ -14,7 +14,6 @@ from ..printing import tensor_repr
 from ..tensor import Tensor
 from ..warnings import warn
 from .checks import check_callable, differentiable_outputs
-from .dual_tensors import make_dual
 
 
 def _as_tuple(x: Any) -> tuple:
@@ -93,6 +92,7 @@ def _backward_jacobian(o: Tensor, t: Tensor) -> np.ndarray:
 
 def _forward_jacobian(func: Callable, ins: tuple, o_index: int, i: int) -> np.ndarray:
     """Row k: the output's tangent when input ``i`` is dual with the k-th unit tangent."""
+    from .dual_tensors import make_dual
     t = ins[i]
     rows = []
     for k in range(t.numel()):
