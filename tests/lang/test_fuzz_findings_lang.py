@@ -1,0 +1,56 @@
+"""Findings of the long fuzz run (tests/fuzz, seed 14) that ended in an internal error, a leaked
+internal name, or past a limit: each is now a located script error worded as Python 3.11 or
+PyTorch 2.13 word it, or the same result as theirs."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from conftest import Result
+
+from gradcli.lang import Session
+
+
+def run_real(text: str, **options) -> Result:
+    """``text`` run as a file on the real engine."""
+    out, err = io.StringIO(), io.StringIO()
+    session = Session(stdout=out, stderr=err, **options)
+    outcome = session.run_source(text, "test.ag", echo="none")
+    return Result(out.getvalue(), err.getvalue(), outcome)
+
+
+def first_error(result: Result) -> str:
+    assert result.code == 1, (result.out, result.err)
+    return result.err.splitlines()[0]
+
+
+# ---------------------------------------------------------------- 1: the depth-counting iterators
+@pytest.mark.parametrize("call, message", [
+    ("enumerate()", "TypeError: enumerate() missing required argument 'iterable'"),
+    ("enumerate(start=1)", "TypeError: 'start' is an invalid keyword argument for enumerate()"),
+    ("enumerate([1], iterable=[1])", "TypeError: 'iterable' is an invalid keyword argument for enumerate()"),
+    ("enumerate([1], dim=True)", "TypeError: 'dim' is an invalid keyword argument for enumerate()"),
+    ("enumerate([1], 1, 2)", "TypeError: enumerate() takes at most 2 arguments (3 given)"),
+    ("enumerate(*[(1, 2), (3, 4)])", "TypeError: 'tuple' object cannot be interpreted as an integer"),
+    ("map(len)", "TypeError: map() must have at least two arguments."),
+    ("map(len, 5)", "TypeError: 'int' object is not iterable"),
+    ("filter(False)", "TypeError: filter expected 2 arguments, got 1"),
+    ("zip([1], k=1)", "TypeError: 'k' is an invalid keyword argument for zip()"),
+    ("itertools.islice([1], float('nan'))",
+     "ValueError: Stop argument for islice() must be None or an integer: 0 <= x <= sys.maxsize."),
+    ("itertools.chain(1, k=2)", "TypeError: chain() takes no keyword arguments"),
+])
+def test_bad_arguments_of_the_chained_iterators_are_pythons_errors(run, call, message):
+    result = run(f"import itertools\ntry:\n    {call}\nexcept Exception as e:\n    print(type(e).__name__, e)\n{call}\n")
+    kind, text = message.split(": ", 1)
+    assert result.out == f"{kind} {text}\n"
+    assert result.err.splitlines()[0] == f"test.ag:6:1: {message}"
+
+
+def test_enumerate_by_keyword_and_errors_of_a_scripts_iter_pass_as_they_are(run):
+    result = run("class It:\n    def __iter__(self):\n        raise KeyError('mine')\n"
+                 "print(list(enumerate(start=2, iterable='ab')), list(enumerate(iterable='a')))\n"
+                 "try:\n    zip([1], It())\nexcept KeyError as e:\n    print('caught', e)\n")
+    assert (result.out, result.err) == ("[(2, 'a'), (3, 'b')] [(0, 'a')]\ncaught 'mine'\n", "")
