@@ -54,3 +54,19 @@ def test_enumerate_by_keyword_and_errors_of_a_scripts_iter_pass_as_they_are(run)
                  "print(list(enumerate(start=2, iterable='ab')), list(enumerate(iterable='a')))\n"
                  "try:\n    zip([1], It())\nexcept KeyError as e:\n    print('caught', e)\n")
     assert (result.out, result.err) == ("[(2, 'a'), (3, 'b')] [(0, 'a')]\ncaught 'mine'\n", "")
+
+
+# ---------------------------------------------------------------- 2: out= into an expanded tensor
+@pytest.mark.parametrize("call", ["torch.sqrt(w, out=w)", "torch.ge(w, 4, out=w)",
+                                  "torch.sqrt(torch.ones(3, 4), out=torch.zeros(1, dtype=torch.long).expand(3, 4))",
+                                  "torch.cat([torch.ones(3, 4)], out=w)"])
+def test_out_into_an_expanded_tensor_is_pytorchs_overlap_error(call):
+    result = run_real(f"import torch\nw = torch.ones(1).expand(3, 4)\n{call}\n")
+    assert first_error(result) == (
+        "test.ag:3:1: RuntimeError: unsupported operation: more than one element of the written-to "
+        "tensor refers to a single memory location. Please clone() the tensor before performing the operation.")
+
+
+def test_out_into_an_empty_or_plain_tensor_still_resizes_it():
+    result = run_real("import torch\ne = torch.zeros(0)\nprint(torch.tan(torch.ones(1).expand(3), out=e), e.shape)\n")
+    assert (result.out, result.err) == ("tensor([1.5574, 1.5574, 1.5574]) torch.Size([3])\n", "")

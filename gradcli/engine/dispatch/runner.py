@@ -136,6 +136,10 @@ def write_out(op: "Op", bound: dict, result: Any, out: Any) -> Any:
         raise TorchRuntimeError(
             f"{op.name}(): functions with out=... arguments don't support automatic differentiation, "
             "but one of the arguments requires grad.")
+    if repeats(out._data):
+        # an expanded out (read-only here): TensorIterator refuses it before the dtype check
+        # (a few kernels, sum and mv among them, write it anyway: not followed)
+        raise TorchRuntimeError(INTERNAL_OVERLAP_MESSAGE)
     array = np.asarray(result)
     src = dtypes.from_numpy(array.dtype)
     if not dtypes.can_cast(src, out._dtype):
