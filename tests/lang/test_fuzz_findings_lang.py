@@ -70,3 +70,16 @@ def test_out_into_an_expanded_tensor_is_pytorchs_overlap_error(call):
 def test_out_into_an_empty_or_plain_tensor_still_resizes_it():
     result = run_real("import torch\ne = torch.zeros(0)\nprint(torch.tan(torch.ones(1).expand(3), out=e), e.shape)\n")
     assert (result.out, result.err) == ("tensor([1.5574, 1.5574, 1.5574]) torch.Size([3])\n", "")
+
+
+# ---------------------------------------------------------------- 3: torch.typename of script values
+@pytest.mark.parametrize("value, name", [("print", "print"), ("getattr", "getattr"), ("abs", "abs"),
+                                         ("f", "__main__.f"), ("lambda: 0", "__main__.<lambda>"),
+                                         ("5", "int"), ("C()", "__main__.C"), ("torch.float32", "torch.dtype")])
+def test_typename_of_a_script_value_is_pytorchs_never_gradclis(value, name):
+    result = run_real(f"import torch\ndef f():\n    pass\nclass C:\n    pass\ntorch.optim.SGD([{value}], lr=0.1)\n")
+    assert first_error(result) == f"test.ag:6:1: TypeError: optimizer can only optimize Tensors, but one of the params is {name}"
+    result = run_real(f"import torch\ndef f():\n    pass\nm = torch.nn.Module()\nm.register_buffer('b', {value if value != 'C()' else 'f'})\n")
+    shown = name if value != "C()" else "__main__.f"
+    assert first_error(result) == (f"test.ag:5:1: TypeError: cannot assign '{shown}' object to buffer 'b' "
+                                   "(torch Tensor or None required)")
