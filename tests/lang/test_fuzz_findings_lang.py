@@ -83,3 +83,10 @@ def test_typename_of_a_script_value_is_pytorchs_never_gradclis(value, name):
     shown = name if value != "C()" else "__main__.f"
     assert first_error(result) == (f"test.ag:5:1: TypeError: cannot assign '{shown}' object to buffer 'b' "
                                    "(torch Tensor or None required)")
+
+
+# ---------------------------------------------------------------- 4: torch.Size times a huge int
+@pytest.mark.parametrize("product", ["s * 9999999999999999999999999", "-10 ** 30 * s"])
+def test_a_size_repeated_past_an_index_is_pythons_overflow_error(product):
+    result = run_real(f"import torch\ns = torch.Size([2, 3])\n{product}\n")
+    assert first_error(result) == "test.ag:3:1: OverflowError: cannot fit 'int' into an index-sized integer"
