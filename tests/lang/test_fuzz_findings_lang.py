@@ -90,3 +90,16 @@ def test_typename_of_a_script_value_is_pytorchs_never_gradclis(value, name):
 def test_a_size_repeated_past_an_index_is_pythons_overflow_error(product):
     result = run_real(f"import torch\ns = torch.Size([2, 3])\n{product}\n")
     assert first_error(result) == "test.ag:3:1: OverflowError: cannot fit 'int' into an index-sized integer"
+
+
+# ---------------------------------------------------------------- 5: expand to a negative size
+@pytest.mark.parametrize("sizes", ["300, -10 ** 9", "3, -2", "-5", "2 ** 62, 4"])
+def test_expand_to_a_negative_or_huge_size_is_pytorchs_numel_overflow(sizes):
+    result = run_real(f"import torch\ntorch.ones(1).expand({sizes})\n")
+    assert first_error(result) == "test.ag:2:1: RuntimeError: numel: integer multiplication overflow"
+
+
+def test_an_empty_expand_with_a_negative_size_is_refused_cleanly():
+    # (PyTorch makes torch.Size([0, -3]); a NumPy array cannot have it)
+    result = run_real("import torch\ntorch.ones(1).expand(0, -3)\n")
+    assert first_error(result).startswith("test.ag:2:1: NotImplementedError: gradcli does not support")
