@@ -103,3 +103,16 @@ def test_an_empty_expand_with_a_negative_size_is_refused_cleanly():
     # (PyTorch makes torch.Size([0, -3]); a NumPy array cannot have it)
     result = run_real("import torch\ntorch.ones(1).expand(0, -3)\n")
     assert first_error(result).startswith("test.ag:2:1: NotImplementedError: gradcli does not support")
+
+
+# ---------------------------------------------------------------- 6: many tensors at once
+def test_unpacking_a_long_tensor_is_checked_against_the_memory_budget():
+    from gradcli.engine import budget
+    before = budget.max_memory()
+    budget.set_max_memory(256 * 2**20)
+    try:
+        result = run_real("import torch\nr = torch.ones(10 ** 6)\nprint(len(r.unbind()[:2]))\na = [*r]\n")
+    finally:
+        budget.set_max_memory(before)
+    assert result.out == ""
+    assert first_error(result).startswith("test.ag:3:11: MemoryError: gradcli refuses to build 1000000 tensors (")
