@@ -8,9 +8,12 @@ import io
 
 import pytest
 
-from conftest import Result
-
 from gradcli.lang import Session
+
+
+class Result:
+    def __init__(self, out: str, err: str, outcome) -> None:
+        self.out, self.err, self.code = out, err, outcome.exit_code
 
 
 def run_real(text: str, **options) -> Result:
