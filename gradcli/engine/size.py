@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import operator
 
-from .errors import TorchIndexError, TorchTypeError
+from .errors import TorchIndexError, TorchOverflowError, TorchTypeError
 
 
 class Size(tuple):
@@ -61,7 +61,10 @@ class Size(tuple):
     def __mul__(self, count):  # type: ignore[override]
         if not hasattr(type(count), "__index__"):
             raise TorchTypeError(f"can't multiply sequence by non-int of type '{type(count).__name__}'")
-        return Size._of(tuple.__mul__(self, count))
+        try:
+            return Size._of(tuple.__mul__(self, count))
+        except OverflowError as error:   # a count past sys.maxsize: Python's own error
+            raise TorchOverflowError(*error.args) from None
 
     def __rmul__(self, count):  # type: ignore[override]
         if isinstance(count, (str, list, tuple)):   # 'ab' * size: the other sequence repeats

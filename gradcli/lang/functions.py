@@ -70,6 +70,7 @@ class UserFunction:
                  depth: CallDepth, doc: str | None = None) -> None:
         self.__name__ = name
         self.__qualname__ = qualname
+        self.__module__ = "__main__"   # (torch.typename(f): '__main__.f'; type(f) stays 'function')
         self.__doc__ = doc
         self.signature = signature
         self.defaults = defaults

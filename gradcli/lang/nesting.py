@@ -17,7 +17,7 @@ import builtins as _python
 import itertools as _itertools
 from typing import Any
 
-from gradcli.lang.errors import ScriptRecursionError
+from gradcli.lang.errors import ScriptRecursionError, ScriptTypeError, ScriptValueError
 
 # Deep enough for any real data; ~100 bytes of C stack a level, far within the script thread's.
 MAX_NESTING = 100_000
@@ -36,13 +36,23 @@ def _chained(base: type, module: str) -> type:
     """A subclass of the C iterator ``base`` that knows how many such iterators it wraps."""
 
     def __new__(cls: type, *args: Any, **kwargs: Any) -> Any:
+        if base is _python.enumerate:
+            args, kwargs = _enumerate_arguments(args, kwargs), {}
         depth = 0
         for argument in args:
             if argument.__class__ in _CHAINED and argument._nesting > depth:
                 depth = argument._nesting
         if depth >= MAX_NESTING:
             raise _too_deep("iterators")
-        self = base.__new__(cls, *args, **kwargs)
+        try:
+            self = base.__new__(cls, *args, **kwargs)
+        except (TypeError, ValueError) as error:
+            # Python's own refusal of the arguments (`zip(5)`, `islice(x, -1)`) is the script's
+            # mistake; an error from deeper down (a script's __iter__) passes as it is.
+            if error.__traceback__ is None or error.__traceback__.tb_next is not None:
+                raise
+            kind = ScriptTypeError if isinstance(error, TypeError) else ScriptValueError
+            raise kind(*error.args) from None
         self._nesting = depth + 1
         return self
 
@@ -50,6 +60,29 @@ def _chained(base: type, module: str) -> type:
                                         "__module__": module, "__doc__": base.__doc__})
     _CHAINED.add(cls)
     return cls
+
+
+def _enumerate_arguments(args: tuple, kwargs: dict) -> tuple:
+    """``enumerate(iterable, start=0)``'s arguments as positional ones, checked as Python's own
+    call checks them: a subclass is made by tp_new, whose messages differ (``enumerate()``:
+    "missing required argument 'iterable' (pos 1)")."""
+    given = len(args) + len(kwargs)
+    names = list(kwargs)
+    if given == 2:
+        if len(names) == 2 and names[0] == "start":
+            names.reverse()
+        expected = ["iterable", "start"][2 - len(names):]
+        for name, wanted in zip(names, expected):
+            if name != wanted:
+                raise ScriptTypeError(f"'{name}' is an invalid keyword argument for enumerate()")
+        return (*args, *(kwargs[name] for name in names))
+    if given == 1:
+        if names and names[0] != "iterable":
+            raise ScriptTypeError(f"'{names[0]}' is an invalid keyword argument for enumerate()")
+        return (*args, *kwargs.values())
+    if not args:
+        raise ScriptTypeError("enumerate() missing required argument 'iterable'")
+    raise ScriptTypeError(f"enumerate() takes at most 2 arguments ({given} given)")
 
 
 BUILTIN_ITERATORS: dict[str, type] = {

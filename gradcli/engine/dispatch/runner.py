@@ -80,6 +80,7 @@ def run_wrapped(op: "Op", bound: dict) -> Any:
 
 
 _NOT_RUN = object()
+_OUTPUT_BYTES = 1024   # what one output of an op costs in Python objects (measured: ~800 bytes)
 
 
 def _run_general(op: "Op", bound: dict, out: Any, result: Any = _NOT_RUN) -> Any:
@@ -96,6 +97,9 @@ def _run_general(op: "Op", bound: dict, out: Any, result: Any = _NOT_RUN) -> Any
         result = op.forward(bound)
     multi = isinstance(result, tuple)
     results = result if multi else (result,)
+    if len(results) > 4096:  # (unbind, split of a long tensor: each output a Tensor object the
+        # budget would not see otherwise, with its view record)
+        limits.check_bytes(len(results) * _OUTPUT_BYTES, f"{len(results)} tensors")
     for r in results:
         if limits._max_elements is not None and not op.view:
             limits.check_array(r)
@@ -139,6 +143,10 @@ def write_out(op: "Op", bound: dict, result: Any, out: Any) -> Any:
         raise TorchRuntimeError(
             f"{op.name}(): functions with out=... arguments don't support automatic differentiation, "
             "but one of the arguments requires grad.")
+    if repeats(out._data):
+        # an expanded out (read-only here): TensorIterator refuses it before the dtype check
+        # (a few kernels, sum and mv among them, write it anyway: not followed)
+        raise TorchRuntimeError(INTERNAL_OVERLAP_MESSAGE)
     array = np.asarray(result)
     src = dtypes.from_numpy(array.dtype)
     if not dtypes.can_cast(src, out._dtype):

@@ -286,6 +286,19 @@ def _movedim(self: Tensor, source: Any, destination: Any) -> Tensor:
 _INT64_MAX = 2**63 - 1
 
 
+def _checked_numel(shape: list[int]) -> int:
+    """The element count as c10's safe_multiplies_u64 finds it: each size as an unsigned 64-bit
+    int (a negative one is huge), overflow at any step, or a count past int64, refused."""
+    count, overflow = 1, False
+    for n in shape:
+        count *= n % 2**64
+        overflow |= count >= 2**64
+        count %= 2**64
+    if overflow or count > _INT64_MAX:
+        raise TorchRuntimeError("numel: integer multiplication overflow")
+    return count
+
+
 def expand_forward(b: dict) -> Any:
     t = b["self"]
     a = t._data
@@ -324,9 +337,10 @@ def expand_forward(b: dict) -> Any:
             st = target[i + 1] * strides[0] if i + 1 < len(target) and target[i] == 1 else 0
         strides.insert(0, st)
     strides = tuple(strides)
-    count = numel(target)
-    if count > _INT64_MAX:
-        raise TorchRuntimeError("numel: integer multiplication overflow")
+    count = _checked_numel(target)
+    if any(n < 0 for n in target):   # (PyTorch makes torch.Size([0, -3]); NumPy has no such array)
+        raise TorchNotImplementedError(f"gradcli does not support tensors with a negative size "
+                                       f"(expand to torch.Size({list_str(target)}))")
     if count * a.itemsize > _INT64_MAX:   # (NumPy cannot describe even a view that large)
         raise TorchNotImplementedError(f"gradcli does not support tensors of more than {_INT64_MAX} bytes, "
                                        f"views included (this one would have {count} elements)")

@@ -23,6 +23,7 @@ from .. import dtypes
 from ..autograd import grad_mode
 from ..autograd.accumulate import zero_grads
 from ..callbacks import call
+from ..dispatch.type_names import typename
 from ..errors import TorchKeyError, TorchNotImplementedError, TorchTypeError, TorchValueError
 from ..tensor import Tensor
 from ..warnings import warn
@@ -39,23 +40,6 @@ class _RequiredParameter:
 
 _RequiredParameter.__module__ = "torch.optim.optimizer"
 required = _RequiredParameter()
-
-
-def typename(obj: Any) -> str:
-    """``torch.typename``: ``torch.FloatTensor`` for a tensor, else the object's qualified name."""
-    if isinstance(obj, Tensor):
-        return obj.type()
-    module = getattr(obj, "__module__", "") or ""
-    if hasattr(obj, "__qualname__"):
-        qualname = obj.__qualname__
-    elif hasattr(obj, "__name__"):
-        qualname = obj.__name__
-    else:
-        module = type(obj).__module__ or ""
-        qualname = type(obj).__qualname__
-    if module in {"", "builtins"}:
-        return qualname
-    return f"{module}.{qualname}"
 
 
 def use_grad_for_differentiable(func: Callable) -> Callable:

@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterator
 from ...autograd import grad_mode
 from ...autograd.accumulate import zero_grads
 from ...callbacks import call
+from ...dispatch.type_names import typename
 from ...device import TorchAssertionError, check_cpu
 from ...dtypes import DType
 from ...errors import (TorchAttributeError, TorchKeyError, TorchNotImplementedError, TorchRuntimeError,
@@ -42,17 +43,6 @@ def _addindent(s_: str, num_spaces: int) -> str:
     first = s.pop(0)
     s = [(num_spaces * " ") + line if line.strip() else "" for line in s]
     return first + "\n" + "\n".join(s)
-
-
-def typename(obj: Any) -> str:
-    """``torch.typename``: how PyTorch's messages name an object's type."""
-    if isinstance(obj, Tensor):
-        return obj.type()
-    if isinstance(obj, type):
-        module, qualname = obj.__module__, obj.__qualname__
-    else:
-        module, qualname = type(obj).__module__, type(obj).__qualname__
-    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
 
 
 def _forward_unimplemented(self: "Module", *input: Any) -> None:  # noqa: A002 - PyTorch's name
