@@ -142,6 +142,17 @@ def _forward_ad_members() -> dict[str, Any]:
     return dual_tensors.members()
 
 
+def _func_members() -> dict[str, Any]:
+    from .transforms import func
+    return func.members()
+
+
+def functorch_members() -> dict[str, Any]:
+    """``functorch``'s members (the language makes it a module of its own: it is not torch's)."""
+    from .transforms import func
+    return func.functorch_members()
+
+
 def _nn_init_members() -> dict[str, Any]:
     from .nn.init import members
     return members()
@@ -153,6 +164,7 @@ LAZY_SUBMODULES: dict[str, Any] = {
     "nn": _nn_members,
     "nn.init": _nn_init_members,
     "autograd.forward_ad": _forward_ad_members,
+    "func": _func_members,
     "optim": _optim_members,
     "optim.lr_scheduler": _lr_scheduler_members,
 }

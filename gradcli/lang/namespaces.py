@@ -110,6 +110,9 @@ class Modules:
         numpy.add("random", Namespace("numpy.random", {}, mirrors="numpy.random", loader=numpy_module.random_members,
                                       note=numpy_module.SUBSET))
         self.by_path["numpy.random"] = numpy.members["random"]
+        if hasattr(engine, "functorch_members"):   # functorch: torch.func's deprecated name
+            self.by_path["functorch"] = Namespace("functorch", {}, pytorch_module="functorch",
+                                                  loader=engine.functorch_members)
         for name, loader in stdlib.MODULES.items():
             self.by_path[name] = Namespace(name, {}, mirrors=name, loader=loader)
 

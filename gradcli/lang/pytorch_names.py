@@ -154,6 +154,15 @@ MODULES: dict[str, frozenset[str]] = {
         'kineto_available no_grad overload profiler profiler_legacy profiler_util '
         'set_detect_anomaly set_grad_enabled set_multithreading_enabled torch variable warnings '
     ).split()),
+    'func': frozenset((
+        'debug_unwrap functional_call functionalize grad grad_and_value hessian jacfwd jacrev jvp '
+        'linearize replace_all_batch_norm_modules_ stack_module_state vjp vmap '
+    ).split()),
+    'functorch': frozenset((
+        'FunctionalModule FunctionalModuleWithBuffers combine_state_for_ensemble functionalize grad '
+        'grad_and_value hessian jacfwd jacrev jvp make_functional make_functional_with_buffers make_fx '
+        'vjp vmap '
+    ).split()),
     'autograd.functional': frozenset((
         'fwAD hessian hvp jacobian jvp torch vhp vjp '
     ).split()),

@@ -193,6 +193,11 @@ def _transposed(op: "Op", bound: dict, tangents: dict, outputs: list) -> list:
 
 
 def _leaf(t: Tensor) -> Tensor:
+    """The input to differentiate by: an alias in the graph when it requires grad (so the tangent
+    is differentiable in turn, reverse over forward), else a new leaf sharing its data."""
+    if t.requires_grad:
+        with grad_mode.enable_grad():
+            return t.view_as(t)
     leaf = Tensor._make(t._data, t._dtype)
     leaf._wrapped = t._wrapped
     return leaf.requires_grad_()

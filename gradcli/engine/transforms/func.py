@@ -1,0 +1,470 @@
+"""``torch.func``: grad, grad_and_value, vjp, jvp, jacrev, jacfwd, hessian, functional_call.
+
+Each transform is built on the engine's own autograd: the reverse ones on
+``autograd.grad`` with ``create_graph=True`` (so one transform's result can be differentiated
+by another: ``grad(grad(f))``), the forward ones on a dual level (``autograd/forward_ad``).  An
+input is made differentiable through an alias of it (``view_as``), never a detached copy, so an
+outer transform still sees how it was made; only the outermost transform hands back results
+cut from every graph, as PyTorch's levels do.  ``jacrev``/``jacfwd`` take one vector-Jacobian
+(or Jacobian-vector) product per row (column) of the Jacobian -- the values PyTorch's vmap over
+the standard basis gives.  ``vmap`` is not built yet (the namespace says so when it is used).
+Only one dual level exists, so a forward transform inside another forward one is refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ..autograd import forward_ad, grad_mode
+from ..autograd.backward import grad as autograd_grad
+from ..callbacks import call
+from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchValueError
+from ..tensor import Tensor
+from ..warnings import warn
+from .checks import check_callable
+from .dual_tensors import make_dual
+
+_depth = 0   # how many transforms are running: only the outermost (0) detaches its results
+
+
+class _Level:
+    def __enter__(self) -> None:
+        global _depth
+        _depth += 1
+
+    def __exit__(self, *exc: Any) -> None:
+        global _depth
+        _depth -= 1
+
+
+# -- pytrees: a tensor, or tuples, lists and dicts of them --------------------------------------
+
+def _flatten(tree: Any) -> tuple[list, Any]:
+    if isinstance(tree, (tuple, list)):
+        leaves, specs = [], []
+        for item in tree:
+            sub, spec = _flatten(item)
+            leaves += sub
+            specs.append(spec)
+        return leaves, (type(tree), specs)
+    if isinstance(tree, dict):
+        leaves, specs = [], []
+        for key in tree:
+            sub, spec = _flatten(tree[key])
+            leaves += sub
+            specs.append(spec)
+        return leaves, (dict, list(tree), specs)
+    return [tree], None
+
+
+def _unflatten(leaves: list, spec: Any) -> Any:
+    it = iter(leaves)
+
+    def build(s: Any) -> Any:
+        if s is None:
+            return next(it)
+        if s[0] is dict:
+            return {k: build(sub) for k, sub in zip(s[1], s[2])}
+        items = [build(sub) for sub in s[1]]
+        return tuple(items) if s[0] is tuple else items
+    return build(spec)
+
+
+def _spec_repr(spec: Any) -> str:
+    """A structure as PyTorch's TreeSpec prints it: ``*`` for a leaf."""
+    if spec is None:
+        return "*"
+    if spec[0] is dict:
+        return f"TreeSpec(dict, {spec[1]!r}, [{', '.join(_spec_repr(c) for c in spec[2])}])"
+    return f"TreeSpec({spec[0].__name__}, None, [{', '.join(_spec_repr(c) for c in spec[1])}])"
+
+
+def _map(fn: Callable[[Any], Any], tree: Any) -> Any:
+    leaves, spec = _flatten(tree)
+    return _unflatten([fn(x) for x in leaves], spec)
+
+
+def _type_repr(value: Any) -> str:
+    kind = type(value)
+    return f"<class '{kind.__module__}.{kind.__qualname__}'>" if kind.__module__ != "builtins" \
+        else f"<class '{kind.__name__}'>"
+
+
+# -- argnums ------------------------------------------------------------------------------------
+
+def _wrap_argnum(argnum: Any, count: int) -> int:
+    if not isinstance(argnum, int) or isinstance(argnum, bool):
+        raise TorchRuntimeError(f"argnum must be int, got: {_type_repr(argnum)}")
+    if 0 <= argnum < count:
+        return argnum
+    if -count <= argnum < 0:
+        return argnum + count
+    raise TorchRuntimeError(f"Got argnum={argnum}, but only {count} positional inputs")
+
+
+def _argnums(argnums: Any, count: int) -> int | tuple:
+    if isinstance(argnums, int) and not isinstance(argnums, bool):
+        return _wrap_argnum(argnums, count)
+    if isinstance(argnums, tuple):
+        wrapped = tuple(_wrap_argnum(a, count) for a in argnums)
+        if not wrapped:
+            raise TorchRuntimeError("argnums must be non-empty")
+        if len(set(wrapped)) != len(wrapped):
+            raise TorchRuntimeError(f"argnums elements must be unique, got {argnums}")
+        return wrapped
+    raise TorchRuntimeError(f"argnums must be int or Tuple[int, ...], got: {_type_repr(argnums)}")
+
+
+def _replace(args: tuple, argnums: int | tuple, new: Any) -> tuple:
+    if isinstance(argnums, int):
+        return tuple(new if i == argnums else a for i, a in enumerate(args))
+    return tuple(new[argnums.index(i)] if i in argnums else a for i, a in enumerate(args))
+
+
+def _picked(args: tuple, argnums: int | tuple) -> Any:
+    return args[argnums] if isinstance(argnums, int) else tuple(args[i] for i in argnums)
+
+
+# -- making inputs differentiable, and the results plain again ----------------------------------
+
+def _differentiable(x: Any) -> Any:
+    if not isinstance(x, Tensor):
+        return x
+    if not x._dtype.is_floating_point:
+        raise TorchRuntimeError("only Tensors of floating point dtype can require gradients")
+    alias = x.view_as(x)
+    if not alias.requires_grad:
+        alias.requires_grad_()
+    return alias
+
+
+def _outer_graph(args: Any) -> bool:
+    """Whether an input takes part in the script's own autograd graph (requires grad): then the
+    results stay differentiable by it, as PyTorch's transforms keep regular autograd working."""
+    return any(isinstance(x, Tensor) and x.requires_grad for x in _flatten(args)[0])
+
+
+def _plain(tree: Any, keep: bool = False) -> Any:
+    """Results as the outermost transform gives them: cut from the graphs it made."""
+    if _depth or keep:
+        return tree
+    return _map(lambda x: x.detach() if isinstance(x, Tensor) else x, tree)
+
+
+def _split_aux(output: Any, has_aux: bool, api: str) -> tuple[Any, Any]:
+    if not has_aux:
+        return output, None
+    if not (isinstance(output, tuple) and len(output) == 2):
+        raise TorchRuntimeError(f"{api}: output of function f should be a tuple: (output, aux) if has_aux is True")
+    return output
+
+
+def _grads(outputs: list, inputs: list, cotangents: list | None = None) -> list:
+    """d(outputs)/d(inputs) . cotangents, zeros for an input the outputs do not depend on."""
+    needed = [o for o in outputs if o.requires_grad]
+    seeds = None
+    if cotangents is not None:
+        seeds = [c for o, c in zip(outputs, cotangents) if o.requires_grad]
+    found = autograd_grad(needed, inputs, seeds, retain_graph=True, create_graph=True, allow_unused=True) \
+        if needed else [None] * len(inputs)
+    return [g if g is not None else Tensor._make(np.zeros_like(x._data), x._dtype) for g, x in zip(found, inputs)]
+
+
+# -- grad, grad_and_value, vjp --------------------------------------------------------------------
+
+def grad_and_value(func: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
+    check_callable(func)
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        api = "grad_and_value(f)(*args)"
+        picked = _argnums(argnums, len(args))
+        with _Level(), grad_mode.enable_grad():
+            diff = _map(_differentiable, _picked(args, picked))
+            output, aux = _split_aux(call(func, *_replace(args, picked, diff), **kwargs), has_aux, api)
+            if not isinstance(output, Tensor):
+                raise TorchRuntimeError(f"{api}: Expected f(*args) to return a Tensor, got {_type_repr(output)}")
+            if output.dim() != 0:
+                raise TorchRuntimeError(f"{api}: Expected f(*args) to return a scalar Tensor, got tensor with "
+                                        f"{output.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs "
+                                        "instead?")
+            leaves, spec = _flatten(diff)
+            grads = _unflatten(_grads([output], leaves), spec)
+        keep = _outer_graph((args, kwargs))
+        if has_aux:
+            return _plain(grads, keep), (_plain(output, keep), _plain(aux, keep))
+        return _plain(grads, keep), _plain(output, keep)
+    return wrapper
+
+
+def grad(func: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
+    inner = grad_and_value(func, argnums, has_aux)
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        grads, value = inner(*args, **kwargs)
+        return (grads, value[1]) if has_aux else grads
+    return wrapper
+
+
+def _tensor_outputs(output: Any, api: str) -> list:
+    leaves, _ = _flatten(output)
+    for leaf in leaves:
+        if not isinstance(leaf, Tensor):
+            raise TorchRuntimeError(f"{api}: expected f(*primals) to return only tensors, got unsupported type "
+                                    f"{_type_repr(leaf)}")
+    if not leaves:
+        raise TorchRuntimeError(f"{api}: Expected f to be a function that has non-empty output (got output = "
+                                f"{output!r})")
+    return leaves
+
+
+def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
+    check_callable(func)
+    api = "vjp(f, *primals)"
+    with _Level(), grad_mode.enable_grad():
+        diff = _map(_differentiable, primals)
+        output, aux = _split_aux(call(func, *diff), has_aux, api)
+        outputs = _tensor_outputs(output, api)
+    leaves, spec = _flatten(diff)
+    out_spec = _flatten(output)[1]
+    outer = _depth
+
+    def vjp_fn(*cotangents: Any) -> tuple:
+        given = _flatten(cotangents[0] if len(cotangents) == 1 and out_spec is None else cotangents)[0]
+        if len(given) != len(outputs):
+            raise TorchRuntimeError(f"Expected pytree structure of cotangents to be the same as pytree structure of "
+                                    f"outputs to the function. cotangents: {len(given)} tensors, primal output: "
+                                    f"{len(outputs)} tensors")
+        for c, o in zip(given, outputs):
+            if not isinstance(c, Tensor) or c.shape != o.shape:
+                raise TorchRuntimeError(f"Mismatch in shape: grad_output[0] has a shape of "
+                                        f"{getattr(c, 'shape', None)} and output[0] has a shape of {o.shape}.")
+        global _depth
+        saved, _depth = _depth, outer
+        try:
+            with grad_mode.enable_grad():
+                grads = _unflatten(_grads(outputs, leaves, given), spec)
+        finally:
+            _depth = saved
+        return _plain(grads, keep) if not outer else grads
+
+    keep = _outer_graph(primals)
+    result = (_plain(output, keep), vjp_fn)
+    return result + (_plain(aux, keep),) if has_aux else result
+
+
+# -- jvp ------------------------------------------------------------------------------------------
+
+def _open_level(api: str) -> None:
+    if forward_ad._level is not None:
+        raise TorchNotImplementedError(f"gradcli does not support {api} inside another forward-mode transform "
+                                       "(jvp, jacfwd, hessian) or a dual level yet")
+    forward_ad.enter_dual_level()
+
+
+def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False, has_aux: bool = False) -> tuple:
+    check_callable(func)
+    api = "jvp(f, primals, tangents)"
+    if not isinstance(primals, tuple):
+        raise TorchRuntimeError(f"{api}: Expected primals to be a tuple. E.g. it should be valid to call "
+                                "f(*primals).")
+    p_leaves, spec = _flatten(primals)
+    t_leaves, t_spec = _flatten(tangents)
+    if t_spec != spec:
+        raise TorchRuntimeError(f"{api}: Expected primals and tangents to have the same python structure. For "
+                                f"example, if primals is a tuple of 3 tensors, tangents also must be. Got "
+                                f"primals with structure {_spec_repr(spec)} and tangents with structure "
+                                f"{_spec_repr(t_spec)}")
+    with _Level():
+        _open_level("jvp")
+        try:
+            duals = [make_dual(p, t) for p, t in zip(p_leaves, t_leaves)]
+            output, aux = _split_aux(call(func, *_unflatten(duals, spec)), has_aux, api)
+            outputs = _tensor_outputs(output, api)
+            primal_out = [forward_ad.unpack_dual(o).primal for o in outputs]
+            tangent_out = [_tangent_or_zeros(o) for o in outputs]
+        finally:
+            forward_ad.exit_dual_level()
+        if has_aux:
+            aux = _map(lambda x: forward_ad.unpack_dual(x).primal if isinstance(x, Tensor) else x, aux)
+    out_spec = _flatten(output)[1]
+    keep = _outer_graph(primals)
+    result = (_plain(_unflatten(primal_out, out_spec), keep), _plain(_unflatten(tangent_out, out_spec), keep))
+    return result + (_plain(aux, keep),) if has_aux else result
+
+
+def _tangent_or_zeros(t: Tensor) -> Tensor:
+    found = forward_ad.tangent_of(t)
+    return found if found is not None else Tensor._make(np.zeros_like(t._data), t._dtype)
+
+
+# -- Jacobians ------------------------------------------------------------------------------------
+
+def _stack_jacobian(rows: list, out: Tensor, inp: Tensor, rows_are_outputs: bool) -> Tensor:
+    """The Jacobian of ``out`` by ``inp``, shaped out.shape + inp.shape."""
+    from ..ops.joining import STACK
+    if not rows:
+        return Tensor._make(np.zeros(tuple(out.shape) + tuple(inp.shape), dtype=out._dtype.np), out._dtype)
+    stacked = STACK([r.reshape(-1) for r in rows], 0)   # (rows, per-row elements)
+    if not rows_are_outputs:
+        stacked = stacked.t()
+    return stacked.reshape(list(out.shape) + list(inp.shape))
+
+
+def jacrev(func: Callable, argnums: Any = 0, *, has_aux: bool = False, chunk_size: Any = None,
+           _preallocate_and_copy: bool = False) -> Callable:
+    check_callable(func)
+    _check_chunk_size(chunk_size)
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        picked = _argnums(argnums, len(args))
+        with _Level(), grad_mode.enable_grad():
+            diff = _map(_differentiable, _picked(args, picked))
+            output, aux = _split_aux(call(func, *_replace(args, picked, diff), **kwargs), has_aux,
+                                     "jacrev(f, ...)(*args)")
+            outputs = _tensor_outputs(output, "jacrev(f, ...)(*args)")
+            leaves, spec = _flatten(diff)
+            per_output = []
+            for out in outputs:
+                flat = out.reshape(-1)
+                rows = [_grads([flat[j]], leaves) for j in range(out.numel())]   # one vjp per output element
+                per_output.append(_unflatten([_stack_jacobian([r[k] for r in rows], out, leaf, True)
+                                              for k, leaf in enumerate(leaves)], spec))
+            jac = _unflatten(per_output, _flatten(output)[1])
+        keep = _outer_graph((args, kwargs))
+        if has_aux:
+            return _plain(jac, keep), _plain(aux, keep)
+        return _plain(jac, keep)
+    return wrapper
+
+
+def jacfwd(func: Callable, argnums: Any = 0, has_aux: bool = False, *, randomness: str = "error") -> Callable:
+    check_callable(func)
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        picked = _argnums(argnums, len(args))
+        leaves, spec = _flatten(_picked(args, picked))
+        for leaf in leaves:
+            if not isinstance(leaf, Tensor) or not leaf._dtype.is_floating_point:
+                raise TorchRuntimeError("jacfwd: Expected all differentiated inputs to be floating point tensors")
+        columns: list[list] = [[] for _ in leaves]   # per input leaf, per element: the output tangents
+        output = aux = primals = None
+        with _Level():
+            for k, leaf in enumerate(leaves):
+                for e in range(leaf.numel()):
+                    unit = np.zeros(leaf._data.shape, dtype=leaf._data.dtype)
+                    unit.reshape(-1)[e] = 1
+                    _open_level("jacfwd")
+                    try:
+                        duals = [make_dual(x, Tensor._make(unit, x._dtype) if i == k else
+                                           Tensor._make(np.zeros_like(x._data), x._dtype))
+                                 for i, x in enumerate(leaves)]
+                        result, aux = _split_aux(call(func, *_replace(args, picked, _unflatten(duals, spec)),
+                                                      **kwargs), has_aux, "jacfwd(f, ...)(*args)")
+                        outs = _tensor_outputs(result, "jacfwd(f, ...)(*args)")
+                        columns[k].append([_tangent_or_zeros(o) for o in outs])
+                        output = result
+                        primals = [forward_ad.unpack_dual(o).primal for o in outs]
+                        if has_aux:
+                            aux = _map(lambda x: forward_ad.unpack_dual(x).primal if isinstance(x, Tensor) else x, aux)
+                    finally:
+                        forward_ad.exit_dual_level()
+            if primals is None:   # (every input empty: no column, the output from a plain call)
+                output, aux = _split_aux(call(func, *args, **kwargs), has_aux, "jacfwd(f, ...)(*args)")
+                primals = _tensor_outputs(output, "jacfwd(f, ...)(*args)")
+            outs = primals
+            per_output = []
+            for j, out in enumerate(outs):
+                per_output.append(_unflatten([_stack_jacobian([c[j] for c in columns[k]], out, leaf, False)
+                                              for k, leaf in enumerate(leaves)], spec))
+            jac = _unflatten(per_output, _flatten(output)[1])
+        keep = _outer_graph((args, kwargs))
+        if has_aux:
+            return _plain(jac, keep), _plain(aux, keep)
+        return _plain(jac, keep)
+    return wrapper
+
+
+def hessian(func: Callable, argnums: Any = 0) -> Callable:
+    return jacfwd(jacrev(func, argnums), argnums)
+
+
+def _check_chunk_size(chunk_size: Any) -> None:
+    if chunk_size is not None and not (isinstance(chunk_size, int) and chunk_size > 0):
+        raise TorchValueError("jacrev: `chunk_size` should be greater than 0.")
+
+
+# -- functional_call -------------------------------------------------------------------------------
+
+def functional_call(module: Any, parameter_and_buffer_dicts: Any, args: Any = None, kwargs: Any = None, *,
+                    tie_weights: bool = True, strict: bool = False) -> Any:
+    """``module(*args, **kwargs)`` with its parameters and buffers replaced by the given tensors."""
+    dicts = parameter_and_buffer_dicts
+    if isinstance(dicts, dict):
+        merged = dict(dicts)
+    elif isinstance(dicts, (tuple, list)) and all(isinstance(d, dict) for d in dicts):
+        merged = {}
+        for d in dicts:
+            for key in d:
+                if key in merged:
+                    raise TorchValueError(f"{key} appeared in multiple dictionaries; behavior of functional call "
+                                          "is ambiguous")
+            merged.update(d)
+    else:
+        raise TorchValueError(f"Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, "
+                              f"but got {type(dicts)}")
+    args = () if args is None else (args if isinstance(args, tuple) else (args,))
+    kwargs = kwargs or {}
+    swapped = []
+    try:
+        for name, value in merged.items():
+            owner, leaf = _owner(module, name)
+            table = None
+            if owner is not None:
+                table = owner._parameters if leaf in owner._parameters else (
+                    owner._buffers if leaf in owner._buffers else None)
+            if table is None:
+                if strict:
+                    raise TorchRuntimeError(f"Error(s) in reparametrizing for {type(module).__name__}:\n\t"
+                                            f"Unexpected key(s): '{name}'.")
+                continue
+            swapped.append((table, leaf, table[leaf]))
+            table[leaf] = value
+        return call(module, *args, **kwargs)
+    finally:
+        for table, leaf, old in reversed(swapped):
+            table[leaf] = old
+
+
+def _owner(module: Any, name: str) -> tuple[Any, str]:
+    parts = name.split(".")
+    owner = module
+    for part in parts[:-1]:
+        owner = getattr(owner, "_modules", {}).get(part)
+        if owner is None:
+            return None, parts[-1]
+    return (owner if hasattr(owner, "_parameters") else None), parts[-1]
+
+
+def members() -> dict[str, Any]:
+    """``torch.func``'s members a script may use."""
+    return {"grad": grad, "grad_and_value": grad_and_value, "vjp": vjp, "jvp": jvp, "jacrev": jacrev,
+            "jacfwd": jacfwd, "hessian": hessian, "functional_call": functional_call}
+
+
+def functorch_members() -> dict[str, Any]:
+    """``functorch``: the same transforms under their pre-2.0 names, each warning that it is
+    deprecated when called (as PyTorch's functorch._src deprecated wrappers do)."""
+    return {name: _deprecated(name, fn) for name, fn in members().items() if name != "functional_call"}
+
+
+def _deprecated(name: str, fn: Callable) -> Callable:
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        warn(f"We've integrated functorch into PyTorch. As the final step of the integration, `functorch.{name}` "
+             "is deprecated as of PyTorch 2.0 and will be deleted in a future version of PyTorch >= 2.3. Please "
+             f"use `torch.func.{name}` instead; see the PyTorch 2.0 release notes and/or the `torch.func` "
+             "migration guide for more details https://pytorch.org/docs/main/func.migrating.html", "FutureWarning")
+        return fn(*args, **kwargs)
+    wrapper.__name__ = wrapper.__qualname__ = name
+    return wrapper
