@@ -119,15 +119,17 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: Any 
             f"{len(out_list)} outputs")
     if allow_unused is None:
         allow_unused = materialize_grads
-    input_edges = []
     for t in in_list:
         _check_input(t)
+    # PyTorch's order: the seeds, then each output's edge, then each input's
+    seeds = _make_grads(out_list, grads)
+    roots = _root_edges(out_list)
+    input_edges = []
+    for t in in_list:
         edge = gradient_edge(t)
         if edge is None:
             raise TorchRuntimeError("One of the differentiated Tensors does not require grad")
         input_edges.append(edge)
-    seeds = _make_grads(out_list, grads)
-    roots = _root_edges(out_list)
     keep = create_graph if retain_graph is None else bool(retain_graph)
     captured = run_backward(roots, seeds, keep_graph=keep, create_graph=create_graph,
                             inputs=input_edges, accumulate=False)

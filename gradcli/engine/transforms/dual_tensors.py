@@ -20,6 +20,8 @@ def _dtype_name(t: Tensor) -> str:
 def make_dual(tensor: Any, tangent: Any, *, level: Any = None) -> Tensor:
     """A view of ``tensor`` whose tangent is ``tangent`` (kept as it is when its layout is the
     primal's, else copied into that layout)."""
+    if level is not None and (forward_ad._level is None or level != 0):
+        raise TorchRuntimeError("Invalid level given to _make_dual")
     if forward_ad._level is None:
         raise TorchRuntimeError("Trying to create a dual Tensor for forward AD but no level exists, make sure "
                                 "to enter_dual_level() first.")

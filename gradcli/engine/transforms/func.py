@@ -20,7 +20,7 @@ import numpy as np
 from ..autograd import forward_ad, grad_mode
 from ..autograd.backward import grad as autograd_grad
 from ..callbacks import call
-from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchValueError
+from ..errors import TorchAttributeError, TorchNotImplementedError, TorchRuntimeError, TorchTypeError, TorchValueError
 from ..tensor import Tensor
 from ..warnings import warn
 from .checks import check_callable
@@ -95,7 +95,7 @@ def _type_repr(value: Any) -> str:
 # -- argnums ------------------------------------------------------------------------------------
 
 def _wrap_argnum(argnum: Any, count: int) -> int:
-    if not isinstance(argnum, int) or isinstance(argnum, bool):
+    if not isinstance(argnum, int):
         raise TorchRuntimeError(f"argnum must be int, got: {_type_repr(argnum)}")
     if 0 <= argnum < count:
         return argnum
@@ -105,7 +105,7 @@ def _wrap_argnum(argnum: Any, count: int) -> int:
 
 
 def _argnums(argnums: Any, count: int) -> int | tuple:
-    if isinstance(argnums, int) and not isinstance(argnums, bool):
+    if isinstance(argnums, int):
         return _wrap_argnum(argnums, count)
     if isinstance(argnums, tuple):
         wrapped = tuple(_wrap_argnum(a, count) for a in argnums)
@@ -131,7 +131,7 @@ def _picked(args: tuple, argnums: int | tuple) -> Any:
 
 def _differentiable(x: Any) -> Any:
     if not isinstance(x, Tensor):
-        return x
+        raise TorchValueError(f"Thing passed to transform API must be Tensor, got {_type_repr(x)}")
     if not x._dtype.is_floating_point:
         raise TorchRuntimeError("only Tensors of floating point dtype can require gradients")
     alias = x.view_as(x)
@@ -213,9 +213,8 @@ def _tensor_outputs(output: Any, api: str) -> list:
         if not isinstance(leaf, Tensor):
             raise TorchRuntimeError(f"{api}: expected f(*primals) to return only tensors, got unsupported type "
                                     f"{_type_repr(leaf)}")
-    if not leaves:
-        raise TorchRuntimeError(f"{api}: Expected f to be a function that has non-empty output (got output = "
-                                f"{output!r})")
+    if not leaves or leaves == [()]:
+        raise TorchRuntimeError(f"{api}: Expected f to be a function that has non-empty output (got output = [])")
     return leaves
 
 
@@ -232,6 +231,9 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
 
     def vjp_fn(*cotangents: Any) -> tuple:
         given = _flatten(cotangents[0] if len(cotangents) == 1 and out_spec is None else cotangents)[0]
+        for c in given:
+            if not isinstance(c, Tensor) and c is not None:
+                raise TorchTypeError(f"gradients can be either Tensors or None, but got {type(c).__name__}")
         if len(given) != len(outputs):
             raise TorchRuntimeError(f"Expected pytree structure of cotangents to be the same as pytree structure of "
                                     f"outputs to the function. cotangents: {len(given)} tensors, primal output: "
@@ -294,6 +296,12 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False, ha
     return result + (_plain(aux, keep),) if has_aux else result
 
 
+def _aux_primal(x: Any) -> Any:
+    if not isinstance(x, Tensor):
+        raise TorchRuntimeError(f"Expected tensors, got unsupported type {_type_repr(x)}")
+    return forward_ad.unpack_dual(x).primal
+
+
 def _tangent_or_zeros(t: Tensor) -> Tensor:
     found = forward_ad.tangent_of(t)
     return found if found is not None else Tensor._make(np.zeros_like(t._data), t._dtype)
@@ -322,8 +330,8 @@ def jacrev(func: Callable, argnums: Any = 0, *, has_aux: bool = False, chunk_siz
         with _Level(), grad_mode.enable_grad():
             diff = _map(_differentiable, _picked(args, picked))
             output, aux = _split_aux(call(func, *_replace(args, picked, diff), **kwargs), has_aux,
-                                     "jacrev(f, ...)(*args)")
-            outputs = _tensor_outputs(output, "jacrev(f, ...)(*args)")
+                                     "vjp(f, *primals)")   # (PyTorch's jacrev is its vjp underneath)
+            outputs = _tensor_outputs(output, "vjp(f, *primals)")
             leaves, spec = _flatten(diff)
             per_output = []
             for out in outputs:
@@ -346,7 +354,9 @@ def jacfwd(func: Callable, argnums: Any = 0, has_aux: bool = False, *, randomnes
         picked = _argnums(argnums, len(args))
         leaves, spec = _flatten(_picked(args, picked))
         for leaf in leaves:
-            if not isinstance(leaf, Tensor) or not leaf._dtype.is_floating_point:
+            if not isinstance(leaf, Tensor):   # (where PyTorch's jacfwd fails, counting its elements)
+                raise TorchAttributeError(f"'{type(leaf).__name__}' object has no attribute 'numel'")
+            if not leaf._dtype.is_floating_point:
                 raise TorchRuntimeError("jacfwd: Expected all differentiated inputs to be floating point tensors")
         columns: list[list] = [[] for _ in leaves]   # per input leaf, per element: the output tangents
         output = aux = primals = None
@@ -367,7 +377,7 @@ def jacfwd(func: Callable, argnums: Any = 0, has_aux: bool = False, *, randomnes
                         output = result
                         primals = [forward_ad.unpack_dual(o).primal for o in outs]
                         if has_aux:
-                            aux = _map(lambda x: forward_ad.unpack_dual(x).primal if isinstance(x, Tensor) else x, aux)
+                            aux = _map(_aux_primal, aux)
                     finally:
                         forward_ad.exit_dual_level()
             if primals is None:   # (every input empty: no column, the output from a plain call)
@@ -414,6 +424,13 @@ def functional_call(module: Any, parameter_and_buffer_dicts: Any, args: Any = No
     else:
         raise TorchValueError(f"Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, "
                               f"but got {type(dicts)}")
+    if not hasattr(module, "_parameters"):
+        raise TorchAttributeError(f"'{type(module).__name__}' object has no attribute 'named_parameters'")
+    for value in merged.values():
+        if not isinstance(value, Tensor):
+            raise TorchTypeError(f"{value!r} is not an instance of torch.Tensor")
+    if strict:
+        _check_keys(module, merged)
     args = () if args is None else (args if isinstance(args, tuple) else (args,))
     kwargs = kwargs or {}
     swapped = []
@@ -425,16 +442,27 @@ def functional_call(module: Any, parameter_and_buffer_dicts: Any, args: Any = No
                 table = owner._parameters if leaf in owner._parameters else (
                     owner._buffers if leaf in owner._buffers else None)
             if table is None:
-                if strict:
-                    raise TorchRuntimeError(f"Error(s) in reparametrizing for {type(module).__name__}:\n\t"
-                                            f"Unexpected key(s): '{name}'.")
-                continue
+                continue   # (strict: refused above)
             swapped.append((table, leaf, table[leaf]))
             table[leaf] = value
         return call(module, *args, **kwargs)
     finally:
         for table, leaf, old in reversed(swapped):
             table[leaf] = old
+
+
+def _check_keys(module: Any, given: dict) -> None:
+    """strict=True: every parameter and buffer given, nothing else (PyTorch's message)."""
+    known = [n for n, _ in module.named_parameters()] + [n for n, _ in module.named_buffers()]
+    unexpected = [k for k in given if k not in known]
+    missing = sorted(k for k in known if k not in given)
+    if unexpected or missing:
+        lines = [f"Error(s) in reparametrizing for {type(module).__name__}:"]
+        if unexpected:
+            lines.append("Unexpected key(s): " + ", ".join(f"'{k}'" for k in unexpected) + ".")
+        if missing:
+            lines.append("Missing key(s): " + ", ".join(f"'{k}'" for k in missing) + ".")
+        raise TorchRuntimeError("\n\t".join(lines))
 
 
 def _owner(module: Any, name: str) -> tuple[Any, str]:
