@@ -327,6 +327,8 @@ class Tensor:
         self._grad_fn = None
         self._requires_grad = False
         self._output_nr = 0
+        if self._fw is not None:
+            self._fw = None   # (its forward gradient goes too, as in PyTorch)
         return self
 
     def retain_grad(self) -> None:

@@ -16,7 +16,9 @@ from ..autograd import grad_mode
 from ..autograd.forward_ad import set_tangent, suspended, tangent_of
 from ..autograd.node import SavedOutput
 from ..tensor import Tensor
-from .jvp_rules import output_tangents
+from ..autograd import record
+from ..autograd.inplace import check_inplace_allowed
+from .jvp_rules import check_supported, output_tangents
 
 if TYPE_CHECKING:
     from .op import Op
@@ -89,16 +91,20 @@ def run_inplace_with_tangents(op: "Op", bound: dict, plain: Callable[["Op", dict
         with suspended():
             return plain(op, bound)
     target: Tensor = bound["self"]
+    if target._dtype.is_floating_point:
+        if grad_mode._enabled and record.records(op, bound):
+            check_inplace_allowed(target)   # (PyTorch's order: this check, then forward AD's, then the kernel)
+        check_supported(op, tangents, inplace=True)
     arguments = {k: v for k, v in bound.items() if k != "_inplace"}
-    before = Tensor._make(target._data.copy(), target._dtype)
-    arguments["self"] = before
-    from .runner import run
-    with suspended():
-        with grad_mode.no_grad():
-            result = run(op, dict(arguments))
-        found = output_tangents(op, arguments, tangents, [result])[0]
-    with suspended():
+    arguments["self"] = Tensor._make(target._data.copy(), target._dtype)   # self as it was
+    with suspended():   # (the write first: its checks come in PyTorch's order)
         out = plain(op, bound)
+    result = Tensor._make(target._data.copy(), target._dtype)
+    with suspended():
+        found = output_tangents(op, arguments, tangents, [result], inplace=True)[0]
+    if found is None and target._dtype.is_floating_point:
+        # (a comparison or rounding written into self: its values have no derivative)
+        found = Tensor._make(np.zeros_like(target._data), target._dtype)
     if found is not None:
         _write_tangent(target, found)
     return out

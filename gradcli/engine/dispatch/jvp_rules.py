@@ -42,9 +42,37 @@ def not_supported(op: "Op") -> TorchNotImplementedError:
                                     "support it.")
 
 
-def output_tangents(op: "Op", bound: dict, tangents: dict, outputs: list) -> list:
+def check_supported(op: "Op", tangents: dict, outputs_float: bool = True, inplace: bool = False) -> None:
+    """PyTorch refuses a dual input to an op without a forward formula before its kernel runs."""
+    missing = op.jvp == NO_JVP or (op.jvp in (None, POINTWISE) and any(
+        op.derivs.get(name) is None or op.derivs[name].rule == NOT_IMPLEMENTED for name in tangents))
+    if missing and outputs_float:
+        error = not_supported(op)
+        if inplace:
+            error = TorchNotImplementedError(str(error).replace(" that does", "_ that does", 1))
+        raise error
+
+
+def output_tangents(op: "Op", bound: dict, tangents: dict, outputs: list, inplace: bool = False) -> list:
     """One tangent (or None) per output, by ``op.jvp``; ``tangents``: input name -> its tangent
     (a list of tangents or Nones for a list input), only for inputs that have one."""
+    try:
+        found = _by_rule(op, bound, tangents, outputs)
+    except TorchNotImplementedError as error:
+        if inplace and str(error) == str(not_supported(op)):
+            raise TorchNotImplementedError(str(error).replace(f"aten::{op.name.lstrip('_')} ",
+                                                              f"aten::{op.name.lstrip('_')}_ ")) from None
+        raise
+    if not op.view:
+        # a formula may hand back an input's own tangent (add's is grad itself): an output's
+        # tangent must be its own, or an in-place write into it would change the input's
+        given = [t for v in tangents.values() for t in (v if isinstance(v, list) else [v]) if t is not None]
+        found = [t.clone() if t is not None and any(np.may_share_memory(t._data, g._data) for g in given) else t
+                 for t in found]
+    return found
+
+
+def _by_rule(op: "Op", bound: dict, tangents: dict, outputs: list) -> list:
     rule = op.jvp
     if rule == NO_JVP or not any(o._dtype.is_floating_point for o in outputs):
         if any(o._dtype.is_floating_point for o in outputs):
@@ -53,7 +81,7 @@ def output_tangents(op: "Op", bound: dict, tangents: dict, outputs: list) -> lis
     if rule is None:
         found = _transposed(op, bound, tangents, outputs)
     elif rule == POINTWISE:
-        found = [_pointwise(op, bound, tangents, outputs)]
+        found = [pointwise(op, bound, tangents, outputs)]
     elif rule == LINEAR:
         found = _as_list(_run(op, _replaced(op, bound, tangents, zeros_for_rest=True)))
     elif rule == MULTILINEAR:
@@ -64,7 +92,8 @@ def output_tangents(op: "Op", bound: dict, tangents: dict, outputs: list) -> lis
         found = [total]
     else:
         found = _as_list(rule(bound, tangents, outputs))
-    return [_fit(t, o) if t is not None and o._dtype.is_floating_point else None
+    # (a comparison's "tangent" is a mask: none; in place into a float self, zeros)
+    return [_fit(t, o) if t is not None and o._dtype.is_floating_point and t._dtype.is_floating_point else None
             for t, o in zip(found + [None] * (len(outputs) - len(found)), outputs)]
 
 
@@ -102,12 +131,11 @@ def _replaced(op: "Op", bound: dict, tangents: dict, zeros_for_rest: bool) -> di
         if isinstance(value, Tensor):
             if given is not None:
                 b[name] = given
-            elif zeros_for_rest and value._dtype.is_floating_point and name in op.derivs:
+            elif zeros_for_rest and name in op.derivs:   # (an integer operand too: where(c, ints, dual))
                 b[name] = _zeros_like(value)
         elif isinstance(value, (list, tuple)):
             given = given or [None] * len(value)
-            b[name] = [g if g is not None else (_zeros_like(v) if isinstance(v, Tensor) and
-                                                v._dtype.is_floating_point else v)
+            b[name] = [g if g is not None else (_zeros_like(v) if isinstance(v, Tensor) else v)
                        for v, g in zip(value, given)]
     return b
 
@@ -127,7 +155,8 @@ def saved_values(op: "Op", bound: dict, outputs: list) -> Saved:
     return Saved(values)
 
 
-def _pointwise(op: "Op", bound: dict, tangents: dict, outputs: list) -> Tensor | None:
+def pointwise(op: "Op", bound: dict, tangents: dict, outputs: list) -> Tensor | None:
+    """The POINTWISE rule (also for a written-out rule to fall back on)."""
     saved = saved_values(op, bound, outputs)
     shape = outputs[0]._data.shape
     total = None

@@ -16,6 +16,7 @@ import numpy as np
 from .. import dtypes
 from ..autograd.formulas import d
 from ..dispatch.promotion import arr, binary_arrays, promote
+from ..dispatch import jvp_rules
 from ..dispatch.op import POINTWISE
 from ..dispatch.publish import Catalog
 from ..errors import TorchRuntimeError, no_kernel
@@ -51,7 +52,19 @@ def _atan2_grad(which: str) -> Callable:
     return formula
 
 
-ATAN2 = defop("atan2", "atan2(Tensor input, Tensor other, *, Tensor? out=None)", _atan2_forward,
+def _atan2_jvp(b: dict, t: dict, outputs: list) -> Tensor:
+    """PyTorch's forward formula, (-self * other_t + other * self_t) / (self^2 + other^2): nan
+    at the origin, where the backward formula gives 0."""
+    x, y = b["self"], b["other"]
+    num = None
+    if "other" in t:
+        num = -x * t["other"]
+    if "self" in t:
+        num = y * t["self"] if num is None else num + y * t["self"]
+    return num / (x.pow(2) + y.pow(2))
+
+
+ATAN2 = defop("atan2", "atan2(Tensor input, Tensor other, *, Tensor? out=None)", _atan2_forward, jvp=_atan2_jvp,
       node="Atan2Backward0", inputs=("self", "other"), inplace=True,
       derivs={"self": d("self", "other", rule="grad * other / (self^2 + other^2)")(_atan2_grad("self")),
               "other": d("self", "other", rule="-grad * self / (self^2 + other^2)")(_atan2_grad("other"))})
@@ -233,12 +246,31 @@ def _clamp_max_grad(g: Tensor, s: Any) -> Tensor:
     return WHERE(mask, g, zero_scalar(g))
 
 
+def _clamp_jvp(b: dict, t: dict, outputs: list) -> Any:
+    """PyTorch's clamp_jvp for tensor bounds, which at a tie takes the bound's tangent where the
+    backward formula gives self the gradient; the Scalar overload is element-wise as usual."""
+    lo, hi = b["min"], b["max"]
+    if all(x is None or x._wrapped for x in (lo, hi)):
+        return jvp_rules.pointwise(CLAMP, b, t, outputs)
+    x = b["self"]
+
+    def tangent(name: str, value: Tensor) -> Tensor:
+        return t[name] if name in t else value * 0
+    x_t = tangent("self", x)
+    if lo is not None and hi is not None:
+        lo_t, hi_t = tangent("min", lo), tangent("max", hi)
+        return WHERE(lo > hi, hi_t, WHERE(x < lo, lo_t, WHERE(x > hi, hi_t, x_t)))
+    if lo is not None:
+        return WHERE(x > lo, x_t, tangent("min", lo))
+    return WHERE(x < hi, x_t, tangent("max", hi))
+
+
 _CLAMP_SIGS = ["clamp(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None)"]
 CLAMP = defop("clamp", _CLAMP_SIGS, _clamp_forward,
               node=lambda b: "ClampBackward1" if all(t is None or t._wrapped for t in (b["min"], b["max"]))
               else "ClampBackward0",
               inputs=("self", "min", "max"), numbers_as_tensors=True, inplace=True,
-              scalar_inputs=("min", "max"), joint_scalars=True,
+              scalar_inputs=("min", "max"), joint_scalars=True, jvp=_clamp_jvp,
               derivs={"self": d("self", "min", "max", rule="where(min <= self <= max, grad, 0)")(_clamp_self_grad),
                       "min": d("self", "min", "max", rule="where(self < min and min < max, grad, 0)")(
                           _clamp_min_grad),
@@ -246,7 +278,7 @@ CLAMP = defop("clamp", _CLAMP_SIGS, _clamp_forward,
                           _clamp_max_grad)})
 CLIP = defop("clip", [s.replace("clamp(", "clip(") for s in _CLAMP_SIGS], _clamp_forward,
       node=CLAMP.node, inputs=CLAMP.inputs, numbers_as_tensors=True, inplace=True, derivs=CLAMP.derivs,
-      scalar_inputs=CLAMP.scalar_inputs, joint_scalars=True)
+      scalar_inputs=CLAMP.scalar_inputs, joint_scalars=True, jvp=_clamp_jvp)
 
 
 
