@@ -238,17 +238,19 @@ def check_scalar_fits(value: object, dtype: DType) -> None:
     import math
 
     from .errors import TorchOverflowError, TorchRuntimeError
-    if isinstance(value, bool) or dtype is bool_:
+    if isinstance(value, bool):
         return
     if isinstance(value, int):
         if value >= 2 ** 64:
             raise TorchOverflowError("int too big to convert")
         if value < -2 ** 63:
             raise TorchOverflowError("can't convert negative int to unsigned")
+        if dtype is bool_:   # (any other number is a bool; only the unpacking above fails)
+            return
         bounds = _INT_RANGES.get(dtype.name)
         if bounds is None or bounds[0] <= value <= bounds[1]:
             return
-    elif isinstance(value, float):
+    elif isinstance(value, float) and dtype is not bool_:
         bounds = _FLOAT_RANGES.get(dtype.name)
         if bounds is None:
             return

@@ -427,7 +427,13 @@ def full_like(*args: Any, **kwargs: Any) -> Tensor:
     src = b["input"]
     dtype = b["dtype"] or src._dtype
     check_size(src._data.shape, dtype.itemsize)
-    return leaf(np.full(src._data.shape, b["fill_value"], dtype=dtype.np), dtype, b["requires_grad"])
+    return leaf(_filled_array(src._data.shape, b["fill_value"], dtype), dtype, b["requires_grad"])
+
+
+def _filled_array(shape: tuple[int, ...], value: Any, dtype: dtypes.DType) -> np.ndarray:
+    """``shape`` filled with a script's scalar, refused as PyTorch refuses one ``dtype`` cannot hold."""
+    dtypes.check_scalar_fits(value, dtype)
+    return np.full(shape, _scalar_of(value, dtype), dtype=dtype.np)
 
 
 def _new(name: str, fill: Any) -> Any:
@@ -451,7 +457,7 @@ def _new_full(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     _, b = _NEW_FULL.parse((self,) + args, kwargs)
     dtype = b["dtype"] or self._dtype
     check_size(b["size"], dtype.itemsize)
-    return leaf(np.full(b["size"], b["fill_value"], dtype=dtype.np), dtype, b["requires_grad"])
+    return leaf(_filled_array(b["size"], b["fill_value"], dtype), dtype, b["requires_grad"])
 
 
 def _new_tensor(self: Tensor, data: Any, dtype: Any = None, device: Any = None,
