@@ -121,7 +121,11 @@ def _walk(data: Any, depth: int, shape: list[int], flat: list, found: list, type
     if isinstance(data, (list, tuple, range)):  # any Python sequence (torch.tensor(range(4)))
         if depth >= _MAX_NESTING:
             raise TorchValueError(f"too many dimensions '{type(data).__name__}'")
-        _shape_at(depth, len(data), shape, leafy=False)
+        try:
+            length = len(data)
+        except OverflowError as error:   # (range(2**64): PyTorch's len() fails the same way)
+            raise TorchOverflowError(str(error)) from None
+        _shape_at(depth, length, shape, leafy=False)
         for item in data:
             _walk(item, depth + 1, shape, flat, found, typed)
         return
@@ -155,6 +159,7 @@ def _shape_at(depth: int, length: int, shape: list[int], leafy: bool) -> None:
         return
     if depth == len(shape):
         shape.append(length)
+        check_size(tuple(shape))   # (the limits refuse range(2**62) before it is walked)
     elif shape[depth] != length:
         raise TorchValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got {length})")
 
