@@ -162,6 +162,15 @@ def check_bytes(nbytes: int, what: str) -> None:
                               "(see --max-memory)")
 
 
+# What one tensor costs Python (the object, its NumPy view, its autograd links): 600-800 bytes measured.
+TENSOR_OBJECT_BYTES = 1024
+
+
+def check_tensors(count: int) -> None:
+    """Before an op makes ``count`` tensors at once (unbind, split): their objects fit the budget."""
+    check_bytes(count * TENSOR_OBJECT_BYTES, f"a tuple of {count} tensors")
+
+
 def over_budget(nbytes: int) -> str:
     """Why ``nbytes`` more do not fit ('' when they do)."""
     if nbytes > max_bytes:
