@@ -263,3 +263,17 @@ def check_scalar_fits(value: object, dtype: DType) -> None:
     else:
         return
     raise TorchRuntimeError(f"value cannot be converted to type {_C_TYPES[dtype.name]} without overflow")
+
+
+def scalar_as(value: Any, dtype: DType) -> Any:
+    """A Python number as one element of ``dtype`` (PyTorch's ``Scalar.to<scalar_t>()``): refused as
+    ``check_scalar_fits`` refuses it, else converted as C++ converts it (-1 in uint8 is 255, 2.0**63
+    in int64 wraps), not refused as NumPy refuses it."""
+    check_scalar_fits(value, dtype)
+    if dtype is bool_:
+        return bool(value)
+    if dtype.is_floating_point:
+        return float(value)
+    with np.errstate(invalid="ignore", over="ignore"):
+        source = np.float64(value) if isinstance(value, float) else np.int64(value)
+        return source.astype(dtype.np)

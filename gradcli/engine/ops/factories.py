@@ -267,21 +267,8 @@ def full(*args: Any, **kwargs: Any) -> Tensor:
     value = b["fill_value"]
     dtype = b["dtype"] or dtypes.scalar_dtype(value)
     check_size(shape, dtype.itemsize)
-    dtypes.check_scalar_fits(value, dtype)
-    return _maybe_out(leaf(np.full(shape, _scalar_of(value, dtype), dtype=dtype.np), dtype, b["requires_grad"]),
+    return _maybe_out(leaf(np.full(shape, dtypes.scalar_as(value, dtype), dtype=dtype.np), dtype, b["requires_grad"]),
                       b["out"])
-
-
-def _scalar_of(value: Any, dtype: dtypes.DType) -> Any:
-    """A number that fits ``dtype`` (``check_scalar_fits``) as one element of it, converted as C++
-    converts it (-1 in uint8 is 255, 2.0**63 in int64 wraps), not refused as NumPy refuses it."""
-    if dtype is dtypes.bool_:
-        return bool(value)
-    if dtype.is_floating_point:
-        return float(value)
-    with np.errstate(invalid="ignore", over="ignore"):
-        source = np.float64(value) if isinstance(value, float) else np.int64(value)
-        return source.astype(dtype.np)
 
 
 _EYE = _parser(f"eye(int n, int? m=None, *, Tensor? out=None, {_OPTIONS})")
@@ -437,8 +424,7 @@ def full_like(*args: Any, **kwargs: Any) -> Tensor:
 
 def _filled_array(shape: tuple[int, ...], value: Any, dtype: dtypes.DType) -> np.ndarray:
     """``shape`` filled with a script's scalar, refused as PyTorch refuses one ``dtype`` cannot hold."""
-    dtypes.check_scalar_fits(value, dtype)
-    return np.full(shape, _scalar_of(value, dtype), dtype=dtype.np)
+    return np.full(shape, dtypes.scalar_as(value, dtype), dtype=dtype.np)
 
 
 def _new(name: str, fill: Any) -> Any:
