@@ -23,7 +23,7 @@ from .. import dtypes
 from ..autograd import grad_mode
 from ..autograd.accumulate import zero_grads
 from ..callbacks import call
-from ..errors import TorchKeyError, TorchNotImplementedError, TorchTypeError, TorchValueError
+from ..errors import TorchIndexError, TorchKeyError, TorchNotImplementedError, TorchTypeError, TorchValueError
 from ..tensor import Tensor
 from ..warnings import warn
 
@@ -269,6 +269,8 @@ class Optimizer:
         extracted_param_names = []
         for param in param_group["params"]:
             if isinstance(param, tuple):
+                if len(param) < 2:   # (PyTorch's Python code reads param[0] and param[1]: Python's IndexError)
+                    raise TorchIndexError("tuple index out of range")
                 extracted_param_names.append(param[0])
                 extracted_param_tensors.append(param[1])
             else:
