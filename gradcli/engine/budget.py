@@ -99,8 +99,9 @@ def _check_empty(shape: tuple[int, ...], itemsize: int) -> None:
     if stride > _INT64_MAX:
         raise TorchRuntimeError("Stride calculation overflowed")
     if numel([s for s in shape if s]) * itemsize > _INT64_MAX:
-        raise TorchNotImplementedError(f"gradcli does not support an empty tensor of sizes {list_str(shape)}: "
-                                       f"NumPy cannot describe one whose nonzero sizes span more than {_INT64_MAX} bytes")
+        raise TorchNotImplementedError(
+            f"gradcli does not support an empty tensor of sizes {list_str(shape)}: "
+            f"NumPy cannot describe one whose nonzero sizes span more than {_INT64_MAX} bytes")
 
 
 def check_count(count: int, itemsize: int = 1) -> None:

@@ -69,7 +69,8 @@ def test_empty_mean_losses_backward() -> None:
 
 
 def test_empty_shapes_with_huge_sizes() -> None:
-    out, err = run(caught("torch.zeros(0, 2, 2**62, dtype=torch.uint8)", "torch.zeros(0, 0, 2**63 - 1, dtype=torch.uint8).stride()",
+    out, err = run(caught("torch.zeros(0, 2, 2**62, dtype=torch.uint8)",
+                          "torch.zeros(0, 0, 2**63 - 1, dtype=torch.uint8).stride()",
                           "torch.zeros(3, 0, 2**62)"))
     assert err == ""
     assert out == ("RuntimeError Stride calculation overflowed\n"
@@ -79,7 +80,8 @@ def test_empty_shapes_with_huge_sizes() -> None:
 
 
 def test_multinomial_sizes_checked_before_drawing() -> None:
-    out, err = run(caught("torch.multinomial(torch.ones(3, 2), 2**62, True)", "torch.multinomial(torch.ones(2, 2), 2**61, True)",
+    out, err = run(caught("torch.multinomial(torch.ones(3, 2), 2**62, True)",
+                          "torch.multinomial(torch.ones(2, 2), 2**61, True)",
                           "torch.multinomial(torch.ones(2), 2**62, True)"))
     assert err == ""
     assert out == ("RuntimeError numel: integer multiplication overflow\n"
@@ -132,7 +134,8 @@ def test_ndarray_divided_by_a_tensor_that_does_not_broadcast() -> None:
 def test_activation_scalars_the_dtype_cannot_hold() -> None:
     out, err = run(caught(
         "torch.threshold(i, 1e-3, 1e300)", "torch.threshold(i, math.inf, 0)", "torch.threshold(i, 1, 2**64)",
-        "F.hardtanh(torch.ones(2), -1e300, 1e300)", "torch.threshold(i, 1.5, 2.5)", setup="i = torch.tensor([0, 2, 1])"))
+        "F.hardtanh(torch.ones(2), -1e300, 1e300)", "torch.threshold(i, 1.5, 2.5)",
+        setup="i = torch.tensor([0, 2, 1])"))
     assert err == ""
     assert out == ("RuntimeError value cannot be converted to type int64_t without overflow\n"
                    "RuntimeError value cannot be converted to type int64_t without overflow\n"
@@ -166,7 +169,8 @@ def test_conv_channel_counts_checked_with_python_operators() -> None:
 
 def test_param_group_tuples_too_short() -> None:
     source = caught("torch.optim.SGD([(q,)], lr=0.1)", "torch.optim.Adam([{'params': [q]}, {'params': [()]}])",
-                    "len(torch.optim.SGD([('w', q, 3)], lr=0.1).param_groups)", setup="q = torch.ones(1, requires_grad=True)")
+                    "len(torch.optim.SGD([('w', q, 3)], lr=0.1).param_groups)",
+                    setup="q = torch.ones(1, requires_grad=True)")
     out, err = run(source)
     assert err == ""
     assert out == "IndexError tuple index out of range\nIndexError tuple index out of range\n1\n"
