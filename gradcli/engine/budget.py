@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .errors import TorchMemoryError, TorchRuntimeError
+from .errors import TorchMemoryError, TorchNotImplementedError, TorchRuntimeError
 from .shape_rules import list_str, numel
 
 NO_LIMIT = sys.maxsize
@@ -85,7 +85,23 @@ def check_size(shape: tuple[int, ...], itemsize: int = 8) -> None:
     count = numel(shape)
     if count * itemsize > _INT64_MAX:
         raise TorchRuntimeError(f"Storage size calculation overflowed with sizes={list_str(shape)}")
+    if count == 0:
+        _check_empty(shape, itemsize)
     check_count(count, itemsize)
+
+
+def _check_empty(shape: tuple[int, ...], itemsize: int) -> None:
+    """An empty shape whose other sizes are huge: PyTorch's contiguous strides (each the product of
+    the later sizes, 0 counted as 1) must fit int64; NumPy's product of the nonzero sizes in bytes too."""
+    stride = 1
+    for s in shape[:0:-1]:
+        stride *= max(s, 1)
+    if stride > _INT64_MAX:
+        raise TorchRuntimeError("Stride calculation overflowed")
+    if numel([s for s in shape if s]) * itemsize > _INT64_MAX:
+        raise TorchNotImplementedError(
+            f"gradcli does not support an empty tensor of sizes {list_str(shape)}: "
+            f"NumPy cannot describe one whose nonzero sizes span more than {_INT64_MAX} bytes")
 
 
 def check_count(count: int, itemsize: int = 1) -> None:
@@ -145,6 +161,15 @@ def check_bytes(nbytes: int, what: str) -> None:
         if problem:
             raise TorchMemoryError(f"gradcli refuses to build {what} ({size_text(nbytes)}): {problem} "
                               "(see --max-memory)")
+
+
+# What one tensor costs Python (the object, its NumPy view, its autograd links): 600-800 bytes measured.
+TENSOR_OBJECT_BYTES = 1024
+
+
+def check_tensors(count: int) -> None:
+    """Before an op makes ``count`` tensors at once (unbind, split): their objects fit the budget."""
+    check_bytes(count * TENSOR_OBJECT_BYTES, f"a tuple of {count} tensors")
 
 
 def over_budget(nbytes: int) -> str:

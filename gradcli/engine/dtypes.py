@@ -238,17 +238,19 @@ def check_scalar_fits(value: object, dtype: DType) -> None:
     import math
 
     from .errors import TorchOverflowError, TorchRuntimeError
-    if isinstance(value, bool) or dtype is bool_:
+    if isinstance(value, bool):
         return
     if isinstance(value, int):
         if value >= 2 ** 64:
             raise TorchOverflowError("int too big to convert")
         if value < -2 ** 63:
             raise TorchOverflowError("can't convert negative int to unsigned")
+        if dtype is bool_:   # (any other number is a bool; only the unpacking above fails)
+            return
         bounds = _INT_RANGES.get(dtype.name)
         if bounds is None or bounds[0] <= value <= bounds[1]:
             return
-    elif isinstance(value, float):
+    elif isinstance(value, float) and dtype is not bool_:
         bounds = _FLOAT_RANGES.get(dtype.name)
         if bounds is None:
             return
@@ -261,3 +263,17 @@ def check_scalar_fits(value: object, dtype: DType) -> None:
     else:
         return
     raise TorchRuntimeError(f"value cannot be converted to type {_C_TYPES[dtype.name]} without overflow")
+
+
+def scalar_as(value: Any, dtype: DType) -> Any:
+    """A Python number as one element of ``dtype`` (PyTorch's ``Scalar.to<scalar_t>()``): refused as
+    ``check_scalar_fits`` refuses it, else converted as C++ converts it (-1 in uint8 is 255, 2.0**63
+    in int64 wraps), not refused as NumPy refuses it."""
+    check_scalar_fits(value, dtype)
+    if dtype is bool_:
+        return bool(value)
+    if dtype.is_floating_point:
+        return float(value)
+    with np.errstate(invalid="ignore", over="ignore"):
+        source = np.float64(value) if isinstance(value, float) else np.int64(value)
+        return source.astype(dtype.np)

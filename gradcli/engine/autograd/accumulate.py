@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..errors import TorchRuntimeError
+from ..shape_rules import broadcast_shapes, list_str
 from ..tensor import Tensor
 from . import observe
 from .node import NODE_ATTRS, Node
@@ -62,8 +64,18 @@ def accumulate_into_leaf(variable: Tensor, grad: Tensor | None, create_graph: bo
     else:
         # In place, as PyTorch does under no grad mode, even into a .grad that has a graph
         # (it keeps its CopyBackwards): a reference to the old .grad sees the sum.
+        _check_in_place_add(old, grad)
         old._data += grad._data.astype(old._data.dtype, copy=False)
         old._vc.value += 1
+
+
+def _check_in_place_add(old: Tensor, grad: Tensor) -> None:
+    """PyTorch's ``.grad += grad`` checks: a leaf reshaped in place under no_grad (``x.t_()``) after its
+    .grad was made gets a gradient of its new shape."""
+    shape = broadcast_shapes(old.shape, grad.shape)
+    if shape != tuple(old.shape):
+        raise TorchRuntimeError(f"output with shape {list_str(old.shape)} doesn't match the broadcast shape "
+                                f"{list_str(shape)}")
 
 
 def zero_grads(params: Iterable[Tensor], set_to_none: bool) -> None:

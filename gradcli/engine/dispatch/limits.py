@@ -4,4 +4,4 @@ the limits themselves: hot paths read its module globals directly)."""
 from __future__ import annotations
 
 from ..budget import (check_array, check_bytes, check_count, check_expanded, check_size,  # noqa: F401
-                      limited, note_view, set_max_elements, set_max_memory)
+                      check_tensors, limited, note_view, set_max_elements, set_max_memory)

@@ -26,6 +26,7 @@ import numpy as np
 from ..autograd import grad_mode
 from ..autograd.formulas import d
 from ..dispatch.forms import function_form
+from ..dtypes import of_numpy, scalar_as
 from ..dispatch.op import Op
 from ..dispatch.op import POINTWISE
 from ..dispatch.publish import Catalog
@@ -55,8 +56,8 @@ def floating(t: Tensor, kernel: str) -> np.ndarray:
 
 
 def _scalar(a: np.ndarray, value: Any) -> Any:
-    """A Python number in the array's dtype (PyTorch's ``Scalar.to<scalar_t>()``)."""
-    return a.dtype.type(value)
+    """A Python number in the array's dtype (PyTorch's ``Scalar.to<scalar_t>()``, its overflow refused)."""
+    return scalar_as(value, of_numpy(a.dtype))
 
 
 def entry(op: Op, sig: str, inplace: bool = False) -> Callable:

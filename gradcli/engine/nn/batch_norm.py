@@ -9,7 +9,8 @@ gradient is composed of differentiable ops instead.
 
 from __future__ import annotations
 
-from typing import Any
+import operator
+from typing import Any, Callable
 
 import numpy as np
 
@@ -18,7 +19,8 @@ from ..autograd.formulas import together
 from ..dispatch.publish import Catalog
 from ..dispatch.python_signature import signed
 from ..dispatch.signature import LazyParser
-from ..errors import TorchRuntimeError, TorchValueError
+from ..errors import TorchRuntimeError, TorchTypeError, TorchValueError
+from ..shape_rules import list_str
 from ..tensor import Tensor
 from .layer_norm import statistics_not_differentiable
 from .reduction import attribute
@@ -29,7 +31,7 @@ defop = CATALOG.defop
 
 def _ncl(x: Tensor) -> np.ndarray:
     a = np.ascontiguousarray(x._data)
-    return a.reshape(a.shape[0], a.shape[1], -1)
+    return a.reshape(a.shape[0], a.shape[1], int(np.prod(a.shape[2:])))   # (not -1: an empty input has no -1)
 
 
 def _vector(t: Tensor | None, dtype: np.dtype) -> np.ndarray | None:
@@ -51,11 +53,14 @@ def _forward(b: dict) -> tuple:
         raise TorchRuntimeError(f"batch_norm(): Expected input to have at least 2 dimensions, but got {x.ndim}")
     if not x._dtype.is_floating_point:
         raise TorchRuntimeError(f"\"batch_norm\" not implemented for '{x._dtype.legacy_name}'")
-    _check_features(x, b)
+    if b["training"] and x.numel() == 0:
+        raise TorchRuntimeError(f"input tensor must have at least one element, but got input_sizes = "
+                                f"{list_str(x.shape)}")
     running_mean, running_var = b["running_mean"], b["running_var"]
     if not b["training"] and (running_mean is None or running_var is None):
         raise TorchRuntimeError(f"{'running_mean' if running_mean is None else 'running_var'} must be defined in "
                                 "evaluation mode")
+    _check_features(x, b)
     if not x.is_contiguous():
         return _strided_forward(x, b)
     a = _ncl(x)
@@ -191,6 +196,11 @@ _BATCH_NORM = LazyParser("batch_norm(Tensor input, Tensor? weight, Tensor? bias,
 def torch_batch_norm(*args: Any, **kwargs: Any) -> Tensor:
     """``torch.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)``."""
     _, b = _BATCH_NORM.parse(args, kwargs)
+    x, weight, bias = b["input"], b["weight"], b["bias"]
+    if x.numel() == 0:   # (PyTorch's batch_norm: an empty input is cloned, scaled and shifted, nothing checked)
+        out = x.clone()
+        out = out if weight is None else out * weight[0]
+        return out if bias is None else out + bias[0]
     return native_batch_norm(b["input"], b["weight"], b["bias"], b["running_mean"], b["running_var"], b["training"],
                              b["momentum"], b["eps"])[0]
 
@@ -203,14 +213,22 @@ def _verify_batch_size(size: Any) -> None:
         raise TorchValueError(f"Expected more than 1 value per channel when training, got input size {size}")
 
 
+def _compare(op: Callable[[Any, Any], Any], a: Any, b: float) -> bool:
+    """PyTorch's Python code compares eps itself: a value that does not compare fails as Python fails."""
+    try:
+        return bool(op(a, b))
+    except TypeError as error:
+        raise TorchTypeError(str(error)) from None
+
+
 def batch_norm(input: Any, running_mean: Any, running_var: Any, weight: Any = None, bias: Any = None,  # noqa: A002
                training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """``F.batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, ...)``."""
     if training:
         _verify_batch_size(attribute(input, "size")())
-    if training and eps <= 0.0:
+    if training and _compare(operator.le, eps, 0.0):
         raise TorchValueError(f"batch_norm eps must be positive during training, but got {eps}")
-    if eps < 0.0:
+    if _compare(operator.lt, eps, 0.0):
         raise TorchValueError(f"batch_norm eps must be non-negative, but got {eps}")
     return torch_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, True)
 

@@ -6,6 +6,7 @@ The target's derivative is minus the input's, as in PyTorch's formulas.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 from ..autograd.formulas import d
@@ -40,7 +41,7 @@ def norm(s: Any) -> float:
     n = 1
     for dim in s.self.shape:
         n *= dim
-    return 1.0 / n
+    return 1.0 / n if n else math.inf  # (C++'s double division; it only scales an empty gradient)
 
 
 MSE = _loss_grad_op("mse_loss_backward", "MseLossBackwardBackward0",

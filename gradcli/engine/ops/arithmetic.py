@@ -23,7 +23,7 @@ from ..dispatch.promotion import arr, binary_arrays, promote
 from ..dispatch.op import POINTWISE
 from ..dispatch.publish import Catalog
 from ..dispatch.runner import run
-from ..errors import TorchRuntimeError, no_kernel
+from ..errors import TorchRuntimeError, TorchValueError, no_kernel
 from ..kernels import binary_float
 from ..kernels.exactfp import fma32, fma64
 from ..tensor import Tensor, wrap_scalar
@@ -314,7 +314,12 @@ def _rpow(self: Tensor, other: Any) -> Any:
 def _rtruediv(self: Tensor, other: Any) -> Any:
     # PyTorch computes `2 / x` as reciprocal(x) * 2, hence MulBackward0 (for an ndarray too: the
     # product is then NumPy's, see numpy_bridge)
-    other = operand(other) if not isinstance(other, np.ndarray) else other
+    if isinstance(other, np.ndarray):
+        try:
+            return self.reciprocal() * other
+        except ValueError as error:   # (NumPy's refusal, which PyTorch's `n / t` shows as it is)
+            raise TorchValueError(str(error)) from None
+    other = operand(other)
     if other is None:
         return NotImplemented
     return self.reciprocal() * other

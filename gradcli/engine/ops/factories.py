@@ -121,7 +121,11 @@ def _walk(data: Any, depth: int, shape: list[int], flat: list, found: list, type
     if isinstance(data, (list, tuple, range)):  # any Python sequence (torch.tensor(range(4)))
         if depth >= _MAX_NESTING:
             raise TorchValueError(f"too many dimensions '{type(data).__name__}'")
-        _shape_at(depth, len(data), shape, leafy=False)
+        try:
+            length = len(data)
+        except OverflowError as error:   # (range(2**64): PyTorch's len() fails the same way)
+            raise TorchOverflowError(str(error)) from None
+        _shape_at(depth, length, shape, leafy=False)
         for item in data:
             _walk(item, depth + 1, shape, flat, found, typed)
         return
@@ -155,6 +159,7 @@ def _shape_at(depth: int, length: int, shape: list[int], leafy: bool) -> None:
         return
     if depth == len(shape):
         shape.append(length)
+        check_size(tuple(shape))   # (the limits refuse range(2**62) before it is walked)
     elif shape[depth] != length:
         raise TorchValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got {length})")
 
@@ -262,21 +267,8 @@ def full(*args: Any, **kwargs: Any) -> Tensor:
     value = b["fill_value"]
     dtype = b["dtype"] or dtypes.scalar_dtype(value)
     check_size(shape, dtype.itemsize)
-    dtypes.check_scalar_fits(value, dtype)
-    return _maybe_out(leaf(np.full(shape, _scalar_of(value, dtype), dtype=dtype.np), dtype, b["requires_grad"]),
+    return _maybe_out(leaf(np.full(shape, dtypes.scalar_as(value, dtype), dtype=dtype.np), dtype, b["requires_grad"]),
                       b["out"])
-
-
-def _scalar_of(value: Any, dtype: dtypes.DType) -> Any:
-    """A number that fits ``dtype`` (``check_scalar_fits``) as one element of it, converted as C++
-    converts it (-1 in uint8 is 255, 2.0**63 in int64 wraps), not refused as NumPy refuses it."""
-    if dtype is dtypes.bool_:
-        return bool(value)
-    if dtype.is_floating_point:
-        return float(value)
-    with np.errstate(invalid="ignore", over="ignore"):
-        source = np.float64(value) if isinstance(value, float) else np.int64(value)
-        return source.astype(dtype.np)
 
 
 _EYE = _parser(f"eye(int n, int? m=None, *, Tensor? out=None, {_OPTIONS})")
@@ -427,7 +419,12 @@ def full_like(*args: Any, **kwargs: Any) -> Tensor:
     src = b["input"]
     dtype = b["dtype"] or src._dtype
     check_size(src._data.shape, dtype.itemsize)
-    return leaf(np.full(src._data.shape, b["fill_value"], dtype=dtype.np), dtype, b["requires_grad"])
+    return leaf(_filled_array(src._data.shape, b["fill_value"], dtype), dtype, b["requires_grad"])
+
+
+def _filled_array(shape: tuple[int, ...], value: Any, dtype: dtypes.DType) -> np.ndarray:
+    """``shape`` filled with a script's scalar, refused as PyTorch refuses one ``dtype`` cannot hold."""
+    return np.full(shape, dtypes.scalar_as(value, dtype), dtype=dtype.np)
 
 
 def _new(name: str, fill: Any) -> Any:
@@ -451,7 +448,7 @@ def _new_full(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     _, b = _NEW_FULL.parse((self,) + args, kwargs)
     dtype = b["dtype"] or self._dtype
     check_size(b["size"], dtype.itemsize)
-    return leaf(np.full(b["size"], b["fill_value"], dtype=dtype.np), dtype, b["requires_grad"])
+    return leaf(_filled_array(b["size"], b["fill_value"], dtype), dtype, b["requires_grad"])
 
 
 def _new_tensor(self: Tensor, data: Any, dtype: Any = None, device: Any = None,

@@ -170,8 +170,11 @@ def apply_indexing(self: Tensor, index: Any, setting: bool = False) -> tuple[Ten
 
 def _whole(size: int, s: slice) -> bool:
     # PyTorch's test on the slice as written: start 0 (not -size), stop at or past the end, step 1
+    # (the bounds are checked as Python's slice unpacking checks them, in its order, before any test)
     step = _step(s)
-    return step == 1 and (s.start is None or int(s.start) == 0) and (s.stop is None or int(s.stop) >= size)
+    start = None if s.start is None else _bound(s.start)
+    stop = None if s.stop is None else _bound(s.stop)
+    return step == 1 and (start is None or start == 0) and (stop is None or stop >= size)
 
 
 def _step(s: slice) -> int:

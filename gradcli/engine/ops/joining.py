@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..autograd.formulas import d
-from ..dispatch.limits import check_count
+from ..dispatch.limits import check_count, check_tensors
 from ..dispatch.op import LINEAR
 from ..dispatch.publish import Catalog
 from ..dispatch.promotion import promote
@@ -179,6 +179,7 @@ def _split_sizes(size: int, split_size: int) -> list[int]:
     if split_size == 0:
         return [0]
     n = max((size + split_size - 1) // split_size, 1)
+    check_tensors(n)
     return [min(split_size, size - i * split_size) for i in range(n)]
 
 
@@ -203,6 +204,7 @@ def _split_forward(b: dict) -> Any:
             raise TorchRuntimeError(
                 f"split_with_sizes expects split_sizes to sum exactly to {a.shape[dim]} (input tensor's size "
                 f"at dimension {b['dim']}), but got split_sizes={list_str(size)}")
+        check_tensors(len(size))
         return _pieces(a, dim, list(size))
     return _pieces(a, dim, _split_sizes(a.shape[dim], size))
 
@@ -227,6 +229,7 @@ def _chunk(self: Tensor, chunks: int, dim: int = 0) -> tuple:
     size = self.shape[wrap_dim(dim, self.ndim)]
     split_size = (size + chunks - 1) // chunks
     if split_size == 0 and size == 0:
+        check_tensors(chunks)
         return self.split([0] * chunks, dim)  # PyTorch's split_with_sizes of zeros
     return self.split(split_size, dim)
 
@@ -236,6 +239,7 @@ def _unbind_forward(b: dict) -> Any:
     if a.ndim == 0:
         raise TorchIndexError("Dimension specified as 0 but tensor has no dimensions")
     dim = wrap_dim(b["dim"], a.ndim)
+    check_tensors(a.shape[dim])   # (iterating a tensor unbinds it: a million 0-d tensors is a lot of memory)
     return tuple(a[(slice(None),) * dim + (i, Ellipsis)] for i in range(a.shape[dim]))
 
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import dtypes
 from ..autograd.formulas import SAMPLED, d
+from ..dispatch.limits import check_size
 from ..dispatch.python_signature import signed
 from ..dispatch.memory import write_into
 from ..dispatch.runner import run
@@ -90,6 +91,7 @@ _MULTINOMIAL_METHOD = _parser(f"multinomial(Tensor self, int num_samples, bool r
 
 # Since the indices are computed in float, the categories cannot exceed float32's consecutive integers.
 _MAX_CATEGORIES = 2 ** 24
+_INT64_MAX = 2 ** 63 - 1
 
 
 def _multinomial(parser: ArgParser, args: tuple, kwargs: dict) -> Tensor:
@@ -111,6 +113,10 @@ def _multinomial(parser: ArgParser, args: tuple, kwargs: dict) -> Tensor:
         raise TorchRuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
     if categories > _MAX_CATEGORIES:
         raise TorchRuntimeError("number of categories cannot exceed 2^24")
+    shape = (*x.shape[:-1], n)
+    if (x.shape[0] if x.ndim == 2 else 1) * n > _INT64_MAX:   # (the result's sizes are checked before it is allocated)
+        raise TorchRuntimeError("numel: integer multiplication overflow")
+    check_size(shape, 8)
     indices = rng.multinomial(x._data, n, replacement, generator=_generator(b))
     if out is None:
         return Tensor._make(indices, dtypes.int64)

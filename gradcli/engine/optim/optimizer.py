@@ -24,7 +24,7 @@ from ..autograd import grad_mode
 from ..autograd.accumulate import zero_grads
 from ..callbacks import call
 from ..dispatch.type_names import typename
-from ..errors import TorchKeyError, TorchNotImplementedError, TorchTypeError, TorchValueError
+from ..errors import TorchIndexError, TorchKeyError, TorchNotImplementedError, TorchTypeError, TorchValueError
 from ..tensor import Tensor
 from ..warnings import warn
 
@@ -253,6 +253,8 @@ class Optimizer:
         extracted_param_names = []
         for param in param_group["params"]:
             if isinstance(param, tuple):
+                if len(param) < 2:   # (PyTorch's Python code reads param[0] and param[1]: Python's IndexError)
+                    raise TorchIndexError("tuple index out of range")
                 extracted_param_names.append(param[0])
                 extracted_param_tensors.append(param[1])
             else:

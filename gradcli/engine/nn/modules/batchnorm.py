@@ -8,7 +8,8 @@ from typing import Any
 
 from ...dispatch.publish import FUNCTIONS, NAMESPACES
 from ...dtypes import int64
-from ...errors import TorchNotImplementedError, TorchValueError
+from ...dispatch.signature import py_type_name
+from ...errors import TorchAttributeError, TorchNotImplementedError, TorchValueError
 from ...tensor import Tensor
 from .. import init
 from ..parameter import Parameter
@@ -81,6 +82,8 @@ class _NormBase(Module):
 
 class _BatchNorm(_NormBase):
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        if not isinstance(input, Tensor):   # (PyTorch's _check_input_dim calls input.dim())
+            raise TorchAttributeError(f"'{py_type_name(input)}' object has no attribute 'dim'")
         self._check_input_dim(input)
         exponential_average_factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:

@@ -4,8 +4,10 @@ order (``kaiming_uniform_(weight, a=sqrt(5))``, then the bias from the weight's 
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any
 
+from ...callbacks import arithmetic
 from ...dispatch.publish import NAMESPACES
 from ...errors import TorchValueError
 from ...tensor import Tensor
@@ -41,11 +43,12 @@ class _ConvNd(Module):
         kernel_size, stride, dilation = _ntuple(kernel_size, n), _ntuple(stride, n), _ntuple(dilation, n)
         if not isinstance(padding, str):
             padding = _ntuple(padding, n)
-        if groups <= 0:
+        # (Python's own operators, as in PyTorch's Python code: 'a' % 1 is string formatting, and fails so)
+        if arithmetic(operator.le, groups, 0):
             raise TorchValueError("groups must be a positive integer")
-        if in_channels % groups != 0:
+        if arithmetic(operator.mod, in_channels, groups) != 0:
             raise TorchValueError("in_channels must be divisible by groups")
-        if out_channels % groups != 0:
+        if arithmetic(operator.mod, out_channels, groups) != 0:
             raise TorchValueError("out_channels must be divisible by groups")
         if isinstance(padding, str):
             if padding not in ("same", "valid"):
