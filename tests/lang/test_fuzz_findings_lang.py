@@ -118,4 +118,4 @@ def test_unpacking_a_long_tensor_is_checked_against_the_memory_budget():
     finally:
         budget.set_max_memory(before)
     assert result.out == ""
-    assert first_error(result).startswith("test.ag:3:11: MemoryError: gradcli refuses to build 1000000 tensors (")
+    assert first_error(result).startswith("test.ag:3:11: MemoryError: gradcli refuses to build a tuple of 1000000 tensors (")

@@ -80,7 +80,6 @@ def run_wrapped(op: "Op", bound: dict) -> Any:
 
 
 _NOT_RUN = object()
-_OUTPUT_BYTES = 1024   # what one output of an op costs in Python objects (measured: ~800 bytes)
 
 
 def _run_general(op: "Op", bound: dict, out: Any, result: Any = _NOT_RUN) -> Any:
@@ -97,9 +96,6 @@ def _run_general(op: "Op", bound: dict, out: Any, result: Any = _NOT_RUN) -> Any
         result = op.forward(bound)
     multi = isinstance(result, tuple)
     results = result if multi else (result,)
-    if len(results) > 4096:  # (unbind, split of a long tensor: each output a Tensor object the
-        # budget would not see otherwise, with its view record)
-        limits.check_bytes(len(results) * _OUTPUT_BYTES, f"{len(results)} tensors")
     for r in results:
         if limits._max_elements is not None and not op.view:
             limits.check_array(r)
