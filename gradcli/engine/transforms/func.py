@@ -333,18 +333,25 @@ def jacrev(func: Callable, argnums: Any = 0, *, has_aux: bool = False, chunk_siz
                                      "vjp(f, *primals)")   # (PyTorch's jacrev is its vjp underneath)
             outputs = _tensor_outputs(output, "vjp(f, *primals)")
             leaves, spec = _flatten(diff)
-            per_output = []
+            pieces = []   # per output, per input leaf: the rows (one vjp per output element)
             for out in outputs:
                 flat = out.reshape(-1)
-                rows = [_grads([flat[j]], leaves) for j in range(out.numel())]   # one vjp per output element
-                per_output.append(_unflatten([_stack_jacobian([r[k] for r in rows], out, leaf, True)
-                                              for k, leaf in enumerate(leaves)], spec))
-            jac = _unflatten(per_output, _flatten(output)[1])
-        keep = _outer_graph((args, kwargs))
-        if has_aux:
-            return _plain(jac, keep), _plain(aux, keep)
-        return _plain(jac, keep)
+                rows = [_grads([flat[j]], leaves) for j in range(out.numel())]
+                pieces.append([[r[k] for r in rows] for k in range(len(leaves))])
+            jac = _jacobian(pieces, outputs, leaves, spec, output, rows_are_outputs=True)
+        return _results(jac, aux, has_aux, _outer_graph((args, kwargs)))
     return wrapper
+
+
+def _jacobian(pieces: list, outputs: list, leaves: list, spec: Any, output: Any, rows_are_outputs: bool) -> Any:
+    """The Jacobians, per output (as ``output`` is structured) per input (as the inputs are)."""
+    per_output = [_unflatten([_stack_jacobian(pieces[j][k], out, leaf, rows_are_outputs)
+                              for k, leaf in enumerate(leaves)], spec) for j, out in enumerate(outputs)]
+    return _unflatten(per_output, _flatten(output)[1])
+
+
+def _results(jac: Any, aux: Any, has_aux: bool, keep: bool) -> Any:
+    return (_plain(jac, keep), _plain(aux, keep)) if has_aux else _plain(jac, keep)
 
 
 def jacfwd(func: Callable, argnums: Any = 0, has_aux: bool = False, *, randomness: str = "error") -> Callable:
@@ -383,16 +390,9 @@ def jacfwd(func: Callable, argnums: Any = 0, has_aux: bool = False, *, randomnes
             if primals is None:   # (every input empty: no column, the output from a plain call)
                 output, aux = _split_aux(call(func, *args, **kwargs), has_aux, "jacfwd(f, ...)(*args)")
                 primals = _tensor_outputs(output, "jacfwd(f, ...)(*args)")
-            outs = primals
-            per_output = []
-            for j, out in enumerate(outs):
-                per_output.append(_unflatten([_stack_jacobian([c[j] for c in columns[k]], out, leaf, False)
-                                              for k, leaf in enumerate(leaves)], spec))
-            jac = _unflatten(per_output, _flatten(output)[1])
-        keep = _outer_graph((args, kwargs))
-        if has_aux:
-            return _plain(jac, keep), _plain(aux, keep)
-        return _plain(jac, keep)
+            pieces = [[[c[j] for c in columns[k]] for k in range(len(leaves))] for j in range(len(primals))]
+            jac = _jacobian(pieces, primals, leaves, spec, output, rows_are_outputs=False)
+        return _results(jac, aux, has_aux, _outer_graph((args, kwargs)))
     return wrapper
 
 
