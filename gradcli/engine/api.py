@@ -7,6 +7,7 @@ engine itself never looks at them.
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any
 
 from . import dtypes
@@ -194,6 +195,9 @@ def reset_global_state(seed: int | None = None) -> None:
     anomaly.set_anomaly_enabled(False, True)
     saved_hooks.reset()
     forward_ad.reset()
+    func = sys.modules.get("gradcli.engine.transforms.func")   # (loaded only if a script used torch.func)
+    if func is not None:
+        func._depth = 0
     set_max_elements(None)
     reset_warned_once()
     if seed is None:
