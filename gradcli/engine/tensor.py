@@ -22,7 +22,7 @@ import numpy as np
 
 from . import dtypes
 from .device import CPU
-from .errors import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
+from .errors import TorchIndexError, TorchOverflowError, TorchRuntimeError, TorchTypeError, TorchValueError
 from .layout import byte_strides, strided
 from .printing import tensor_repr
 from .shape_rules import wrap_dim
@@ -385,7 +385,11 @@ class Tensor:
         return float(self._one_element())
 
     def __int__(self) -> int:
-        return int(self._one_element())
+        value = self._one_element()
+        try:
+            return int(value)
+        except (ValueError, OverflowError) as error:   # nan, inf: Python's own error, the script's
+            raise (TorchValueError if isinstance(error, ValueError) else TorchOverflowError)(str(error)) from None
 
     def __index__(self) -> int:
         if self._data.size != 1 or self._dtype.category != dtypes.INTEGRAL:

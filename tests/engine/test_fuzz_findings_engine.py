@@ -185,3 +185,12 @@ def test_accumulating_into_a_grad_of_another_shape() -> None:
     assert out == "output with shape [2, 3] doesn't match the broadcast shape [1, 2, 3]\n"
     assert err.splitlines()[0] == ("t.ag:13:1: RuntimeError: The size of tensor a (3) must match the size of tensor b "
                                    "(2) at non-singleton dimension 1")
+
+
+def test_int_of_a_nan_or_infinite_tensor_is_pythons_error() -> None:
+    # (the CI fuzz run's REPL index 153: '%d' % tensor(nan) goes through Tensor.__int__)
+    out, err = run(caught("'%d' % torch.tensor(float('nan'))", "int(torch.tensor(float('inf')))",
+                          "int(torch.tensor(-2.5))"))
+    assert err == ""
+    assert out == ("ValueError cannot convert float NaN to integer\n"
+                   "OverflowError cannot convert float infinity to integer\n-2\n")
