@@ -4,6 +4,7 @@ the script's error, not from deep inside the engine."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable
 
 from .errors import (TorchAttributeError, TorchError, TorchIndexError, TorchKeyError, TorchOverflowError,
@@ -23,6 +24,23 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
         if isinstance(error, TorchError) or trace is None or trace.tb_next is not None:
             raise
         raise _AS_TORCH[next(c for c in _AS_TORCH if isinstance(error, c))](*error.args) from None
+
+
+def pythons_errors(fn: Callable) -> Callable:
+    """For engine code transcribed from PyTorch's own Python (nn.init, the optimizers' and
+    schedulers' bookkeeping, the containers): Python's TypeError or ValueError from a value the
+    script handed it (a str std, a list for lr, mixed dict keys) is the one PyTorch raises there,
+    so it is the script's error, not gradcli's."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except (TypeError, ValueError) as error:
+            if isinstance(error, TorchError):
+                raise
+            raise _AS_TORCH[type(error) if type(error) in _AS_TORCH else
+                            next(c for c in _AS_TORCH if isinstance(error, c))](*error.args) from None
+    return wrapper
 
 
 _AS_TORCH = {TypeError: TorchTypeError, ValueError: TorchValueError, AttributeError: TorchAttributeError,

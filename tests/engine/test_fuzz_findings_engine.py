@@ -194,3 +194,29 @@ def test_int_of_a_nan_or_infinite_tensor_is_pythons_error() -> None:
     assert err == ""
     assert out == ("ValueError cannot convert float NaN to integer\n"
                    "OverflowError cannot convert float infinity to integer\n-2\n")
+
+
+def test_python_level_torch_code_fails_with_pytorchs_python_errors() -> None:
+    # (the second long run, seed 14: mutants 7207, 28000, 31914, 54486, 55173, 70502, 84708, 87561)
+    setup = ("o = torch.optim.SGD([torch.ones(1, requires_grad=True)], lr=0.1)\n"
+             "s = lr_scheduler.ExponentialLR(o, 0.5)\n")
+    out, err = run(caught("nn.init.trunc_normal_(torch.empty(6), mean=0.0, std='a', a=-0.1, b=0.1)",
+                          "nn.Conv1d(3, 2, 'a', padding='same')", "torch.no_grad()(5)()",
+                          "nn.ParameterDict({1: nn.Parameter(torch.ones(1)), 'a': nn.Parameter(torch.ones(1))})",
+                          "o.step(dim=1)", setup=setup)
+                   + "o.param_groups[0][1] = 2\ntry:\n    print(o)\nexcept TypeError as ex:\n    print(ex)\n"
+                   + "o.param_groups[0]['lr'] = [0.1]\ntry:\n    s.step()\nexcept TypeError as ex:\n    print(ex)\n")
+    assert out == ("TypeError unsupported operand type(s) for -: 'float' and 'str'\n"
+                   "TypeError unsupported operand type(s) for -: 'str' and 'int'\n"
+                   "TypeError 'int' object is not callable\n"
+                   "TypeError '<' not supported between instances of 'str' and 'int'\n"
+                   "TypeError SGD.step() got an unexpected keyword argument 'dim'\n"
+                   "'<' not supported between instances of 'int' and 'str'\n"
+                   "can't multiply sequence by non-int of type 'float'\n")
+
+
+def test_a_jacobian_past_the_memory_budget_is_refused_before_it_is_built() -> None:
+    # (mutant 61688: jacfwd over a million-element input took a column at a time, without end)
+    out, err = run(caught("torch.func.jacfwd(lambda t: t * 2)(torch.ones(10 ** 6))",
+                          "torch.func.jacrev(lambda t: t * 2)(torch.ones(10 ** 6))"))
+    assert out.count("MemoryError gradcli refuses to build a Jacobian of 1000000000000 elements (3.6 TB)") == 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
+from ..callbacks import call
 from ..errors import TorchTypeError
 
 _enabled = True
@@ -38,7 +39,7 @@ class _GradMode:
         @functools.wraps(func)
         def run_in_mode(*args: Any, **kwargs: Any) -> Any:
             with mode_cls():
-                return func(*args, **kwargs)
+                return call(func, *args, **kwargs)   # (torch.no_grad()(5)(): 'int' object is not callable)
         return run_in_mode
 
     def __repr__(self) -> str:

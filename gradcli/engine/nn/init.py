@@ -10,11 +10,11 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
+from ..callbacks import pythons_errors
 from ..autograd import grad_mode
 from ..dispatch.publish import FUNCTIONS
 from ..errors import TorchAttributeError, TorchValueError
 from ..tensor import Tensor
-from .modules.calling import call_checked
 from ..warnings import warn
 
 
@@ -250,7 +250,7 @@ def _of_tensor(fn: Callable) -> Callable:
         tensor = args[0] if args else kwargs.get("tensor", Tensor)
         if not isinstance(tensor, Tensor) and tensor is not Tensor:
             raise TorchAttributeError(f"'{type(tensor).__name__}' object has no attribute '{attribute}'")
-        return call_checked(fn, args, kwargs)
+        return pythons_errors(fn)(*args, **kwargs)   # (a str std: PyTorch's own TypeError)
     init.__name__ = init.__qualname__ = fn.__name__
     init.__module__ = fn.__module__
     init.__doc__ = fn.__doc__

@@ -18,6 +18,7 @@ from functools import wraps
 from typing import Any, Callable
 from weakref import ref
 
+from ..callbacks import pythons_errors
 from ..callbacks import arithmetic, call
 from ..errors import TorchKeyError, TorchOverflowError, TorchTypeError, TorchValueError, TorchZeroDivisionError
 from ..tensor import Tensor
@@ -98,6 +99,7 @@ class LRScheduler:
     def get_lr(self) -> list[Any]:
         raise NotImplementedError
 
+    @pythons_errors
     def step(self, epoch: int | None = None) -> None:
         """Step the scheduler (after the optimizer's ``step()``)."""
         if self._step_count == 1:

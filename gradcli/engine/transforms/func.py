@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .. import budget
 from ..autograd import forward_ad, grad_mode
 from ..autograd.backward import grad as autograd_grad
 from ..callbacks import call
@@ -333,6 +334,7 @@ def jacrev(func: Callable, argnums: Any = 0, *, has_aux: bool = False, chunk_siz
                                      "vjp(f, *primals)")   # (PyTorch's jacrev is its vjp underneath)
             outputs = _tensor_outputs(output, "vjp(f, *primals)")
             leaves, spec = _flatten(diff)
+            _check_jacobian_size(outputs, leaves)
             pieces = []   # per output, per input leaf: the rows (one vjp per output element)
             for out in outputs:
                 flat = out.reshape(-1)
@@ -341,6 +343,12 @@ def jacrev(func: Callable, argnums: Any = 0, *, has_aux: bool = False, chunk_siz
             jac = _jacobian(pieces, outputs, leaves, spec, output, rows_are_outputs=True)
         return _results(jac, aux, has_aux, _outer_graph((args, kwargs)))
     return wrapper
+
+
+def _check_jacobian_size(outputs: list, inputs: list) -> None:
+    """Before the rows or columns are taken: the whole Jacobian must fit the memory budget."""
+    elements = sum(o.numel() for o in outputs) * sum(x.numel() for x in inputs)
+    budget.check_bytes(elements * max(o._dtype.itemsize for o in outputs), f"a Jacobian of {elements} elements")
 
 
 def _jacobian(pieces: list, outputs: list, leaves: list, spec: Any, output: Any, rows_are_outputs: bool) -> Any:
@@ -380,6 +388,8 @@ def jacfwd(func: Callable, argnums: Any = 0, has_aux: bool = False, *, randomnes
                         result, aux = _split_aux(call(func, *_replace(args, picked, _unflatten(duals, spec)),
                                                       **kwargs), has_aux, "jacfwd(f, ...)(*args)")
                         outs = _tensor_outputs(result, "jacfwd(f, ...)(*args)")
+                        if primals is None:
+                            _check_jacobian_size(outs, leaves)
                         columns[k].append([_tangent_or_zeros(o) for o in outs])
                         output = result
                         primals = [forward_ad.unpack_dual(o).primal for o in outs]

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from itertools import chain, islice
 from typing import Any, Iterator
 
+from ...callbacks import pythons_errors
 from ...device import TorchAssertionError
 from ...errors import TorchIndexError, TorchRuntimeError, TorchTypeError, TorchValueError
 from ...tensor import Tensor
@@ -490,6 +491,7 @@ class ParameterDict(Module):
     def values(self) -> Any:
         return (self[k] for k in self._keys)
 
+    @pythons_errors
     def update(self, parameters: Any) -> None:
         if not _is_iterable(parameters):
             raise TorchTypeError("ParametersDict.update should be called with an iterable of key/value pairs, but "

@@ -7,6 +7,7 @@ import math
 import operator
 from typing import Any
 
+from ...callbacks import pythons_errors
 from ...callbacks import arithmetic
 from ...dispatch.publish import NAMESPACES
 from ...errors import TorchValueError
@@ -36,6 +37,7 @@ class _ConvNd(Module):
     _dims = 0
     _function = ""
 
+    @pythons_errors
     def _setup(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any, padding: Any,
                dilation: Any, groups: int, bias: bool, padding_mode: str, device: Any, dtype: Any) -> None:
         Module.__init__(self)
