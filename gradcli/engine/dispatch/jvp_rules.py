@@ -209,7 +209,9 @@ def _transposed(op: "Op", bound: dict, tangents: dict, outputs: list) -> list:
         if total is None or not total.requires_grad:
             jvps = [None] * len(us)
         else:
-            jvps = list(grad([total], us, allow_unused=True))
+            # (differentiable in turn when a primal requires grad: reverse over forward)
+            outer = any(isinstance(v, Tensor) and v.requires_grad for v in _leaves_of(bound, tangents))
+            jvps = list(grad([total], us, allow_unused=True, create_graph=outer))
     out, k = [], 0
     for r in result:
         if r._dtype.is_floating_point and r.requires_grad:
@@ -219,6 +221,15 @@ def _transposed(op: "Op", bound: dict, tangents: dict, outputs: list) -> list:
         else:
             out.append(_zeros_like(r) if r._dtype.is_floating_point else None)
     return out
+
+
+def _leaves_of(bound: dict, tangents: dict) -> list:
+    """The primal tensors given for the inputs that have tangents."""
+    found = []
+    for name in tangents:
+        value = bound[name]
+        found += list(value) if isinstance(value, (list, tuple)) else [value]
+    return found
 
 
 def _leaf(t: Tensor) -> Tensor:
