@@ -193,6 +193,7 @@ def _transposed(op: "Op", bound: dict, tangents: dict, outputs: list) -> list:
                     b[name][i] = _leaf(value[i])
                     inputs.append(b[name][i])
                     directions.append(t)
+    recording = grad_mode._enabled   # (the caller's mode: a tangent made under no_grad has no graph)
     with grad_mode.enable_grad():
         from .runner import run
         result = _as_list(run(op, b))
@@ -210,7 +211,7 @@ def _transposed(op: "Op", bound: dict, tangents: dict, outputs: list) -> list:
             jvps = [None] * len(us)
         else:
             # (differentiable in turn when a primal requires grad: reverse over forward)
-            outer = any(isinstance(v, Tensor) and v.requires_grad for v in _leaves_of(bound, tangents))
+            outer = recording and any(isinstance(v, Tensor) and v.requires_grad for v in _leaves_of(bound, tangents))
             jvps = list(grad([total], us, allow_unused=True, create_graph=outer))
     out, k = [], 0
     for r in result:
