@@ -182,6 +182,17 @@ def over_budget(nbytes: int) -> str:
     return ""
 
 
+def check_graph() -> None:
+    """While a graph is recorded (every few thousand nodes): the process within the budget.  A
+    node's objects are memory no shape shows -- a million-node scalar graph is ~900 MB."""
+    if max_bytes == NO_LIMIT:
+        return
+    held = resident_memory()
+    if held > max_bytes:
+        raise TorchMemoryError(f"gradcli refuses to record more of the autograd graph: the memory limit is "
+                               f"{size_text(max_bytes)} and {size_text(held)} are in use (see --max-memory)")
+
+
 def resident_memory() -> int:
     """The process's resident memory in bytes (0 where the system does not say)."""
     try:

@@ -220,3 +220,15 @@ def test_a_jacobian_past_the_memory_budget_is_refused_before_it_is_built() -> No
     out, err = run(caught("torch.func.jacfwd(lambda t: t * 2)(torch.ones(10 ** 6))",
                           "torch.func.jacrev(lambda t: t * 2)(torch.ones(10 ** 6))"))
     assert out.count("MemoryError gradcli refuses to build a Jacobian of 1000000000000 elements (3.6 TB)") == 2
+
+
+def test_recording_a_graph_past_the_memory_budget_is_refused() -> None:
+    # (the third long run: the million-node bench graph built in a REPL under a 256 MB budget)
+    previous = budget.max_memory()
+    budget.set_max_memory(budget.resident_memory() + 32 * 2**20)
+    try:
+        out, err = run("import torch\nx = torch.tensor(0.5, requires_grad=True)\ny = x\n"
+                       "for step in range(1000000):\n    y = y + x\n")
+    finally:
+        budget.set_max_memory(previous)
+    assert "MemoryError: gradcli refuses to record more of the autograd graph: the memory limit is" in err

@@ -18,6 +18,7 @@ import math
 import weakref
 from typing import Any, Callable, Sequence
 
+from .. import budget
 from ..errors import TorchAttributeError, TorchRuntimeError
 from ..shape_rules import type_string
 from ..tensor import Tensor
@@ -26,6 +27,7 @@ from .formulas import Formulas
 
 
 _sequence = itertools.count()
+_GRAPH_CHECK_EVERY = 0x1FFF   # every 8192 nodes: the process's memory against --max-memory
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after they "
@@ -77,7 +79,9 @@ class Node:
 
     def __init__(self, next_functions: tuple = ()) -> None:
         self.next_functions = next_functions
-        self._seq = next(_sequence)
+        self._seq = seq = next(_sequence)
+        if not seq & _GRAPH_CHECK_EVERY:
+            budget.check_graph()
         if observe.watcher is not None:
             observe.watcher.node_made(self)
         if anomaly.enabled:
@@ -291,7 +295,9 @@ class OpNode(Node):
     def __init__(self, next_functions: tuple, backward: Callable, saved: dict,
                  meta: Sequence[tuple | None], n_out: int = 1) -> None:
         self.next_functions = next_functions
-        self._seq = next(_sequence)
+        self._seq = seq = next(_sequence)
+        if not seq & _GRAPH_CHECK_EVERY:   # (a graph's nodes are memory no tensor's size shows)
+            budget.check_graph()
         self._backward = backward
         self._saved = saved
         self._meta = meta
