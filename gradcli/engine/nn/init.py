@@ -260,10 +260,10 @@ def _of_tensor(fn: Callable) -> Callable:
 
 def members() -> dict[str, Any]:
     """``torch.nn.init`` as a script sees it."""
-    found: dict[str, Any] = {fn.__name__: _of_tensor(fn) if fn.__name__ in _FIRST_ATTRIBUTE else fn
+    found: dict[str, Any] = {fn.__name__: _of_tensor(fn) if fn.__name__ in _FIRST_ATTRIBUTE else pythons_errors(fn)
                              for fn in _PUBLIC}
     for fn in (uniform_, normal_, constant_, eye_, dirac_, xavier_uniform_, xavier_normal_, kaiming_uniform_,
                kaiming_normal_, sparse_):
         found[fn.__name__[:-1]] = _deprecated(found[fn.__name__])
-    found["_calculate_fan_in_and_fan_out"] = _calculate_fan_in_and_fan_out
+    found["_calculate_fan_in_and_fan_out"] = pythons_errors(_calculate_fan_in_and_fan_out)
     return found

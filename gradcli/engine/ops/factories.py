@@ -21,11 +21,11 @@ from ..dispatch.memory import write_into
 from ..dispatch.publish import Catalog
 from ..dispatch.python_signature import signed
 from ..dispatch.signature import LazyParser
-from ..errors import TorchOverflowError, TorchRuntimeError, TorchTypeError, TorchValueError
+from ..errors import TorchRuntimeError, TorchTypeError
 from ..kernels.exactfp import fma32, fma64
-from ..shape_rules import check_ndim
 from ..tensor import Tensor
-from ..warnings import warn, warn_once
+from ..warnings import warn
+from .nested_data import cast_values, infer_data
 from .numpy_bridge import from_numpy
 
 CATALOG = Catalog()
@@ -50,120 +50,6 @@ def _parser(*sigs: str) -> LazyParser:
 
 # -- torch.tensor ----------------------------------------------------------------------------------
 
-def infer_data(data: Any, target: "dtypes.DType | None" = None) -> tuple[np.ndarray, "dtypes.DType"]:
-    """NumPy data and PyTorch's inferred dtype for nested Python data (lists, tuples, ranges,
-    numbers, one-element tensors, ndarrays and NumPy scalars).
-
-    As PyTorch's ``infer_scalar_type``: a Python float counts as the default dtype, an int as
-    int64, a bool as bool, and a tensor, ndarray or NumPy scalar as its own dtype; the dtypes
-    of the items are promoted together.  With ``target``, each Python value is converted
-    straight to it (a float64 tensor of 0.1 holds the double 0.1, not a float32 rounding of it).
-    """
-    if isinstance(data, (np.ndarray, np.generic)):  # torch.tensor(ndarray): a copy, the array's dtype
-        array = np.array(data, copy=True, order="C")
-        dtype = dtypes.of_numpy(array.dtype)
-        return (array, dtype) if target is None or target is dtype else (_cast_values(array, target), dtype)
-    shape: list[int] = []
-    flat: list[Any] = []
-    found: list[dtypes.DType] = []
-    if isinstance(data, (list, tuple)) and data and isinstance(data[0], np.ndarray):
-        warn_once("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider converting "
-                  "the list to a single numpy.ndarray with numpy.array() before converting to a tensor. (Triggered "
-                  "internally at /__w/pytorch/pytorch/torch/csrc/utils/tensor_new.cpp:252.)")
-    _walk(data, 0, shape, flat, found)
-    check_ndim(len(shape))
-    dtype = found[0] if found else dtypes.get_default_dtype()
-    for other in found[1:]:
-        dtype = dtypes.promote_types(dtype, other)
-    if target is not None and target is not dtype:
-        # each value read as the target reads it: any int for a float or bool target, int64 for an
-        # integer one (torch.tensor([2**63], dtype=torch.float) is fine)
-        kind = target if dtype.category == dtypes.INTEGRAL and target.category != dtypes.INTEGRAL else dtype
-        exact = _to_array(flat, tuple(shape), dtypes.float64 if kind.is_floating_point else
-                          (dtypes.int64 if kind.category == dtypes.INTEGRAL else dtypes.bool_))
-        return _cast_values(exact, target), dtype
-    return _to_array(flat, tuple(shape), dtype), dtype
-
-
-def _to_array(flat: list, shape: tuple[int, ...], dtype: "dtypes.DType") -> np.ndarray:
-    if dtype.category == dtypes.INTEGRAL:
-        for v in flat:
-            if not -2 ** 63 <= v < 2 ** 63:
-                raise TorchValueError("Overflow when unpacking long long")
-        return np.array(flat, dtype=np.int64).reshape(shape).astype(dtype.np)
-    if dtype is dtypes.bool_:
-        return np.array(flat, dtype=np.bool_).reshape(shape)
-    # Python floats are doubles: round each once to the target dtype.
-    try:
-        values = np.array([float(v) for v in flat], dtype=np.float64).reshape(shape)
-    except OverflowError as error:  # (an int past the largest double)
-        raise TorchOverflowError(str(error)) from None
-    return values.astype(dtype.np)
-
-
-def _walk(data: Any, depth: int, shape: list[int], flat: list, found: list, typed: bool = False) -> None:
-    """Collect the shape, the values and the dtype of every item (``typed``: inside an ndarray, whose
-    dtype already counts)."""
-    if isinstance(data, Tensor):
-        if data.numel() != 1:
-            raise TorchValueError("only one element tensors can be converted to Python scalars")
-        found.append(data._dtype)
-        flat.append(data.item())
-        _shape_at(depth, 0, shape, leafy=True)
-        return
-    if isinstance(data, np.ndarray):
-        found.append(dtypes.of_numpy(data.dtype))
-        data, typed = data.tolist(), True
-        if not isinstance(data, list):  # a 0-d array is one value
-            _shape_at(depth, 0, shape, leafy=True)
-            flat.append(data)
-            return
-    if isinstance(data, (list, tuple, range)):  # any Python sequence (torch.tensor(range(4)))
-        if depth >= _MAX_NESTING:
-            raise TorchValueError(f"too many dimensions '{type(data).__name__}'")
-        try:
-            length = len(data)
-        except OverflowError as error:   # (range(2**64): PyTorch's len() fails the same way)
-            raise TorchOverflowError(str(error)) from None
-        _shape_at(depth, length, shape, leafy=False)
-        for item in data:
-            _walk(item, depth + 1, shape, flat, found, typed)
-        return
-    if isinstance(data, np.generic):
-        found.append(dtypes.of_numpy(data.dtype))
-        data, typed = data.item(), True
-    if isinstance(data, bool):
-        kind = dtypes.bool_
-    elif isinstance(data, int):
-        kind = dtypes.int64
-    elif isinstance(data, float):
-        kind = dtypes.get_default_dtype()
-    elif data is None or isinstance(data, dict):
-        raise TorchRuntimeError(f"Could not infer dtype of {type(data).__name__}")
-    else:
-        raise TorchTypeError(f"new(): invalid data type '{type(data).__name__}'")
-    if not typed:
-        found.append(kind)
-    _shape_at(depth, 0, shape, leafy=True)
-    flat.append(data)
-
-
-# PyTorch's tensor_new reads nested sequences 128 deep at most (its MAX_DIMS).
-_MAX_NESTING = 128
-
-
-def _shape_at(depth: int, length: int, shape: list[int], leafy: bool) -> None:
-    if leafy:
-        if depth < len(shape):
-            raise TorchValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got 0)")
-        return
-    if depth == len(shape):
-        shape.append(length)
-        check_size(tuple(shape))   # (the limits refuse range(2**62) before it is walked)
-    elif shape[depth] != length:
-        raise TorchValueError(f"expected sequence of length {shape[depth]} at dim {depth} (got {length})")
-
-
 _TENSOR = _parser(f"tensor(any data, *, {_OPTIONS})")
 
 
@@ -181,14 +67,8 @@ def tensor(*args: Any, **kwargs: Any) -> Tensor:
     check_size(array.shape)
     target = b["dtype"] or dtype
     if array.dtype != target.np:
-        array = _cast_values(array, target)
+        array = cast_values(array, target)
     return leaf(array, target, b["requires_grad"])
-
-
-def _cast_values(array: np.ndarray, dtype: "dtypes.DType") -> np.ndarray:
-    if dtype.category == dtypes.INTEGRAL and array.dtype.kind == "f":
-        return np.trunc(array).astype(dtype.np)
-    return array.astype(dtype.np)
 
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:

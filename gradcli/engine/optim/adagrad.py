@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from ..callbacks import transcribed
 from ..errors import TorchValueError
 from ..ops.factories import full_like
 from ..tensor import Tensor
@@ -106,4 +107,4 @@ def single_tensor_adagrad(params: list[Tensor], grads: list[Tensor], state_sums:
         param.addcdiv_(grad, std, value=-clr)
 
 
-Adagrad.__module__ = "torch.optim.adagrad"
+transcribed(Adagrad, "torch.optim.adagrad")

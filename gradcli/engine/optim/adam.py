@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from ..callbacks import transcribed
 from .. import dtypes
 from ..errors import TorchRuntimeError, TorchValueError
 from ..ops.constants import zeros_like
@@ -191,4 +192,4 @@ def _tensor_corrected_update(param: Tensor, exp_avg: Tensor, exp_avg_sq: Tensor,
     param.addcdiv_(exp_avg.clone() if differentiable else exp_avg, denom)
 
 
-Adam.__module__ = "torch.optim.adam"
+transcribed(Adam, "torch.optim.adam")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..callbacks import transcribed
 from .adam import Adam
 
 
@@ -23,4 +24,4 @@ class AdamW(Adam):
             group["decoupled_weight_decay"] = True
 
 
-AdamW.__module__ = "torch.optim.adamw"
+transcribed(AdamW, "torch.optim.adamw")

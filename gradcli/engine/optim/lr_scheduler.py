@@ -18,9 +18,9 @@ from functools import wraps
 from typing import Any, Callable
 from weakref import ref
 
-from ..callbacks import pythons_errors
+from ..callbacks import transcribed
 from ..callbacks import arithmetic, call
-from ..errors import TorchKeyError, TorchOverflowError, TorchTypeError, TorchValueError, TorchZeroDivisionError
+from ..errors import TorchKeyError, TorchTypeError, TorchValueError
 from ..tensor import Tensor
 from ..warnings import warn
 from .optimizer import Optimizer, to_scalar
@@ -99,7 +99,6 @@ class LRScheduler:
     def get_lr(self) -> list[Any]:
         raise NotImplementedError
 
-    @pythons_errors
     def step(self, epoch: int | None = None) -> None:
         """Step the scheduler (after the optimizer's ``step()``)."""
         if self._step_count == 1:
@@ -229,20 +228,6 @@ def _is_function(fn: Any) -> bool:
     return isinstance(fn, types.FunctionType) or "__qualname__" in getattr(fn, "__dict__", {})
 
 
-def _python_arithmetic(method: Callable) -> Callable:
-    """PyTorch's schedulers are Python: a step_size or T_max of 0 fails there with Python's own
-    ZeroDivisionError (an lr past float's range with its OverflowError), which is the script's here."""
-    @wraps(method)
-    def wrapper(self: LRScheduler) -> list[Any]:
-        try:
-            return method(self)
-        except ZeroDivisionError as error:
-            raise TorchZeroDivisionError(str(error)) from None
-        except OverflowError as error:
-            raise TorchOverflowError(str(error)) from None
-    return wrapper
-
-
 class StepLR(LRScheduler):
     """Decays each group's lr by ``gamma`` every ``step_size`` epochs."""
 
@@ -251,14 +236,12 @@ class StepLR(LRScheduler):
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
-    @_python_arithmetic
     def get_lr(self) -> list[Any]:
         _warn_get_lr_called_within_step(self)
         if (self.last_epoch == 0) or (self.last_epoch % self.step_size != 0):
             return _param_groups_val_list(self.optimizer, "lr")
         return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
 
-    @_python_arithmetic
     def _get_closed_form_lr(self) -> list[Any]:
         return [base_lr * self.gamma ** (self.last_epoch // self.step_size) for base_lr in self.base_lrs]
 
@@ -308,7 +291,6 @@ class CosineAnnealingLR(LRScheduler):
         self.eta_min = eta_min
         super().__init__(optimizer, last_epoch)
 
-    @_python_arithmetic
     def get_lr(self) -> list[Any]:
         _warn_get_lr_called_within_step(self)
         groups = self.optimizer.param_groups
@@ -325,11 +307,10 @@ class CosineAnnealingLR(LRScheduler):
                 * (group["lr"] - self.eta_min) + self.eta_min
                 for group in groups]
 
-    @_python_arithmetic
     def _get_closed_form_lr(self) -> list[Any]:
         return [self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
                 for base_lr in self.base_lrs]
 
 
 for _cls in (LRScheduler, LambdaLR, StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR):
-    _cls.__module__ = "torch.optim.lr_scheduler"
+    transcribed(_cls, "torch.optim.lr_scheduler")

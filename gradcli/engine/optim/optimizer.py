@@ -22,7 +22,7 @@ import numpy as np
 from .. import dtypes
 from ..autograd import grad_mode
 from ..autograd.accumulate import zero_grads
-from ..callbacks import call, pythons_errors
+from ..callbacks import call, call_fitting, transcribed
 from ..dispatch.type_names import typename
 from ..errors import TorchIndexError, TorchKeyError, TorchNotImplementedError, TorchTypeError, TorchValueError
 from ..tensor import Tensor
@@ -42,17 +42,6 @@ _RequiredParameter.__module__ = "torch.optim.optimizer"
 required = _RequiredParameter()
 
 
-def call_checked_step(func: Callable, self: Any, args: tuple, kwargs: dict) -> Any:
-    """``step(...)``: Python's error for arguments that do not fit (``SGD.step() got an unexpected
-    keyword argument``) is the one PyTorch's decorated step raises, the script's."""
-    try:
-        return func(self, *args, **kwargs)
-    except TypeError as error:
-        if error.__traceback__ is not None and error.__traceback__.tb_next is None:
-            raise TorchTypeError(str(error)) from None
-        raise
-
-
 def use_grad_for_differentiable(func: Callable) -> Callable:
     """``step`` runs with grad mode set to the optimizer's ``differentiable`` default (off, normally)."""
     @functools.wraps(func)
@@ -60,7 +49,7 @@ def use_grad_for_differentiable(func: Callable) -> Callable:
         previous = grad_mode.is_grad_enabled()
         try:
             grad_mode._set(bool(self.defaults["differentiable"]))
-            return call_checked_step(func, self, args, kwargs)
+            return call_fitting(func, (self, *args), kwargs)
         finally:
             grad_mode._set(previous)
     return use_grad
@@ -148,7 +137,6 @@ class Optimizer:
         self.__dict__.update(state)
         self.defaults.setdefault("differentiable", False)
 
-    @pythons_errors
     def __repr__(self) -> str:
         format_string = type(self).__name__ + " ("
         for i, group in enumerate(self.param_groups):
@@ -325,4 +313,4 @@ def _item(mapping: Any, key: str) -> Any:
         raise TorchKeyError(key) from None
 
 
-Optimizer.__module__ = "torch.optim.optimizer"
+transcribed(Optimizer, "torch.optim.optimizer")

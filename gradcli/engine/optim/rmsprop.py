@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from ..callbacks import transcribed
 from ..errors import TorchValueError
 from ..ops.constants import zeros_like
 from ..tensor import Tensor
@@ -129,4 +130,4 @@ def single_tensor_rmsprop(params: list[Tensor], grads: list[Tensor], square_avgs
             param.addcdiv_(grad, avg, value=-lr)
 
 
-RMSprop.__module__ = "torch.optim.rmsprop"
+transcribed(RMSprop, "torch.optim.rmsprop")

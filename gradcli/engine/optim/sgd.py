@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from ..callbacks import transcribed
 from ..errors import TorchValueError
 from ..tensor import Tensor
 from .checks import check_fused, checked, refuse_fast_paths
@@ -105,4 +106,4 @@ def single_tensor_sgd(params: list[Tensor], grads: list[Tensor], momentum_buffer
             param.add_(grad, alpha=-lr)
 
 
-SGD.__module__ = "torch.optim.sgd"
+transcribed(SGD, "torch.optim.sgd")

@@ -5,22 +5,11 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ...callbacks import call
-from ...errors import TorchRuntimeError, TorchTypeError
+from ...callbacks import call, call_fitting
+from ...errors import TorchRuntimeError
 from ...tensor import Tensor
 from ...warnings import warn
 from .hooks import BackwardHook
-
-
-def call_checked(function: Callable, args: tuple, kwargs: dict) -> Any:
-    """``function(*args, **kwargs)``; Python's TypeError for arguments that do not fit an engine
-    function's parameters (``MSELoss.forward() missing 1 required ...``) is PyTorch's error."""
-    try:
-        return function(*args, **kwargs)
-    except TypeError as error:
-        if error.__traceback__ is not None and error.__traceback__.tb_next is None:
-            raise TorchTypeError(str(error)) from None
-        raise
 
 
 def call_with_hooks(self: Any, forward_call: Callable, args: tuple, kwargs: dict) -> Any:
@@ -55,7 +44,7 @@ def call_with_hooks(self: Any, forward_call: Callable, args: tuple, kwargs: dict
     result = None
     called: set[int] = set()
     try:
-        result = call_checked(forward_call, args, kwargs)
+        result = call_fitting(forward_call, args, kwargs)
         for hook_id, hook in list(self._forward_hooks.items()):
             if hook_id in self._forward_hooks_always_called:
                 called.add(hook_id)

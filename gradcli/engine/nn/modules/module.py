@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterator
 
 from ...autograd import grad_mode
 from ...autograd.accumulate import zero_grads
-from ...callbacks import call
+from ...callbacks import call, call_fitting
 from ...dispatch.type_names import typename
 from ...device import TorchAssertionError, check_cpu
 from ...dtypes import DType
@@ -25,7 +25,7 @@ from ...errors import (TorchAttributeError, TorchKeyError, TorchNotImplementedEr
 from ...tensor import Tensor
 from ...warnings import warn
 from ..parameter import Parameter
-from .calling import call_checked, call_with_hooks
+from .calling import call_with_hooks
 from .hooks import RemovableHandle
 from .state_dict import load_own_state, load_state_dict
 
@@ -266,7 +266,7 @@ class Module:
         forward_call = self.forward
         if not (self._backward_hooks or self._backward_pre_hooks or self._forward_hooks
                 or self._forward_pre_hooks):
-            return call_checked(forward_call, args, kwargs)
+            return call_fitting(forward_call, args, kwargs)
         return call_with_hooks(self, forward_call, args, kwargs)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
