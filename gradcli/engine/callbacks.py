@@ -33,8 +33,8 @@ def _pythons_own(error: BaseException) -> bool:
 
 
 def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
-    """``fn(*args, **kwargs)``, with Python's error when ``fn`` is not callable.  What a built-in
-    callee raises itself (``gradcheck(len, 1)``: object of type 'int' has no len()) has no frame of
+    """``fn(*args, **kwargs)``, with Python's error when ``fn`` is not callable.  What the callee's
+    call itself raises (arguments that do not fit ``MSELoss.forward``), or a built-in callee (``gradcheck(len, 1)``: object of type 'int' has no len()) has no frame of
     its own to show whose it is: it is raised again as the script's (the same type and message)."""
     if not callable(fn):
         raise TorchTypeError(f"'{type(fn).__name__}' object is not callable")
@@ -45,18 +45,6 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
         if isinstance(error, TorchError) or trace is None or trace.tb_next is not None:
             raise
         raise _as_scripts(error) from None
-
-
-def call_fitting(function: Callable, args: tuple, kwargs: dict) -> Any:
-    """``function(*args, **kwargs)`` for an engine function the script calls (a module's
-    ``forward``, an optimizer's ``step``): Python's TypeError for arguments that do not fit its
-    parameters (``MSELoss.forward() missing 1 required ...``) is PyTorch's error, the script's."""
-    try:
-        return function(*args, **kwargs)
-    except TypeError as error:
-        if error.__traceback__ is not None and error.__traceback__.tb_next is None:
-            raise TorchTypeError(str(error)) from None
-        raise
 
 
 def pythons_errors(fn: Callable) -> Callable:

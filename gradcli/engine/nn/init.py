@@ -245,12 +245,13 @@ _FIRST_ATTRIBUTE = {"uniform_": "uniform_", "normal_": "normal_", "trunc_normal_
 def _of_tensor(fn: Callable) -> Callable:
     """``fn`` refusing a first argument that is no tensor as PyTorch's Python code does."""
     attribute = _FIRST_ATTRIBUTE[fn.__name__]
+    checked = pythons_errors(fn)   # (a str std: PyTorch's own TypeError)
 
     def init(*args: Any, **kwargs: Any) -> Any:
         tensor = args[0] if args else kwargs.get("tensor", Tensor)
         if not isinstance(tensor, Tensor) and tensor is not Tensor:
             raise TorchAttributeError(f"'{type(tensor).__name__}' object has no attribute '{attribute}'")
-        return pythons_errors(fn)(*args, **kwargs)   # (a str std: PyTorch's own TypeError)
+        return checked(*args, **kwargs)
     init.__name__ = init.__qualname__ = fn.__name__
     init.__module__ = fn.__module__
     init.__doc__ = fn.__doc__

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..callbacks import transcribed
 from .. import dtypes
+from ..callbacks import transcribed
 from ..errors import TorchRuntimeError, TorchValueError
 from ..ops.constants import zeros_like
 from ..ops.pointwise_binary import MAXIMUM

@@ -18,8 +18,7 @@ from functools import wraps
 from typing import Any, Callable
 from weakref import ref
 
-from ..callbacks import transcribed
-from ..callbacks import arithmetic, call
+from ..callbacks import arithmetic, call, transcribed
 from ..errors import TorchKeyError, TorchTypeError, TorchValueError
 from ..tensor import Tensor
 from ..warnings import warn

@@ -22,7 +22,7 @@ import numpy as np
 from .. import dtypes
 from ..autograd import grad_mode
 from ..autograd.accumulate import zero_grads
-from ..callbacks import call, call_fitting, transcribed
+from ..callbacks import call, transcribed
 from ..dispatch.type_names import typename
 from ..errors import TorchIndexError, TorchKeyError, TorchNotImplementedError, TorchTypeError, TorchValueError
 from ..tensor import Tensor
@@ -49,7 +49,7 @@ def use_grad_for_differentiable(func: Callable) -> Callable:
         previous = grad_mode.is_grad_enabled()
         try:
             grad_mode._set(bool(self.defaults["differentiable"]))
-            return call_fitting(func, (self, *args), kwargs)
+            return call(func, self, *args, **kwargs)
         finally:
             grad_mode._set(previous)
     return use_grad

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ...callbacks import call, call_fitting
+from ...callbacks import call
 from ...errors import TorchRuntimeError
 from ...tensor import Tensor
 from ...warnings import warn
@@ -44,7 +44,7 @@ def call_with_hooks(self: Any, forward_call: Callable, args: tuple, kwargs: dict
     result = None
     called: set[int] = set()
     try:
-        result = call_fitting(forward_call, args, kwargs)
+        result = call(forward_call, *args, **kwargs)
         for hook_id, hook in list(self._forward_hooks.items()):
             if hook_id in self._forward_hooks_always_called:
                 called.add(hook_id)

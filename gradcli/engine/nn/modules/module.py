@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterator
 
 from ...autograd import grad_mode
 from ...autograd.accumulate import zero_grads
-from ...callbacks import call, call_fitting
+from ...callbacks import call
 from ...dispatch.type_names import typename
 from ...device import TorchAssertionError, check_cpu
 from ...dtypes import DType
@@ -266,7 +266,7 @@ class Module:
         forward_call = self.forward
         if not (self._backward_hooks or self._backward_pre_hooks or self._forward_hooks
                 or self._forward_pre_hooks):
-            return call_fitting(forward_call, args, kwargs)
+            return call(forward_call, *args, **kwargs)
         return call_with_hooks(self, forward_call, args, kwargs)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
