@@ -80,7 +80,7 @@ class Node:
     def __init__(self, next_functions: tuple = ()) -> None:
         self.next_functions = next_functions
         self._seq = seq = next(_sequence)
-        if not seq & _GRAPH_CHECK_EVERY:
+        if not seq & _GRAPH_CHECK_EVERY:   # (a graph's nodes are memory no tensor's size shows)
             budget.check_graph()
         if observe.watcher is not None:
             observe.watcher.node_made(self)
@@ -294,19 +294,12 @@ class OpNode(Node):
 
     def __init__(self, next_functions: tuple, backward: Callable, saved: dict,
                  meta: Sequence[tuple | None], n_out: int = 1) -> None:
-        self.next_functions = next_functions
-        self._seq = seq = next(_sequence)
-        if not seq & _GRAPH_CHECK_EVERY:   # (a graph's nodes are memory no tensor's size shows)
-            budget.check_graph()
         self._backward = backward
         self._saved = saved
         self._meta = meta
         if n_out != 1:
             self._n_out = n_out
-        if observe.watcher is not None:
-            observe.watcher.node_made(self)
-        if anomaly.enabled:
-            anomaly.remember(self)
+        Node.__init__(self, next_functions)   # last: a watcher sees the node complete
 
     @property
     def num_outputs(self) -> int:

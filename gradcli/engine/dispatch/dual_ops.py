@@ -94,7 +94,7 @@ def run_inplace_with_tangents(op: "Op", bound: dict, plain: Callable[["Op", dict
     if target._dtype.is_floating_point:
         if grad_mode._enabled and record.records(op, bound):
             check_inplace_allowed(target)   # (PyTorch's order: this check, then forward AD's, then the kernel)
-        check_supported(op, tangents, inplace=True)
+        check_supported(op, bound, tangents, inplace=True)
     arguments = {k: v for k, v in bound.items() if k != "_inplace"}
     arguments["self"] = Tensor._make(target._data.copy(), target._dtype)   # self as it was
     with suspended():   # (the write first: its checks come in PyTorch's order)

@@ -29,6 +29,7 @@ import numpy as np
 from ..autograd import grad_mode
 from ..autograd.formulas import NOT_IMPLEMENTED
 from ..autograd.node import Saved
+from ..autograd.record import node_name_of
 from ..errors import TorchNotImplementedError
 from ..tensor import Tensor
 from .op import LINEAR, MULTILINEAR, NO_JVP, POINTWISE
@@ -37,20 +38,29 @@ if TYPE_CHECKING:
     from .op import Op
 
 
-def not_supported(op: "Op") -> TorchNotImplementedError:
-    return TorchNotImplementedError(f"Trying to use forward AD with aten::{op.name.lstrip('_')} that does not "
-                                    "support it.")
+def not_supported(op: "Op", inplace: bool = False) -> TorchNotImplementedError:
+    """PyTorch's error for an op without a forward formula; an in-place call names ``op_``."""
+    name = op.name.lstrip('_') + ("_" if inplace else "")
+    return TorchNotImplementedError(f"Trying to use forward AD with aten::{name} that does not support it.")
 
 
-def check_supported(op: "Op", tangents: dict, outputs_float: bool = True, inplace: bool = False) -> None:
+def _without_formula(op: "Op", name: str, bound: dict) -> bool:
+    """No derivative for input ``name`` in this call (an overload's node may have none:
+    ``remainder(2, x)`` is PyTorch's NotImplemented node)."""
+    deriv = op.derivs.get(name)
+    if deriv is None:
+        return True
+    rule = deriv.rule_for(node_name_of(op, bound) or "") if deriv.node_rules else deriv.rule
+    return rule == NOT_IMPLEMENTED
+
+
+def check_supported(op: "Op", bound: dict, tangents: dict, outputs_float: bool = True,
+                    inplace: bool = False) -> None:
     """PyTorch refuses a dual input to an op without a forward formula before its kernel runs."""
     missing = op.jvp == NO_JVP or (op.jvp in (None, POINTWISE) and any(
-        op.derivs.get(name) is None or op.derivs[name].rule == NOT_IMPLEMENTED for name in tangents))
+        _without_formula(op, name, bound) for name in tangents))
     if missing and outputs_float:
-        error = not_supported(op)
-        if inplace:
-            error = TorchNotImplementedError(str(error).replace(" that does", "_ that does", 1))
-        raise error
+        raise not_supported(op, inplace)
 
 
 def output_tangents(op: "Op", bound: dict, tangents: dict, outputs: list, inplace: bool = False) -> list:
@@ -60,14 +70,19 @@ def output_tangents(op: "Op", bound: dict, tangents: dict, outputs: list, inplac
         found = _by_rule(op, bound, tangents, outputs)
     except TorchNotImplementedError as error:
         if inplace and str(error) == str(not_supported(op)):
-            raise TorchNotImplementedError(str(error).replace(f"aten::{op.name.lstrip('_')} ",
-                                                              f"aten::{op.name.lstrip('_')}_ ")) from None
+            raise not_supported(op, inplace=True) from None
         raise
     if not op.view:
         # a formula may hand back an input's own tangent (add's is grad itself): an output's
-        # tangent must be its own, or an in-place write into it would change the input's
+        # tangent must be its own, or an in-place write into it would change the input's --
+        # unless PyTorch's formula hands it on as it is and its layout is the output's
+        passes = op.jvp_passes_tangent(bound) if callable(op.jvp_passes_tangent) else op.jvp_passes_tangent
+        own = tangents.get("self") if passes else None
+        if own is not None and own._data.strides != outputs[0]._data.strides:
+            own = None
         given = [t for v in tangents.values() for t in (v if isinstance(v, list) else [v]) if t is not None]
-        found = [t.clone() if t is not None and any(np.may_share_memory(t._data, g._data) for g in given) else t
+        found = [t.clone() if t is not None and t is not own and
+                 any(np.may_share_memory(t._data, g._data) for g in given) else t
                  for t in found]
     return found
 
@@ -161,9 +176,9 @@ def pointwise(op: "Op", bound: dict, tangents: dict, outputs: list) -> Tensor | 
     shape = outputs[0]._data.shape
     total = None
     for name, tangent in tangents.items():
-        deriv = op.derivs.get(name)
-        if deriv is None or deriv.rule == NOT_IMPLEMENTED:
+        if _without_formula(op, name, bound):
             raise not_supported(op)
+        deriv = op.derivs[name]
         if tangent._data.shape != shape:
             tangent = tangent.expand(shape)
         term = deriv.fn(tangent, saved)
@@ -174,10 +189,8 @@ def pointwise(op: "Op", bound: dict, tangents: dict, outputs: list) -> Tensor | 
 def _transposed(op: "Op", bound: dict, tangents: dict, outputs: list) -> list:
     """J v as the gradient in u of <J^T u, v> (see the module's docstring)."""
     from ..autograd.backward import grad
-    for name in tangents:
-        deriv = op.derivs.get(name)
-        if deriv is None or deriv.rule == NOT_IMPLEMENTED:
-            raise not_supported(op)
+    if any(_without_formula(op, name, bound) for name in tangents):
+        raise not_supported(op)
     b = {k: v for k, v in bound.items() if k not in ("out", "_inplace")}
     inputs, directions = [], []
     for name, tangent in tangents.items():

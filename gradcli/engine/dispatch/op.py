@@ -108,6 +108,10 @@ class Op:
     # MULTILINEAR, a function, NO_JVP, or None: the backward formulas transposed.  A Catalog
     # gives its family's default.
     jvp: Any = None
+    # PyTorch's formula is ``result: self_t`` (frac; fmod and remainder by a Scalar): the output's
+    # tangent is self's own tensor, so a write into one shows in the other.  True, or a function
+    # of the bound arguments for an overload.
+    jvp_passes_tangent: bool | Callable[[dict], bool] = False
 
     # -- its in-place form ----------------------------------------------------------------------
     # The checks of a structured kernel's meta function (dtypes of the arguments): they run

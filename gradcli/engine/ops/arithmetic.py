@@ -195,6 +195,7 @@ REMAINDER = defop("remainder", "remainder(Tensor input, Tensor other, *, Tensor?
       "RemainderBackward0" if b["other"]._wrapped else "RemainderBackward1",
       inputs=("self", "other"), scalar_inputs=("self", "other"), numbers_as_tensors=True, inplace=True,
       operators={"__mod__": BINARY, "__rmod__": REFLECTED, "__imod__": INPLACE},
+      jvp_passes_tangent=lambda b: b["other"]._wrapped and not b["self"]._wrapped,
       saves=lambda b: set() if b["self"]._wrapped else {"self", "other"},  # NotImplemented keeps nothing
       derivs={"self": d(rule="grad")(lambda g, s: g),
               "other": d("self", "other", rule="-grad * floor(self / other)",
@@ -213,6 +214,7 @@ def _fmod_forward(b: dict) -> Any:
 FMOD = defop("fmod", "fmod(Tensor input, Tensor other, *, Tensor? out=None)", _fmod_forward,
       node=lambda b: "FmodBackward0" if b["other"]._wrapped else "FmodBackward1",
       inputs=("self", "other"), scalar_inputs=("other",), numbers_as_tensors=True, inplace=True,
+      jvp_passes_tangent=lambda b: b["other"]._wrapped,
       derivs={"self": d(rule="grad")(lambda g, s: g),
               "other": d("self", "other", rule="-grad * trunc(self / other)")(
                   lambda g, s: -g * (s.self / s.other).trunc())})

@@ -182,7 +182,7 @@ unary("ceil", _refusing(np.ceil, "ceil_vml_cpu", "b"), "CeilBackward0", d(rule=S
 unary("trunc", _refusing(np.trunc, "trunc_vml_cpu", "b"), "TruncBackward0", d(rule=STEP)(lambda g, s: zeros_like(g)),
       float_only=False)
 unary("frac", _refusing(lambda a: a - np.trunc(a), "frac_cpu", "bi"), "FracBackward0", d(rule="grad")(lambda g, s: g),
-      float_only=False)
+      float_only=False, jvp_passes_tangent=True)
 # PyTorch's threshold_backward: blocked where result <= 0, so a NaN input passes its gradient.
 RELU = unary("relu", _relu, "ReluBackward0",
       d("result", rule="where(result <= 0, 0, grad)")(
