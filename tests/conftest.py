@@ -4,6 +4,9 @@ The reference outputs were made with ``MKL_CBWR=COMPATIBLE`` (tests/tools/refere
 changes the last bits of MKL's square roots and matrix products.  MKL reads the variable once, so it
 is set here, before any test module imports torch; a value set by the caller is kept (the oracle tests
 check what torch really does: tests/engine/mkl_reference.py).
+
+Hypothesis runs without its per-example deadline: speed is bench/'s to check, and on a loaded
+machine the first example (which imports what a kernel needs) can take a second.
 """
 
 from __future__ import annotations
@@ -11,6 +14,14 @@ from __future__ import annotations
 import os
 
 os.environ.setdefault("MKL_CBWR", "COMPATIBLE")
+
+try:
+    from hypothesis import settings
+except ImportError:   # (the test extras bring it; without them only the hypothesis tests fail)
+    pass
+else:
+    settings.register_profile("gradcli", deadline=None)
+    settings.load_profile("gradcli")
 
 
 def pytest_addoption(parser) -> None:

@@ -285,7 +285,7 @@ class Saved:
 class OpNode(Node):
     """A node made by an op of the op table."""
 
-    __slots__ = ("_backward", "_saved", "_meta")
+    __slots__ = ("_backward", "_saved", "_meta", "_tensor_keys")
     _freed = False
     _n_out = 1
     # grad_fn._saved_<name> of a non-tensor value: name -> (saved key, kind or a function of the
@@ -293,10 +293,14 @@ class OpNode(Node):
     __saved_exposed__: dict[str, tuple[str, Any]] = {}
 
     def __init__(self, next_functions: tuple, backward: Callable, saved: dict,
-                 meta: Sequence[tuple | None], n_out: int = 1) -> None:
+                 meta: Sequence[tuple | None], n_out: int = 1,
+                 tensor_keys: tuple[str, ...] | None = None) -> None:
         self._backward = backward
         self._saved = saved
         self._meta = meta
+        # The keys of ``saved`` that can hold a tensor, in unpack order, when the maker knows
+        # them (a node plan): then unpacking and releasing look at those alone.  None: every key.
+        self._tensor_keys = tensor_keys
         if n_out != 1:
             self._n_out = n_out
         Node.__init__(self, next_functions)   # last: a watcher sees the node complete
@@ -312,20 +316,17 @@ class OpNode(Node):
         if self._freed:
             raise TorchRuntimeError(FREED_MESSAGE)
         saved = self._saved
-        order = unpack_order(tuple(saved))
+        keys = self._tensor_keys
+        if keys is not None:
+            values = saved.copy()
+            for key in keys:
+                value = saved.get(key, _NOT_SAVED)
+                if value is not _NOT_SAVED:
+                    values[key] = _unpacked(self, value, False)
+            return Saved(values)
         values = {}
-        for key, sizes in order:
-            value = saved[key]
-            kind = type(value)
-            if kind is SavedTensor:
-                value = value.unpack()
-            elif kind is SavedOutput:
-                value = value.unpack_for(self)
-            elif (kind is list or kind is tuple) and not sizes and _holds_tensor(value):
-                value = _unpack(value)
-            elif isinstance(value, SavedTensor):   # (one a saved-tensor hook packed)
-                value = value.unpack_for(self)
-            values[key] = value
+        for key, sizes in unpack_order(tuple(saved)):
+            values[key] = _unpacked(self, saved[key], sizes)
         return Saved(values)
 
     def apply(self, grads: list, create_graph: bool) -> list:
@@ -354,16 +355,17 @@ class OpNode(Node):
 
     def release(self) -> None:
         saved = self._saved
-        kept = {}
-        freed = False
-        for k, v in saved.items():
+        keys = self._tensor_keys
+        kept = None   # (a new dict: the saved one may be shared, as with a grad_fn's exposed values)
+        for k in saved if keys is None else keys:
+            v = saved.get(k)
             kind = type(v)
             if kind is SavedTensor or kind is SavedOutput or isinstance(v, SavedTensor) or (
                     (kind is list or kind is tuple) and not k.endswith("_sym_sizes") and _holds_tensor(v)):
-                v = _RELEASED
-                freed = True
-            kept[k] = v
-        if freed:
+                if kept is None:
+                    kept = saved.copy()
+                kept[k] = _RELEASED
+        if kept is not None:
             self._freed = True
             self._saved = kept
 
@@ -406,6 +408,20 @@ def _as_exposed(value: Any, kind: str) -> Any:
 _UINT64 = (1 << 64) - 1
 _RELEASED = object()  # a saved tensor freed by backward
 _NOT_SAVED = object()
+
+
+def _unpacked(node: Node, value: Any, sizes: bool) -> Any:
+    """One saved value as ``node``'s backward reads it (``sizes``: an input's sizes, never a tensor)."""
+    kind = type(value)
+    if kind is SavedTensor:
+        return value.unpack()
+    if kind is SavedOutput:
+        return value.unpack_for(node)
+    if (kind is list or kind is tuple) and not sizes and _holds_tensor(value):
+        return _unpack(value)
+    if isinstance(value, SavedTensor):   # (one a saved-tensor hook packed)
+        return value.unpack_for(node)
+    return value
 
 
 def _unpack(value: Any) -> Any:

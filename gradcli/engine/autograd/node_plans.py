@@ -26,7 +26,7 @@ from ..errors import TorchRuntimeError
 from ..tensor import Tensor
 from . import observe, saved_hooks
 from .formulas import formulas_for
-from .node import SavedOutput, SavedTensor, short_name
+from .node import SavedOutput, SavedTensor, short_name, unpack_order
 from .record import RecordedOp, _expose, _node_class, _save_nested
 
 # What plan_for answers when no node is made (nothing requires grad, or a form without a node)
@@ -45,7 +45,7 @@ class NodePlan:
     node class; ``attach`` then builds the node for one call."""
 
     __slots__ = ("op", "node_name", "cls", "formulas", "entries", "requires", "inputs", "sizes",
-                 "saved_inputs", "saved_results", "exposes")
+                 "saved_inputs", "saved_results", "exposes", "tensor_keys")
 
     def __init__(self, op: RecordedOp, bound: dict, node_name: str, codes: tuple,
                  kept: frozenset | None) -> None:
@@ -82,6 +82,9 @@ class NodePlan:
                 continue
             saved_inputs.append((key, key in op.scalar_inputs))
         self.saved_inputs = tuple(saved_inputs)
+        # (what may hold a tensor, in the order OpNode._unpack reads it: see node.unpack_order)
+        holders = tuple(k for k, _ in saved_inputs) + tuple(self.saved_results)
+        self.tensor_keys = tuple(k for k, _ in unpack_order(holders))
         self.cls = _node_class(node_name, declared)
         self.exposes = bool(op.exposes or op.exposed_values)
 
@@ -104,11 +107,16 @@ class NodePlan:
                     edges.append(_NO_EDGE)
                 meta.append((t._data.shape, t._dtype))
         saved: dict[str, Any] = {}
+        tensor_keys = self.tensor_keys
         if len(bound) > len(self.entries):
             inputs = self.inputs
             for key, value in bound.items():  # the non-tensor arguments (dim, alpha, what the kernel added)
                 if key not in inputs and not isinstance(value, Tensor):
-                    saved[key] = _save_nested(value) if isinstance(value, (list, tuple)) else value
+                    if isinstance(value, (list, tuple)):
+                        saved[key] = _save_nested(value)
+                        tensor_keys = None   # (one may be inside: the node looks at every key)
+                    else:
+                        saved[key] = value
         for sizes_key, dtype_key, i in self.sizes:
             m = meta[i]
             saved[sizes_key] = m[0]
@@ -127,7 +135,7 @@ class NodePlan:
         cls = self.cls
         if self.exposes:
             _expose(self.op, self.node_name, cls, saved)
-        node = cls(tuple(edges), self.formulas, saved, meta)
+        node = cls(tuple(edges), self.formulas, saved, meta, 1, tensor_keys)
         if output._dtype.is_floating_point:
             output._grad_fn = node
             output._output_nr = 0
