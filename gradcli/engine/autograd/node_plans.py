@@ -164,25 +164,18 @@ _PLANS: dict[tuple, Any] = {}
 def plan_for(op: RecordedOp, bound: dict) -> Any:
     """The plan recording ``op``'s node for this call: NO_NODE when none is made, GENERAL when
     ``record.attach`` must decide, else a ``NodePlan``."""
-    for name in op.inputs:  # first the common answer: nothing requires grad
-        v = bound.get(name)
-        if v is not None and (not isinstance(v, Tensor) or v._requires_grad or v._grad_fn is not None
-                              or v._view_fn is not None):
-            break
-    else:
-        return NO_NODE
     codes = []
-    any_requires = False
-    for name in op.inputs:
+    any_requires = general = False
+    for name in op.inputs:   # (one pass: most calls need nothing more than the codes)
         v = bound.get(name, _ABSENT)
         if v is _ABSENT:
             codes.append(_MISSING)
         elif v is None:
             codes.append(_NONE)
-        elif isinstance(v, Tensor):
+        elif type(v) is Tensor or isinstance(v, Tensor):
             if v._view_fn is not None:
-                return GENERAL  # its edge may need refreshing before the kernel
-            if v._wrapped:
+                general = True   # its edge may need refreshing before the kernel
+            elif v._wrapped:
                 codes.append(_WRAPPED)
             elif v._requires_grad or v._grad_fn is not None:
                 codes.append(_REQUIRES)
@@ -190,7 +183,9 @@ def plan_for(op: RecordedOp, bound: dict) -> Any:
             else:
                 codes.append(_PLAIN)
         else:
-            return GENERAL  # a list of tensors
+            general = True   # a list of tensors
+    if general:
+        return GENERAL
     if not any_requires:
         return NO_NODE
     node = op.node

@@ -24,6 +24,8 @@ def wide(fn: Callable) -> Callable:
     def evaluate(a: np.ndarray) -> np.ndarray:
         if a.dtype != np.float32:
             return fn(a)
+        if not a.ndim:   # (a casting ufunc call costs a 0-dim value twice the scalar's way)
+            return np.float32(fn(np.float64(a[()])))
         out = np.empty_like(a)  # the input's memory order, as astype keeps it
         fn(a, out=out, dtype=np.float64)
         return out if out.ndim else out[()]
