@@ -172,7 +172,7 @@ def plan_for(op: RecordedOp, bound: dict) -> Any:
             codes.append(_MISSING)
         elif v is None:
             codes.append(_NONE)
-        elif type(v) is Tensor or isinstance(v, Tensor):
+        elif isinstance(v, Tensor):
             if v._view_fn is not None:
                 general = True   # its edge may need refreshing before the kernel
             elif v._wrapped:
