@@ -12,6 +12,7 @@ from typing import Any
 
 from . import dtypes
 from .autograd import anomaly, forward_ad, grad_mode, saved_hooks
+from .batching import state as vmap_state
 from .autograd.multi_grad import register_multi_grad_hook
 from .autograd.node import GraphNode
 from .autograd.backward import backward as _backward
@@ -195,6 +196,7 @@ def reset_global_state(seed: int | None = None) -> None:
     anomaly.set_anomaly_enabled(False, True)
     saved_hooks.reset()
     forward_ad.reset()
+    vmap_state.reset()
     func = sys.modules.get("gradcli.engine.transforms.func")   # (loaded only if a script used torch.func)
     if func is not None:
         func._depth = 0

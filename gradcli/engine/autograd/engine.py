@@ -12,6 +12,7 @@ import heapq
 import itertools
 from typing import Sequence
 
+from ..batching import state as vmap_state
 from ..errors import TorchRuntimeError, TorchTypeError
 from ..kernels.summation import torch_sum
 from ..shape_rules import is_expandable_to, sum_to_axes
@@ -62,7 +63,7 @@ def _shape_gradient(node: Node, index: int, grad: Tensor, tracer: object = None)
     if meta is None:
         return grad
     shape, dtype = meta
-    if grad._data.shape != shape:
+    if tuple(grad.shape) != shape:
         if not is_expandable_to(shape, grad.shape):
             got = "[" + ", ".join(map(str, grad.shape)) + "]"
             want = "[" + ", ".join(map(str, shape)) + "]"
@@ -103,9 +104,9 @@ def will_execute(node: Node) -> bool:
 def _summed_to(grad: Tensor, shape: tuple) -> Tensor:
     """``grad.sum_to_size(shape)``; without create_graph nothing is recorded, so the sums go
     straight to the kernel (the op's own path costs more than a small sum)."""
+    if grad_mode._enabled or type(grad) is not Tensor or grad._data.dtype.char not in "fd" or grad._fw is not None:
+        return grad.sum_to_size(shape)   # (a tangent, a batch of gradients inside vmap: the op's path)
     data = grad._data
-    if grad_mode._enabled or data.dtype.char not in "fd" or grad._fw is not None:  # (a tangent: the op's path)
-        return grad.sum_to_size(shape)
     if not shape:
         return Tensor._make(torch_sum(data), grad._dtype)
     axes, lead = sum_to_axes(data.shape, shape)
@@ -130,6 +131,7 @@ def run_backward(roots: Sequence[Edge], root_grads: Sequence[Tensor], *, keep_gr
     tracer = observe.tracer
     if tracer is not None:
         tracer.begin(roots, root_grads, inputs, accumulate)
+    plain = not vmap_state.depth   # (inside vmap the gradients may be batched: no array to read)
     root_nodes = [edge[0] for edge in roots]
     capture: dict[Node, list[tuple[int, int]]] = {}
     captured: list["Tensor | None"] = []
@@ -208,7 +210,8 @@ def run_backward(roots: Sequence[Edge], root_grads: Sequence[Tensor], *, keep_gr
                         continue
                     if grad is not None:
                         meta = node.input_metadata(index)
-                        if meta is not None and (grad._data.shape != meta[0] or grad._dtype is not meta[1]):
+                        if meta is not None and ((grad._data.shape if plain else tuple(grad.shape)) != meta[0]
+                                                 or grad._dtype is not meta[1]):
                             grad = _shape_gradient(node, index, grad, tracer)
                         if check_nan:
                             anomaly.check_output(node, index, grad)

@@ -113,6 +113,11 @@ class Op:
     # of the bound arguments for an overload.
     jvp_passes_tangent: bool | Callable[[dict], bool] = False
 
+    # -- vmap ------------------------------------------------------------------------------------
+    # Its batch rule (batching/rules.py): a kind (POINTWISE, REDUCTION, DIMS, UNARY) or a function
+    # of its own; None: vmap over the op is refused, naming it.  A Catalog gives its family's default.
+    vmap: Any = None
+
     # -- its in-place form ----------------------------------------------------------------------
     # The checks of a structured kernel's meta function (dtypes of the arguments): they run
     # before an in-place op's memory-overlap checks, as PyTorch's meta runs before its

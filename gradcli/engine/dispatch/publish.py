@@ -87,14 +87,17 @@ def publish(op: Op) -> None:
 class Catalog:
     """What one module defines for publication, in order: op records and hand-written callables."""
 
-    def __init__(self, jvp: Any = None) -> None:
+    def __init__(self, jvp: Any = None, vmap: Any = None) -> None:
         self._entries: list[tuple[Any, str | None, dict]] = []
         self.jvp = jvp  # the family's forward-AD rule, for records that give none (Op.jvp)
+        self.vmap = vmap  # the family's batch rule, likewise (Op.vmap)
 
     def defop(self, name: str, sigs: str | Sequence[str], forward: Callable[[dict], Any], **kw: Any) -> Op:
         """A new op record (see ``dispatch.op.Op`` for its fields), published by ``install``."""
         if self.jvp is not None:
             kw.setdefault("jvp", self.jvp)
+        if self.vmap is not None:
+            kw.setdefault("vmap", self.vmap)
         return self.add(defop(name, sigs, forward, **kw))
 
     def add(self, op: Op) -> Op:

@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import dtypes
 from ..autograd import forward_ad, grad_mode, node_plans, record
+from ..batching import state as vmap_state
 from ..autograd.inplace import EdgeHolder, check_inplace_allowed, rebase_history
 from ..autograd.views import mark_view
 from ..errors import TorchNotImplementedError, TorchRuntimeError
@@ -51,6 +52,11 @@ def run(op: "Op", bound: dict) -> Any:
 
 def run_wrapped(op: "Op", bound: dict) -> Any:
     """``run`` for arguments whose numbers are already tensors (the operators wrap their own)."""
+    if vmap_state.depth:  # (a vmap is running: batched inputs go to the op's batch rule first)
+        from ..batching.dispatch import batched_level, run_batched
+        level = batched_level(bound)
+        if level:
+            return run_batched(op, bound, level, run_wrapped)
     if forward_ad.watching:  # (a dual level is open: the outputs of dual inputs get tangents)
         from .dual_ops import run_with_tangents
         return run_with_tangents(op, bound, run_wrapped)
@@ -160,6 +166,11 @@ def write_out(op: "Op", bound: dict, result: Any, out: Any) -> Any:
 def run_inplace(op: "Op", bound: dict) -> Tensor:
     """Run ``op`` writing into ``bound['self']``, with PyTorch's checks and graph rewiring."""
     _wrap_numbers(op, bound)
+    if vmap_state.depth:
+        from ..batching.dispatch import batched_level, run_batched
+        level = batched_level(bound)
+        if level:
+            return run_batched(op, bound, level, run_inplace, inplace=True)
     if forward_ad.watching:
         from .dual_ops import run_inplace_with_tangents
         return run_inplace_with_tangents(op, bound, run_inplace)
@@ -240,6 +251,10 @@ def run_inplace_view(op: "Op", bound: dict) -> Tensor:
 
     As PyTorch's inplace_view ops, it bumps the version and sets (not rebases) the history:
     on a view the new node follows the view's own node, the base's history is untouched."""
+    if vmap_state.depth:
+        from ..batching.dispatch import batched_level
+        if batched_level(bound):
+            raise TorchNotImplementedError(f"gradcli does not support vmap over {op.name}_ yet")
     if forward_ad.watching:
         from .dual_ops import run_inplace_view_with_tangents
         return run_inplace_view_with_tangents(op, bound, run_inplace_view)

@@ -19,7 +19,7 @@ from ..autograd.formulas import NOT_IMPLEMENTED
 from ..ops.backward_ops import FLAT, call, grad_op, where, zeros
 from ..tensor import Tensor
 
-CATALOG = Catalog()
+CATALOG = Catalog(vmap="pointwise")
 
 
 # -- piecewise-linear activations: the second derivative is 0 ---------------------------------------

@@ -41,7 +41,7 @@ from . import activation_backward as G
 from . import activation_kernels as K
 from .activation_backward import call
 
-CATALOG = Catalog(jvp=POINTWISE)
+CATALOG = Catalog(jvp=POINTWISE, vmap="pointwise")
 defop = CATALOG.defop
 
 SELU_ALPHA = 1.6732632423543772848170429916717

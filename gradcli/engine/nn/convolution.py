@@ -240,7 +240,7 @@ def _bias_grad(g: Tensor, s: Any) -> Tensor:
 CONVOLUTION = defop(
     "convolution", "convolution(Tensor input, Tensor weight, Tensor? bias, int[1] stride, int[1] padding, "
     "int[1] dilation, bool transposed, int[1] output_padding, int groups)", _forward,
-    node="ConvolutionBackward0", inputs=("self", "weight", "bias"), method=False,
+    node="ConvolutionBackward0", inputs=("self", "weight", "bias"), method=False, vmap="convolution",
     exposes=("input", "stride", "padding", "dilation", "transposed", "output_padding", "groups"),
     # (one derivatives.yaml line for all three reads input and weight: PyTorch saves both always)
     derivs={"self": d("self", "weight", rule="the weight slid back over grad (a transposed convolution)")(

@@ -120,6 +120,7 @@ def _nll_op(name: str, node: str) -> tuple[Any, Any]:
                        lambda gg, s: run(loss, {"self": gg, **{k: getattr(s, k) for k in args}}))})
     loss = defop(name, f"{name}(Tensor input, Tensor target, Tensor? weight=None, int reduction=1, "
                        "int ignore_index=-100)", _nll_forward, node=node, inputs=("self",), function=False, jvp=LINEAR,
+                 vmap="nll_loss" if name == "nll_loss" else None,
                  method=False, exposes=("ignore_index", "reduction", "weight"),
                  derivs={"self": d("self", "target", "weight",
                                    rule="-grad * weight[target] at each target's class, else 0 (mean: / total weight)")(

@@ -96,6 +96,7 @@ def _embedding_backward(g: Tensor, s: Any) -> Tensor:
 EMBEDDING = defop(
     "embedding", "embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, "
     "bool sparse=False)", _embedding_forward, jvp=LINEAR, node="EmbeddingBackward0", inputs=("weight",), method=False,
+    vmap="embedding",
     exposes=("padding_idx", "scale_grad_by_freq", "sparse"),
     derivs={"weight": d("indices", rule="zeros of weight's shape, grad's rows added at indices")(_embedding_backward)})
 

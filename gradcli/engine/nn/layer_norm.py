@@ -103,6 +103,7 @@ _SAVED = ("self", "weight", "bias", "result1", "result2")
 NATIVE_LAYER_NORM = defop(
     "native_layer_norm", "native_layer_norm(Tensor input, int[] normalized_shape, Tensor? weight, Tensor? bias, "
     "float eps)", _forward, node="NativeLayerNormBackward0", inputs=("self", "weight", "bias"), function=False,
+    vmap="unary",
     method=False, exposes=("normalized_shape",),
     derivs=together(("self", "weight", "bias"), _SAVED, _grads, rules=(
         "rstd * (gw - mean(gw) - xhat * mean(gw * xhat)), gw = grad * weight",

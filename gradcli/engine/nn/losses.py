@@ -63,6 +63,7 @@ def _loss_op(name: str, node: str, forward: Any, grad: Any, rule: str, option: s
         extra = {option: getattr(s, option)} if option else {}
         return call(grad, g, self=x, target=t, reduction=s.reduction, **extra)
     return defop(name, sig, forward, node=node, inputs=("self", "target"), function=False, method=False,
+                 vmap="reduced_loss",
                  exposes=(option, "reduction") if option else ("reduction",),
                  derivs={"self": d("self", "target", rule=rule + MEAN_NOTE)(lambda g, s: gradient(g, s, False)),
                          "target": d("self", "target", rule="-" + rule + MEAN_NOTE)(
@@ -274,7 +275,7 @@ def _bce_target_grad(g: Tensor, s: Any) -> Tensor:
 BCE = defop("binary_cross_entropy",
             "binary_cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int reduction=1)",
             _bce_forward, node="BinaryCrossEntropyBackward0", inputs=("self", "target"), function=False,
-            method=False, exposes=("reduction", "weight"),
+            method=False, exposes=("reduction", "weight"), vmap="reduced_loss",
             derivs={"self": d("self", "target", "weight", rule=BCE_RULE)(_bce_input_grad),
                     "target": d("self", "weight", rule="-grad * weight * logit(self)" + MEAN_NOTE)(_bce_target_grad)})
 
@@ -363,7 +364,7 @@ BCE_LOGITS = defop(
     "binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, "
     "Tensor? pos_weight=None, int reduction=1)",
     _bce_logits_forward, node="BinaryCrossEntropyWithLogitsBackward0", inputs=("self", "target"),
-    function=False, method=False, exposes=("pos_weight", "reduction", "weight"),
+    function=False, method=False, exposes=("pos_weight", "reduction", "weight"), vmap="reduced_loss",
     # (weight and pos_weight are 1 when not given)
     derivs={"self": d("self", "target", "weight", "pos_weight",
                       rule="grad * weight * ((1 + (pos_weight - 1) * target) * sigmoid(self) - pos_weight * target)"

@@ -69,7 +69,7 @@ def _constant_pad_forward(b: dict) -> Any:
 
 CONSTANT_PAD_ND = defop(
     "constant_pad_nd", "constant_pad_nd(Tensor input, int[] pad, Scalar value=0)", _constant_pad_forward,
-    node="ConstantPadNdBackward0", method=False, exposes=("pad",),
+    node="ConstantPadNdBackward0", method=False, exposes=("pad",), vmap="unary",
     jvp=lambda b, t, outputs: constant_pad_nd(t["self"], b["pad"], 0),  # (the padding's value has no tangent)
     derivs={"self": d(rule="grad with the padding cut off")(lambda g, s: constant_pad_nd(g, [-p for p in s.pad], 0))})
 

@@ -23,7 +23,7 @@ from ..errors import TorchNotImplementedError, TorchRuntimeError
 from ..shape_rules import list_str
 from ..tensor import Tensor
 
-CATALOG = Catalog(jvp=LINEAR)
+CATALOG = Catalog(jvp=LINEAR, vmap="padding")
 defop = CATALOG.defop
 
 def _indices(size: int, left: int, right: int, reflect: bool) -> np.ndarray:

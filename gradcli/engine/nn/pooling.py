@@ -174,7 +174,7 @@ def _max_grad(g: Tensor, s: Any) -> Tensor:
 
 MAX_POOL2D_WITH_INDICES = defop(
     "max_pool2d_with_indices", f"max_pool2d_with_indices(Tensor input, {_POOL_PARAMS})", _max_forward,
-    node="MaxPool2DWithIndicesBackward0", method=False, function=False, prepare=_as_pairs,
+    node="MaxPool2DWithIndicesBackward0", method=False, function=False, prepare=_as_pairs, vmap="pooling2d",
     exposes=("kernel_size", "stride", "padding", "dilation", "ceil_mode"),
     derivs={"self": d("self", "result1", rule="zeros of self's shape, grad added at each window's largest")(
         _max_grad)})
@@ -270,7 +270,7 @@ def _avg_grad(g: Tensor, s: Any) -> Tensor:
 
 AVG_POOL2D = defop(
     "avg_pool2d", f"avg_pool2d(Tensor input, {_AVG_PARAMS})", _avg_forward, jvp=LINEAR, node="AvgPool2DBackward0",
-    method=False, function=False, exposes=_AVG_KEYS, prepare=_as_pairs,
+    vmap="pooling2d", method=False, function=False, exposes=_AVG_KEYS, prepare=_as_pairs,
     derivs={"self": d("self", rule="each output's grad shared evenly over its window")(_avg_grad)})
 
 

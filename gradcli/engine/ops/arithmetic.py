@@ -30,7 +30,7 @@ from ..tensor import Tensor, wrap_scalar
 from .comparison import WHERE
 from .constants import zero_scalar, zeros_like
 
-CATALOG = Catalog(jvp=POINTWISE)
+CATALOG = Catalog(jvp=POINTWISE, vmap="pointwise")
 defop = CATALOG.defop
 
 

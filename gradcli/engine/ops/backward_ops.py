@@ -28,7 +28,7 @@ from ..kernels import sleef
 from ..tensor import Tensor
 from .comparison import WHERE
 
-CATALOG = Catalog()
+CATALOG = Catalog(vmap="pointwise")
 
 
 class _Values:
@@ -40,12 +40,13 @@ class _Values:
 
 def grad_op(catalog: Catalog, name: str, node: str, value: Callable[[Any], Tensor], input_deriv: Deriv,
             inputs: tuple[str, ...] = ("grad_output", "self"), extra: dict[str, Deriv] | None = None,
-            linear_rule: str = "") -> Op:
+            linear_rule: str = "", vmap: Any = None) -> Op:
     """The op ``name`` (node ``node``) in ``catalog``: ``value(args)`` computes it; ``input_deriv``
     is its derivative with respect to ``self`` (the tensor the first derivative was taken at),
     ``extra`` overrides or adds derivatives (``target``, or ``grad_output`` when it is not the op
     itself).  The op is linear in ``grad_output``, so its derivative there is the op itself with
-    ``grad`` for ``grad_output``: ``linear_rule`` says that in words."""
+    ``grad`` for ``grad_output``: ``linear_rule`` says that in words.  ``vmap``: its batch rule
+    (Op.vmap), the catalog's when not given."""
     def forward(b: dict) -> Any:
         with grad_mode.no_grad():
             return value(_Values(b))._data
@@ -60,7 +61,7 @@ def grad_op(catalog: Catalog, name: str, node: str, value: Callable[[Any], Tenso
     if "grad_output" in inputs:
         derivs.setdefault("grad_output", d(*needs, rule=linear_rule)(again))
     op = catalog.add(defop(name, f"{name}(Tensor grad_output, Tensor input)", forward, node=node, inputs=inputs,
-                           function=False, method=False, derivs=derivs))
+                           function=False, method=False, derivs=derivs, vmap=vmap or catalog.vmap))
     return op
 
 
@@ -123,7 +124,7 @@ SOFTMAX = grad_op(
                                    " - grad_output * sum(self * grad, dim)")(
         lambda gg, s: s.grad_output * gg - (s.self * s.grad_output).sum(s.dim, keepdim=True) * gg
         - s.grad_output * (s.self * gg).sum(s.dim, keepdim=True)),
-    linear_rule="(grad - sum(grad * self, dim)) * self")
+    linear_rule="(grad - sum(grad * self, dim)) * self", vmap="dims")
 LOG_SOFTMAX = grad_op(
     CATALOG, "_log_softmax_backward_data", "LogSoftmaxBackwardDataBackward0",
     lambda b: _softmax_backward_value(b, log=True),
@@ -131,4 +132,4 @@ LOG_SOFTMAX = grad_op(
         lambda gg, s: -gg * s.self.exp() * s.grad_output.sum(s.dim, keepdim=True)),
     # linear in grad_output but not self-adjoint (I - exp(self) 1^T): its transpose, not itself
     extra={"grad_output": d("self", rule="grad - sum(grad * exp(self), dim)")(
-        lambda gg, s: gg - (gg * s.self.exp()).sum(s.dim, keepdim=True))})
+        lambda gg, s: gg - (gg * s.self.exp()).sum(s.dim, keepdim=True))}, vmap="dims")

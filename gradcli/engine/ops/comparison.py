@@ -26,7 +26,7 @@ from ..shape_rules import broadcast_all, broadcast_shapes
 from ..tensor import Tensor
 from .constants import zero_scalar, zeros_like
 
-CATALOG = Catalog(jvp=LINEAR)
+CATALOG = Catalog(jvp=LINEAR, vmap="pointwise")
 defop = CATALOG.defop
 
 

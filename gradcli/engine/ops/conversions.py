@@ -24,7 +24,7 @@ from ..tensor import Tensor
 from ..warnings import warn
 from .indexing import EXPANDED_WARNING
 
-CATALOG = Catalog(jvp=LINEAR)
+CATALOG = Catalog(jvp=LINEAR, vmap="pointwise")
 defop = CATALOG.defop
 
 

@@ -23,7 +23,7 @@ from ..tensor import Tensor
 from .joining import CAT
 from .reductions import sum_dtype
 
-CATALOG = Catalog()
+CATALOG = Catalog(vmap="dims")
 defop = CATALOG.defop
 
 

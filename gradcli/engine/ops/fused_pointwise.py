@@ -29,7 +29,7 @@ from ..shape_rules import broadcast_all
 from ..tensor import Tensor
 from .arithmetic import fma
 
-CATALOG = Catalog(jvp=POINTWISE)
+CATALOG = Catalog(jvp=POINTWISE, vmap="pointwise")
 defop = CATALOG.defop
 
 _INTEGER_DIVISION = (

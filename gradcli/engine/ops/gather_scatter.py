@@ -22,7 +22,7 @@ from ..shape_rules import broadcast_all, list_str, wrap_dim
 from ..tensor import Tensor, wrap_scalar
 from .indexing import INDEX_PUT
 
-CATALOG = Catalog(jvp=LINEAR)
+CATALOG = Catalog(jvp=LINEAR, vmap="dims")
 defop = CATALOG.defop
 
 

@@ -33,7 +33,7 @@ from .factories import tensor as new_tensor
 from .shape import ALIAS
 from .slicing import SLICE
 
-CATALOG = Catalog(jvp=LINEAR)
+CATALOG = Catalog(jvp=LINEAR, vmap="dims")
 defop = CATALOG.defop
 
 

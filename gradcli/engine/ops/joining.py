@@ -22,7 +22,7 @@ from ..shape_rules import list_str, wrap_dim
 from ..tensor import Tensor
 from .shape import unsqueeze_array
 
-CATALOG = Catalog(jvp=LINEAR)
+CATALOG = Catalog(jvp=LINEAR, vmap="dims")
 defop = CATALOG.defop
 
 # -- cat / stack -----------------------------------------------------------------------------

@@ -40,7 +40,8 @@ def _trace_backward(g: Tensor, s: Any) -> Tensor:
     return WHERE(diag, g, zero).view(rows, cols)
 
 
-TRACE = defop("trace", "trace(Tensor input)", _trace_forward, jvp=LINEAR, node="TraceBackward0", exposes=("self_sym_sizes",),
+TRACE = defop("trace", "trace(Tensor input)", _trace_forward, jvp=LINEAR, vmap="trace", node="TraceBackward0",
+               exposes=("self_sym_sizes",),
       derivs={"self": d(rule="grad on the diagonal, 0 off it")(_trace_backward)})
 
 
@@ -127,7 +128,7 @@ def _det_forward_of_A(b: dict) -> Any:
 
 
 DET = defop("linalg.det", "det(Tensor A, *, Tensor? out=None)",
-            _det_forward_of_A, node="LinalgDetBackward0", inputs=("A",), function=False,
+            _det_forward_of_A, node="LinalgDetBackward0", inputs=("A",), function=False, vmap="unary",
             method=False, exposed_values={"LU": lambda s: s["LU"][0].unpack(),
                                           "pivots": lambda s: s["pivots"][0].unpack()},
             derivs={"A": d("A", "result", rule="grad * result * inv(A)^T")(lambda g, s: _det_backward(g, _AView(s)))})
@@ -180,7 +181,7 @@ def _singular_pivot(a: np.ndarray) -> int:
 
 
 INV = defop("linalg.inv", "inv(Tensor A, *, Tensor? out=None)", _inv_forward, node="LinalgInvExBackward0",
-            inputs=("A",), function=False, method=False, exposes=("inverse",),
+            vmap="unary", inputs=("A",), function=False, method=False, exposes=("inverse",),
             derivs={"A": d("result", rule="-result^T @ grad @ result^T")(
                 lambda g, s: -(s.result.mT @ g @ s.result.mT))})
 

@@ -56,7 +56,8 @@ def _dot_forward(b: dict) -> Any:
     return np.asarray(vector_dot(x._data, y._data), dtype=x._dtype.np)
 
 
-DOT = defop("dot", "dot(Tensor input, Tensor tensor, *, Tensor? out=None)", _dot_forward, jvp=MULTILINEAR, node="DotBackward0",
+DOT = defop("dot", "dot(Tensor input, Tensor tensor, *, Tensor? out=None)", _dot_forward, jvp=MULTILINEAR, vmap="dot",
+            node="DotBackward0",
             inputs=("self", "tensor"), aliases=("inner",),
             derivs={"self": d("tensor", rule="grad * tensor")(lambda g, s: g * s.tensor),
                     "tensor": d("self", rule="grad * self")(lambda g, s: g * s.self)})
@@ -77,7 +78,8 @@ def _mv_forward(b: dict) -> Any:
     return matrix_product(m._data, v._data[:, None])[:, 0]
 
 
-MV = defop("mv", "mv(Tensor input, Tensor vec, *, Tensor? out=None)", _mv_forward, jvp=MULTILINEAR, node="MvBackward0",
+MV = defop("mv", "mv(Tensor input, Tensor vec, *, Tensor? out=None)", _mv_forward, jvp=MULTILINEAR, vmap="mv",
+            node="MvBackward0",
            inputs=("self", "vec"),
            derivs={"self": d("vec", rule="outer(grad, vec)")(lambda g, s: g.unsqueeze(1) * s.vec),
                    "vec": d("self", rule="self^T @ grad")(lambda g, s: s.self.t().mv(g))})
@@ -125,7 +127,8 @@ def strides_if(key: str, needed: str) -> Any:
     return lambda s: tuple(s[key]) if needed in s else ()
 
 
-MM = defop("mm", "mm(Tensor input, Tensor mat2, *, Tensor? out=None)", _mm_forward, jvp=MULTILINEAR, node="MmBackward0",
+MM = defop("mm", "mm(Tensor input, Tensor mat2, *, Tensor? out=None)", _mm_forward, jvp=MULTILINEAR, vmap="mm",
+            node="MmBackward0",
            exposes=("mat2_sym_sizes", "self_sym_sizes"),
            exposed_values={"self_sym_strides": strides_if("self_sym_strides", "mat2"),
                            "mat2_sym_strides": strides_if("mat2_sym_strides", "self")},
@@ -155,7 +158,8 @@ def _bmm_forward(b: dict) -> Any:
     return batched_product(a._data, m._data)
 
 
-BMM = defop("bmm", "bmm(Tensor input, Tensor mat2, *, Tensor? out=None)", _bmm_forward, jvp=MULTILINEAR, node="BmmBackward0",
+BMM = defop("bmm", "bmm(Tensor input, Tensor mat2, *, Tensor? out=None)", _bmm_forward, jvp=MULTILINEAR, vmap="bmm",
+            node="BmmBackward0",
             inputs=("self", "mat2"),
             derivs={"self": d("mat2", rule="grad @ mat2^T, per batch")(lambda g, s: g.bmm(s.mat2.transpose(1, 2))),
                     "mat2": d("self", rule="self^T @ grad, per batch")(lambda g, s: s.self.transpose(1, 2).bmm(g))})
@@ -163,7 +167,7 @@ BMM = defop("bmm", "bmm(Tensor input, Tensor mat2, *, Tensor? out=None)", _bmm_f
 # matmul's 1-d @ 2-d case squeezes with this overload of squeeze: squeeze_(dim), in place
 # on mm's fresh result, so the result is no view (a later add_ is a plain AddBackward0).
 SQUEEZE4 = defop("_squeeze_dim", "_squeeze_dim(Tensor input, int dim)",
-                 lambda b: np.squeeze(b["self"]._data, b["dim"]), jvp=LINEAR, node="SqueezeBackward4",
+                 lambda b: np.squeeze(b["self"]._data, b["dim"]), jvp=LINEAR, vmap="dims", node="SqueezeBackward4",
                  function=False, method=False, exposes=("dim", "self_sym_sizes"),
                  derivs={"self": d(rule="grad unsqueezed at dim, back to self's shape")(
                      lambda g, s: g.unsqueeze(s.dim))})
@@ -349,7 +353,8 @@ def _addmm_jvp(b: dict, t: dict, outputs: list) -> Tensor:
 
 
 ADDMM = defop("addmm", "addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, "
-              "Tensor? out=None)", _addmm_forward, jvp=_addmm_jvp, node="AddmmBackward0", inputs=("self", "mat1", "mat2"),
+              "Tensor? out=None)", _addmm_forward, jvp=_addmm_jvp, vmap="addmm", node="AddmmBackward0",
+              inputs=("self", "mat1", "mat2"),
               exposes=("alpha", "beta", "mat1_sym_sizes", "mat2_sym_sizes"),
               exposed_values={"mat1_sym_strides": strides_if("mat1_sym_strides", "mat2"),
                               "mat2_sym_strides": strides_if("mat2_sym_strides", "mat1")},

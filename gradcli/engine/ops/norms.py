@@ -18,7 +18,7 @@ from ..errors import TorchAttributeError, TorchNotImplementedError, TorchRuntime
 from ..tensor import Tensor
 from .reductions import exposed_dims, reduce_axes
 
-CATALOG = Catalog()
+CATALOG = Catalog(vmap="reduction")
 defop = CATALOG.defop
 
 

@@ -28,7 +28,7 @@ from .arithmetic import fma, sub_check
 from .comparison import WHERE
 from .constants import zero_scalar
 
-CATALOG = Catalog(jvp=POINTWISE)
+CATALOG = Catalog(jvp=POINTWISE, vmap="pointwise")
 defop = CATALOG.defop
 
 

@@ -27,7 +27,7 @@ from . import backward_ops
 from .comparison import WHERE
 from .constants import zeros_like
 
-CATALOG = Catalog(jvp=POINTWISE)
+CATALOG = Catalog(jvp=POINTWISE, vmap="pointwise")
 defop = CATALOG.defop
 
 LN2 = math.log(2.0)

@@ -31,7 +31,7 @@ from .constants import zeros_like
 from .joining import CAT
 from .pointwise_binary import tie_rule, tie_split
 
-CATALOG = Catalog()
+CATALOG = Catalog(vmap="reduction")
 defop = CATALOG.defop
 
 

@@ -22,10 +22,11 @@ from ..dispatch.signature import LazyParser
 from ..errors import TorchNotImplementedError, TorchRuntimeError
 from ..layout import byte_strides
 from ..shape_rules import check_ndim, list_str, numel, type_string, wrap_dim, wrap_dims
+from ..batching.batched_tensor import BatchedTensor, at_front
 from ..tensor import Tensor
 from ..warnings import warn_once
 
-CATALOG = Catalog(jvp=LINEAR)
+CATALOG = Catalog(jvp=LINEAR, vmap="dims")
 defop = CATALOG.defop
 
 # -- view / reshape ----------------------------------------------------------------------------
@@ -96,12 +97,19 @@ def reshape(self: Tensor, *shape: Any) -> Tensor:
     """A view of a contiguous tensor (ViewBackward0), an alias when the strides still allow a
     view (ReshapeAliasBackward0), else a copy (UnsafeViewBackward0 over CloneBackward0)."""
     _, bound = _RESHAPE.parse((self,) + shape, {})
+    if isinstance(self, BatchedTensor):   # (inside vmap: the physical value decides view or copy)
+        return reshape_batched(self, infer_shape(bound["shape"], self.numel()))
     size = infer_shape(bound["shape"], self._data.size)
     if self._data.flags.c_contiguous:
         return run(VIEW, {"self": self, "size": size})
     if _view_array(self._data, size) is not None:
         return run(RESHAPE_ALIAS, {"self": self, "size": size})
     return run(UNSAFE_VIEW, {"self": self.clone(), "size": size})
+
+
+def reshape_batched(self: BatchedTensor, size: tuple) -> Tensor:
+    physical, _ = at_front(self, self._level)
+    return BatchedTensor.wrap(reshape(physical, (physical.shape[0],) + tuple(size)), 0, self._level)
 
 
 def _reshape_function(input: Any, shape: Any) -> Tensor:  # noqa: A002 - PyTorch's name
@@ -392,7 +400,7 @@ REPEAT = defop("repeat", "repeat(Tensor input, int[] repeats)", _repeat_forward,
 
 
 ALIAS = defop("alias", "alias(Tensor input)", lambda b: b["self"]._data.view(), node="AliasBackward0",
-              view=True, method=False, derivs={"self": d(rule="grad")(lambda g, s: g)})
+              view=True, vmap="unary", method=False, derivs={"self": d(rule="grad")(lambda g, s: g)})
 
 CATALOG.register(reshape, "reshape", method=True)
 CATALOG.register(_reshape_function, "reshape", torch=True)

@@ -22,7 +22,7 @@ from ..errors import TorchIndexError, TorchNotImplementedError, TorchRuntimeErro
 from ..shape_rules import wrap_dim, wrap_dims
 from ..tensor import Tensor
 
-CATALOG = Catalog(jvp=LINEAR)
+CATALOG = Catalog(jvp=LINEAR, vmap="dims")
 defop = CATALOG.defop
 
 # -- narrow / select / slice / diagonal ----------------------------------------------------------
@@ -172,10 +172,10 @@ def _tri(fn: Any, name: str) -> Any:
 
 
 TRIL = defop("tril", "tril(Tensor input, int diagonal=0, *, Tensor? out=None)", _tri(np.tril, "tril"),
-      node="TrilBackward0", inplace=True, inplace_broadcasts=False, exposes=("diagonal",),
+      node="TrilBackward0", vmap="unary", inplace=True, inplace_broadcasts=False, exposes=("diagonal",),
       derivs={"self": d(rule="tril(grad, diagonal)")(lambda g, s: g.tril(s.diagonal))})
 TRIU = defop("triu", "triu(Tensor input, int diagonal=0, *, Tensor? out=None)", _tri(np.triu, "triu"),
-      node="TriuBackward0", inplace=True, inplace_broadcasts=False, exposes=("diagonal",),
+      node="TriuBackward0", vmap="unary", inplace=True, inplace_broadcasts=False, exposes=("diagonal",),
       derivs={"self": d(rule="triu(grad, diagonal)")(lambda g, s: g.triu(s.diagonal))})
 
 

@@ -18,7 +18,7 @@ from ..tensor import Tensor
 from . import backward_ops
 from .reductions import expand_back, reduce_axes
 
-CATALOG = Catalog()
+CATALOG = Catalog(vmap="dims")
 defop = CATALOG.defop
 
 

@@ -13,6 +13,8 @@ import struct
 
 import numpy as np
 
+from ..batching import state as vmap_state
+
 from ..errors import TorchRuntimeError, TorchValueError
 from .mt19937 import N, MT19937
 
@@ -173,5 +175,19 @@ default_generator.seed()
 
 
 def resolve(generator: Generator | None) -> Generator:
-    """The generator a sampler should draw from."""
+    """The generator a sampler should draw from (every sampler asks here first, so vmap's
+    randomness= is checked here)."""
+    if vmap_state.depth:
+        _check_vmap_randomness()
     return default_generator if generator is None else generator
+
+
+def _check_vmap_randomness() -> None:
+    from ..errors import TorchNotImplementedError, TorchRuntimeError
+    mode = vmap_state.randomness[-1]
+    if mode == "error":
+        raise TorchRuntimeError("vmap: called random operation while in randomness error mode. Please either use the "
+                                "'same' or 'different' randomness flags on vmap or perform the randomness operation "
+                                "out of vmap")
+    if mode == "different":
+        raise TorchNotImplementedError("gradcli does not support vmap(randomness='different') yet")

@@ -20,6 +20,9 @@ import numpy as np
 from .. import budget
 from ..autograd import forward_ad, grad_mode
 from ..autograd.backward import grad as autograd_grad
+from ..batching import state as vmap_state
+from ..batching.batched_tensor import BatchedTensor
+from ..batching.gradients import batched_at_every_level, batched_grads
 from ..callbacks import call
 from ..errors import TorchAttributeError, TorchNotImplementedError, TorchRuntimeError, TorchTypeError, TorchValueError
 from ..tensor import Tensor
@@ -34,10 +37,12 @@ class _Level:
     def __enter__(self) -> None:
         global _depth
         _depth += 1
+        vmap_state.grad_depth += 1
 
     def __exit__(self, *exc: Any) -> None:
         global _depth
         _depth -= 1
+        vmap_state.grad_depth -= 1
 
 
 # -- pytrees: a tensor, or tuples, lists and dicts of them --------------------------------------
@@ -135,6 +140,8 @@ def _differentiable(x: Any) -> Any:
         raise TorchValueError(f"Thing passed to transform API must be Tensor, got {_type_repr(x)}")
     if not x._dtype.is_floating_point:
         raise TorchRuntimeError("only Tensors of floating point dtype can require gradients")
+    if vmap_state.depth:   # (inside vmap: one gradient per sample, even of an input they share)
+        x = batched_at_every_level(x)
     alias = x.view_as(x)
     if not alias.requires_grad:
         alias.requires_grad_()
@@ -168,6 +175,8 @@ def _grads(outputs: list, inputs: list, cotangents: list | None = None) -> list:
     seeds = None
     if cotangents is not None:
         seeds = [c for o, c in zip(outputs, cotangents) if o.requires_grad]
+    if any(isinstance(t, BatchedTensor) for t in outputs + inputs + (seeds or [])):
+        return batched_grads(needed, inputs, seeds, autograd_grad)
     found = autograd_grad(needed, inputs, seeds, retain_graph=True, create_graph=True, allow_unused=True) \
         if needed else [None] * len(inputs)
     return [g if g is not None else Tensor._make(np.zeros_like(x._data), x._dtype) for g, x in zip(found, inputs)]
@@ -487,8 +496,9 @@ def _owner(module: Any, name: str) -> tuple[Any, str]:
 
 def members() -> dict[str, Any]:
     """``torch.func``'s members a script may use."""
+    from .vmap import vmap
     return {"grad": grad, "grad_and_value": grad_and_value, "vjp": vjp, "jvp": jvp, "jacrev": jacrev,
-            "jacfwd": jacfwd, "hessian": hessian, "functional_call": functional_call}
+            "jacfwd": jacfwd, "hessian": hessian, "functional_call": functional_call, "vmap": vmap}
 
 
 def functorch_members() -> dict[str, Any]:

@@ -1,0 +1,79 @@
+"""Where an op call meets batched inputs: find the level, run the op's batch rule, wrap the results.
+
+The runner calls ``batched_level`` only while a vmap runs (``state.depth``).  A rule (rules.py)
+gets the bound arguments and the level and returns physical results; ``run_batched`` wraps each
+as a BatchedTensor of that level (batch first unless the rule says where it is).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable
+
+from ..errors import TorchNotImplementedError, TorchRuntimeError
+from ..tensor import Tensor
+from .batched_tensor import BatchedTensor
+
+if TYPE_CHECKING:
+    from ..dispatch.op import Op
+
+
+def batched_level(bound: dict) -> int:
+    """The innermost vmap level among the arguments (0 when none is batched)."""
+    level = 0
+    for value in bound.values():
+        if isinstance(value, BatchedTensor):
+            if value._level > level:
+                level = value._level
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                if isinstance(item, BatchedTensor) and item._level > level:
+                    level = item._level
+                elif isinstance(item, tuple):  # (index's (dim, tensor) pairs)
+                    for inner in item:
+                        if isinstance(inner, BatchedTensor) and inner._level > level:
+                            level = inner._level
+    return level
+
+
+class Placed:
+    """A rule's result whose batch is not its first dimension (advanced indexing)."""
+
+    def __init__(self, value: Any, bdim: int) -> None:
+        self.value = value
+        self.bdim = bdim
+
+
+def wrap(result: Any, level: int) -> Any:
+    """Physical results as the batched tensors of ``level`` (batch first)."""
+    if isinstance(result, Placed):
+        return BatchedTensor.wrap(result.value, result.bdim, level)
+    if isinstance(result, BatchedTensor) and result._level == level:
+        return result   # (a rule that answered with logical ops already has this level's tensors)
+    if isinstance(result, Tensor):
+        return BatchedTensor.wrap(result, 0, level)
+    if isinstance(result, list):
+        return [wrap(r, level) for r in result]
+    if isinstance(result, tuple):
+        items = [wrap(r, level) for r in result]
+        return type(result)(*items) if hasattr(result, "_fields") else tuple(items)
+    return result
+
+
+def run_batched(op: "Op", bound: dict, level: int, inner: Callable[["Op", dict], Any], inplace: bool = False) -> Any:
+    """``op`` on ``bound`` whose arguments are batched at ``level``, by its batch rule; ``inner``
+    runs the rewritten call (the runner itself, so deeper levels and autograd follow)."""
+    from .rules import rule_for
+    rule = rule_for(op)
+    if rule is None:
+        raise TorchNotImplementedError(f"gradcli does not support vmap over {_public_name(op)} yet")
+    if "out" in bound and bound["out"] is not None:
+        raise TorchRuntimeError(f"gradcli does not support vmap over {_public_name(op)} with out= yet")
+    if inplace:
+        from .rules import inplace_rule
+        return inplace_rule(op, bound, level, inner, rule)
+    return wrap(rule(op, bound, level, inner), level)
+
+
+def _public_name(op: "Op") -> str:
+    name = op.name.lstrip("_")
+    return f"torch.{name}" if op.function else f"Tensor.{name}"

@@ -1,0 +1,28 @@
+"""Whether a vmap is running, and how it treats random ops (read by the runner and the samplers)."""
+
+from __future__ import annotations
+
+# How many vmaps are running: the runner looks for batched inputs only when this is not 0.
+depth = 0
+# The randomness= of each running vmap, innermost last ("error", "same" or "different").
+randomness: list[str] = []
+# The batch size of each running vmap, outermost (level 1) first.
+sizes: list[int] = []
+# How many of torch.func's gradient transforms (grad, vjp, jacrev, ...) are running, and how many
+# were when each vmap began: a function inside vmap sees requires_grad only for a transform
+# inside that vmap (the script's own graph is outside it, as PyTorch's levels hide it).
+grad_depth = 0
+grad_depth_at: list[int] = []
+
+
+def tracks_inside(level: int) -> bool:
+    return level <= len(grad_depth_at) and grad_depth > grad_depth_at[level - 1]
+
+
+def reset() -> None:
+    """No vmap running (a fresh session; a vmap always undoes its own entry on the way out)."""
+    global depth, grad_depth
+    depth = grad_depth = 0
+    randomness.clear()
+    sizes.clear()
+    grad_depth_at.clear()
