@@ -66,6 +66,13 @@ def _zero() -> int:
     return 0
 
 
+def vmap(func: Any, in_dims: Any = 0, out_dims: Any = 0, randomness: str = "error", *,
+         chunk_size: Any = None) -> Any:
+    """``torch.vmap`` (torch.func's, loaded on first use)."""
+    from .transforms.vmap import vmap as func_vmap
+    return func_vmap(func, in_dims, out_dims, randomness, chunk_size=chunk_size)
+
+
 def _build_torch() -> dict[str, Any]:
     members: dict[str, Any] = {k: v for k, v in FUNCTIONS.items() if not k.startswith("_")}
     members.update({name: d for name, d in dtypes.ALIASES.items()})
@@ -84,7 +91,7 @@ def _build_torch() -> dict[str, Any]:
         "is_tensor": _is_tensor, "numel": parsed(_numel, ["numel(Tensor input)"]),
         "is_floating_point": parsed(_is_floating_point, ["is_floating_point(Tensor input)"]),
         "set_default_device": _set_default_device, "get_default_device": _get_default_device,
-        "__version__": TORCH_VERSION,
+        "vmap": vmap, "__version__": TORCH_VERSION,
         "pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan,
     })
     return members

@@ -470,6 +470,30 @@ def functional_call(module: Any, parameter_and_buffer_dicts: Any, args: Any = No
             table[leaf] = old
 
 
+def stack_module_state(models: Any) -> tuple[dict, dict]:
+    """torch.func.stack_module_state: the parameters and buffers of models of one class, each name's
+    tensors stacked (new leaves, requiring grad when the models' do), for vmap over an ensemble."""
+    from ..ops.joining import STACK
+    models = list(models)
+    if not models:
+        raise TorchRuntimeError("stack_module_state: Expected at least one model, got 0.")
+    if len({bool(m.training) for m in models}) != 1:
+        raise TorchRuntimeError("stack_module_state: Expected all models to have the same training/eval mode.")
+    if len({type(m) for m in models}) != 1:
+        raise TorchRuntimeError("stack_module_state: Expected all models to be of the same class.")
+
+    def stacked(tables: list, name: str) -> Tensor:
+        tensors = [table[name] for table in tables]
+        flags = {t.requires_grad for t in tensors}
+        if len(flags) != 1:
+            raise TorchRuntimeError(f"Expected {name} from each model to have the same .requires_grad")
+        result = STACK(tensors)
+        return result.detach().requires_grad_() if flags == {True} else result
+    params = [dict(m.named_parameters()) for m in models]
+    buffers = [dict(m.named_buffers()) for m in models]
+    return ({k: stacked(params, k) for k in params[0]}, {k: stacked(buffers, k) for k in buffers[0]})
+
+
 def _check_keys(module: Any, given: dict) -> None:
     """strict=True: every parameter and buffer given, nothing else (PyTorch's message)."""
     known = [n for n, _ in module.named_parameters()] + [n for n, _ in module.named_buffers()]
@@ -498,20 +522,23 @@ def members() -> dict[str, Any]:
     """``torch.func``'s members a script may use."""
     from .vmap import vmap
     return {"grad": grad, "grad_and_value": grad_and_value, "vjp": vjp, "jvp": jvp, "jacrev": jacrev,
-            "jacfwd": jacfwd, "hessian": hessian, "functional_call": functional_call, "vmap": vmap}
+            "jacfwd": jacfwd, "hessian": hessian, "functional_call": functional_call, "vmap": vmap,
+            "stack_module_state": stack_module_state}
 
 
 def functorch_members() -> dict[str, Any]:
     """``functorch``: the same transforms under their pre-2.0 names, each warning that it is
     deprecated when called (as PyTorch's functorch._src deprecated wrappers do)."""
-    return {name: _deprecated(name, fn) for name, fn in members().items() if name != "functional_call"}
+    return {name: _deprecated(name, fn) for name, fn in members().items() if name not in ("functional_call", "stack_module_state")}
 
 
 def _deprecated(name: str, fn: Callable) -> Callable:
+    new_name = "torch.vmap" if name == "vmap" else f"torch.func.{name}"   # (vmap lives in torch itself)
+
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         warn(f"We've integrated functorch into PyTorch. As the final step of the integration, `functorch.{name}` "
              "is deprecated as of PyTorch 2.0 and will be deleted in a future version of PyTorch >= 2.3. Please "
-             f"use `torch.func.{name}` instead; see the PyTorch 2.0 release notes and/or the `torch.func` "
+             f"use `{new_name}` instead; see the PyTorch 2.0 release notes and/or the `torch.func` "
              "migration guide for more details https://pytorch.org/docs/main/func.migrating.html", "FutureWarning")
         return fn(*args, **kwargs)
     wrapper.__name__ = wrapper.__qualname__ = name
