@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import TorchRuntimeError, TorchTypeError
+from ..batching.batched_tensor import BatchedTensor, physical, wrapped_as
 from ..tensor import Tensor
 
 _level: object | None = None   # the open level's token
@@ -124,6 +125,11 @@ def unpack_dual(tensor: Any, *, level: Any = None) -> UnpackedDualTensor:
     if not isinstance(tensor, Tensor):
         raise TorchTypeError(f"_unpack_dual(): argument 'dual' (position 1) must be Tensor, not "
                              f"{type(tensor).__name__}")
+    if isinstance(tensor, BatchedTensor):   # (inside vmap: the dual is the physical tensor)
+        inner = unpack_dual(physical(tensor))
+        tangent = inner.tangent
+        return UnpackedDualTensor(wrapped_as(inner.primal, tensor), None if tangent is None else
+                                  wrapped_as(tangent, tensor))
     return UnpackedDualTensor(_primal_view(tensor), tangent_of(tensor))
 
 

@@ -246,3 +246,38 @@ def batch_size(value: Any, level: int) -> int | None:
     if isinstance(value, BatchedTensor) and value._level == level:
         return value._batch_size
     return None
+
+
+def physical(t: Any) -> Any:
+    """The innermost plain tensor under every level of batching."""
+    while isinstance(t, BatchedTensor):
+        t = t._value
+    return t
+
+
+def wrapped_as(g: Tensor, x: Any) -> Any:
+    """``g`` (shaped as ``x``'s physical tensor) wrapped in ``x``'s levels of batching."""
+    levels = []
+    while isinstance(x, BatchedTensor):
+        levels.append((x._bdim, x._level))
+        x = x._value
+    for bdim, level in reversed(levels):
+        g = BatchedTensor.wrap(g, bdim, level)
+    return g
+
+
+def per_element(fn: Any) -> Any:
+    """A hand-written function of a tensor (first argument) whose result is shaped and laid out
+    as that tensor, element by element (zeros_like, full_like): inside vmap, the function of the
+    physical tensor, batched as the input is."""
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        source = args[0] if args else kwargs.get("input")
+        if not isinstance(source, BatchedTensor):
+            return fn(*args, **kwargs)
+        if args:
+            return wrapped_as(fn(physical(source), *args[1:], **kwargs), source)
+        return wrapped_as(fn(**dict(kwargs, input=physical(source))), source)
+    for name in ("__name__", "__qualname__", "__doc__", "__signature__"):
+        if hasattr(fn, name):
+            setattr(wrapper, name, getattr(fn, name))
+    return wrapper

@@ -43,8 +43,9 @@ class Placed:
         self.bdim = bdim
 
 
-def wrap(result: Any, level: int) -> Any:
-    """Physical results as the batched tensors of ``level`` (batch first)."""
+def wrap(result: Any, level: int, returns: Callable | None = None) -> Any:
+    """Physical results as the batched tensors of ``level`` (batch first); ``returns``: the op's
+    named tuple of results (torch.return_types.max)."""
     if isinstance(result, Placed):
         return BatchedTensor.wrap(result.value, result.bdim, level)
     if isinstance(result, BatchedTensor) and result._level == level:
@@ -55,7 +56,7 @@ def wrap(result: Any, level: int) -> Any:
         return [wrap(r, level) for r in result]
     if isinstance(result, tuple):
         items = [wrap(r, level) for r in result]
-        return type(result)(*items) if hasattr(result, "_fields") else tuple(items)
+        return returns(*items) if returns is not None else tuple(items)
     return result
 
 
@@ -71,7 +72,20 @@ def run_batched(op: "Op", bound: dict, level: int, inner: Callable[["Op", dict],
     if inplace:
         from .rules import inplace_rule
         return inplace_rule(op, bound, level, inner, rule)
-    return wrap(rule(op, bound, level, inner), level)
+    return wrap(rule(op, bound, level, inner), level, op.returns)
+
+
+def run_batched_view_inplace(op: "Op", bound: dict, level: int) -> Any:
+    """An in-place view op (``t_``, ``squeeze_``) on a batched tensor: its out-of-place view, which
+    the batched tensor then becomes (its physical value and batch dim)."""
+    from ..dispatch.runner import run_wrapped
+    target = bound["self"]
+    if not (isinstance(target, BatchedTensor) and target._level == level):
+        raise TorchRuntimeError(f"vmap: {op.name}_ on a tensor that is not batched, with batched arguments, is not "
+                                "possible")
+    view = run_batched(op, dict(bound), level, run_wrapped)
+    target._value, target._bdim = view._value, view._bdim
+    return target
 
 
 def _public_name(op: "Op") -> str:

@@ -13,7 +13,7 @@ from typing import Any, Callable
 from ..errors import TorchRuntimeError
 from ..tensor import Tensor
 from . import state
-from .batched_tensor import BatchedTensor
+from .batched_tensor import BatchedTensor, physical, wrapped_as  # noqa: F401  (re-exported)
 
 
 def batched_at_every_level(x: Tensor, upto: int | None = None) -> Tensor:
@@ -36,13 +36,6 @@ def batched_at_every_level(x: Tensor, upto: int | None = None) -> Tensor:
     return x
 
 
-def physical(t: Any) -> Any:
-    """The innermost plain tensor under every level of batching."""
-    while isinstance(t, BatchedTensor):
-        t = t._value
-    return t
-
-
 def laid_out_as(c: Any, o: Any) -> Tensor:
     """The physical tensor of ``c`` with the batch dims where ``o``'s physical tensor has them
     (``c`` unbatched at a level of ``o`` is expanded over it)."""
@@ -57,17 +50,6 @@ def laid_out_as(c: Any, o: Any) -> Tensor:
         shape = list(c.shape)
         inner = c.unsqueeze(bdim).expand(shape[:bdim] + [size] + shape[bdim:])
     return laid_out_as(inner, o._value)
-
-
-def wrapped_as(g: Tensor, x: Any) -> Any:
-    """``g`` (shaped as ``x``'s physical tensor) wrapped in ``x``'s levels of batching."""
-    levels = []
-    while isinstance(x, BatchedTensor):
-        levels.append((x._bdim, x._level))
-        x = x._value
-    for bdim, level in reversed(levels):
-        g = BatchedTensor.wrap(g, bdim, level)
-    return g
 
 
 def batched_grads(outputs: list, inputs: list, cotangents: list | None, grad: Callable) -> list:

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
+import numpy as np
+
 from ..errors import TorchNotImplementedError, TorchRuntimeError
 from ..tensor import Tensor
+from . import state
 from .batched_tensor import BatchedTensor, at_front
 from .rules import pointwise
 
@@ -77,6 +80,62 @@ def addmm(op: "Op", bound: dict, level: int, inner: Callable) -> Any:
 def trace(op: "Op", bound: dict, level: int, inner: Callable) -> Any:
     _check_rank(bound["self"], 2, "trace: expected a matrix, but got tensor with dim " + str(bound["self"].dim()))
     return bound["self"].diagonal().sum()
+
+
+def _batched_here(value: Any, level: int) -> bool:
+    return isinstance(value, BatchedTensor) and value._level == level
+
+
+def masked_fill(op: "Op", bound: dict, level: int, inner: Callable) -> Any:
+    """A batch of fill values (a 0-dim value per sample): where(mask, value, self)."""
+    if not _batched_here(bound["value"], level):
+        return pointwise(op, bound, level, inner)
+    x = bound["self"]
+    return bound["value"].to(x.dtype).where(bound["mask"], x)
+
+
+def fill(op: "Op", bound: dict, level: int, inner: Callable) -> Any:
+    """fill_ with a batch of 0-dim values: each sample filled with its own."""
+    if not _batched_here(bound["value"], level):
+        return pointwise(op, bound, level, inner)
+    x = bound["self"]
+    return bound["value"].to(x.dtype).expand(list(x.shape)).clone()
+
+
+def take(op: "Op", bound: dict, level: int, inner: Callable) -> Any:
+    return bound["self"].reshape(-1)[bound["index"]]
+
+
+def diagonal_copy(op: "Op", bound: dict, level: int, inner: Callable) -> Any:
+    return bound["self"].diagonal(bound.get("offset", 0), 0, 1).clone()
+
+
+def embed(op: "Op", bound: dict, level: int, inner: Callable) -> Any:
+    """A view's gradient put into zeros of its base's shape (in a batched backward): the view of
+    a batch of zeros written in place."""
+    g = bound["self"]
+    zeros = np.zeros((_batch_of(g, level),) + tuple(bound["shape"]), dtype=g._dtype.np)
+    out = BatchedTensor.wrap(Tensor._make(zeros, g._dtype), 0, level)
+    bound["region"](out).copy_(g)
+    return out
+
+
+def _batch_of(value: Any, level: int) -> int:
+    return value._batch_size if isinstance(value, BatchedTensor) and value._level == level else state.sizes[level - 1]
+
+
+def masked_select(op: "Op", bound: dict, level: int, inner: Callable) -> Any:
+    """The same mask for every sample selects as many elements from each: indexing by it; a batched
+    mask would select a different count per sample (PyTorch's error)."""
+    x, mask = bound["self"], bound["mask"]
+    if isinstance(mask, BatchedTensor) and mask._level == level:
+        raise TorchRuntimeError("vmap: Attempted to vmap over `mask` in torch.masked_select(self, mask) We cannot "
+                                "support this because for each batch this would return a differently shaped Tensor. "
+                                "Please file an issue at https://github.com/pytorch/pytorch/issues if you need this "
+                                "feature.")
+    from ..shape_rules import broadcast_shapes
+    shape = list(broadcast_shapes(tuple(x.shape), tuple(mask.shape)))
+    return x.expand(shape)[mask.expand(shape)]
 
 
 # -- losses ---------------------------------------------------------------------------------------

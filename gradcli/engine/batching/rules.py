@@ -93,19 +93,18 @@ def _expanded(value: Tensor, level: int, size: int) -> Tensor:
 # -- the kinds ----------------------------------------------------------------------------------
 
 def unary(op: "Op", bound: dict, level: int, inner: Callable) -> Any:
-    """An op of one batched input (the first tensor argument); other tensors (a layer norm's
-    weight) must not be batched."""
+    """An op of one batched input (its first input); other tensors (a layer norm's weight) must
+    not be batched."""
+    main = op.inputs[0]
     new = dict(bound)
-    first = True
     for key, value in bound.items():
         if isinstance(value, Tensor):
             new[key], batched = at_front(value, level)
-            if batched != first:
+            if batched != (key == main):
                 raise TorchNotImplementedError(f"gradcli does not support vmap over {op.name} with a batched "
                                                f"{key} yet" if batched else
                                                f"gradcli does not support vmap over {op.name} with an unbatched "
                                                f"{key} yet")
-            first = False
     return inner(op, new)
 
 
@@ -299,11 +298,17 @@ def _joined(op: "Op", bound: dict, level: int, inner: Callable) -> Any:
 def _index(op: "Op", bound: dict, level: int, inner: Callable) -> Any:
     """``x[index]`` with index tensors: their dims shifted past the batch.  NumPy's rule places the
     result of separated index tensors first, so the batch then follows them."""
-    x, physical, new = _self_only(op, bound, level)
     pairs = bound["indices"]
-    if any(isinstance(t, BatchedTensor) and t._level == level for _, t in pairs):
+    batched_index = [isinstance(t, BatchedTensor) and t._level == level for _, t in pairs]
+    if any(batched_index):
+        if len(pairs) == 1 and pairs[0][0] == 0 and not (isinstance(bound["self"], BatchedTensor)
+                                                         and bound["self"]._level == level):
+            # one batched index into a shared tensor (a weight per target): each sample's own rows
+            index, _ = at_front(pairs[0][1], level)
+            return inner(op, dict(bound, indices=[(0, index)]))
         raise TorchNotImplementedError("gradcli does not support vmap over indexing with a batched index "
                                        "tensor yet")
+    x, physical, new = _self_only(op, bound, level)
     new["indices"] = [(dim + 1, t) for dim, t in pairs]
     result = inner(op, new)
     spans = []
@@ -333,6 +338,11 @@ def _gathering(op: "Op", bound: dict, level: int, inner: Callable) -> Any:
     new = dict(bound)
     for key, value in bound.items():
         if isinstance(value, Tensor):
+            if key == "index" and op.name == "index_add":   # (a vector along dim, for every sample)
+                if isinstance(value, BatchedTensor) and value._level == level:
+                    raise TorchNotImplementedError("gradcli does not support vmap over index_add with a batched "
+                                                   "index yet")
+                continue
             if value.dim() != rank and op.name != "index_add":
                 raise TorchRuntimeError("Index tensor must have the same number of dimensions as input tensor")
             new[key] = _expanded(value, level, size)
@@ -359,7 +369,13 @@ def inplace_rule(op: "Op", bound: dict, level: int, inner: Callable, rule: Rule)
     target = bound["self"]
     if not (isinstance(target, BatchedTensor) and target._level == level):
         _refuse_unbatched_target(bound, level)
-    rule(op, bound, level, inner)
+    if op.vmap in _KINDS or op.vmap == DIMS:
+        rule(op, bound, level, inner)   # (these rules rewrite the call: the write goes to self's value)
+    else:
+        # a rule of its own computes the result from other ops: written into self afterwards
+        from ..dispatch.runner import run_wrapped
+        from .dispatch import wrap
+        target.copy_(wrap(rule(op, bound, level, run_wrapped), level))
     return target
 
 

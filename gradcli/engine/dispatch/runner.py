@@ -252,9 +252,10 @@ def run_inplace_view(op: "Op", bound: dict) -> Tensor:
     As PyTorch's inplace_view ops, it bumps the version and sets (not rebases) the history:
     on a view the new node follows the view's own node, the base's history is untouched."""
     if vmap_state.depth:
-        from ..batching.dispatch import batched_level
-        if batched_level(bound):
-            raise TorchNotImplementedError(f"gradcli does not support vmap over {op.name}_ yet")
+        from ..batching.dispatch import batched_level, run_batched_view_inplace
+        level = batched_level(bound)
+        if level:
+            return run_batched_view_inplace(op, bound, level)
     if forward_ad.watching:
         from .dual_ops import run_inplace_view_with_tangents
         return run_inplace_view_with_tangents(op, bound, run_inplace_view)

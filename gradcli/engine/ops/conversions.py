@@ -22,6 +22,7 @@ from ..errors import TorchRuntimeError, TorchTypeError
 from ..shape_rules import broadcast_shapes, is_expandable_to
 from ..tensor import Tensor
 from ..warnings import warn
+from ..batching.batched_tensor import BatchedTensor
 from .indexing import EXPANDED_WARNING
 
 CATALOG = Catalog(jvp=LINEAR, vmap="pointwise")
@@ -123,8 +124,8 @@ CLONE = defop("clone", "clone(Tensor input, *, any memory_format=None)",
 
 def _contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
     # An already contiguous tensor is returned itself (same grad_fn), as in PyTorch.
-    if self._data.flags.c_contiguous:
-        return self
+    if self.is_contiguous() if isinstance(self, BatchedTensor) else self._data.flags.c_contiguous:
+        return self   # (inside vmap: by the logical layout)
     return run(CLONE, {"self": self, "memory_format": None})
 
 
@@ -162,7 +163,7 @@ def _fill_forward(b: dict) -> Any:
 defop("fill", "fill(Tensor input, Tensor value)", _fill_forward,
       node=lambda b: "FillBackward2" if b["value"]._wrapped else "FillBackward3",
       inputs=("self", "value"), numbers_as_tensors=True, method=False, inplace=True, scalar_inputs=("value",),
-      inplace_broadcasts=False,
+      inplace_broadcasts=False, vmap="fill",
       # fill_ of a number may write memory that elements share; fill_ of a tensor may not (it
       # copies a value that aliases self from a clone, so no overlap check either)
       inplace_memory=lambda b: SHARED if b["value"]._wrapped else UNIQUE,
@@ -196,7 +197,7 @@ defop("masked_fill", ["masked_fill(Tensor input, Tensor mask, Tensor value)",
                       "masked_fill(Tensor input, Tensor mask, Scalar value)"], _masked_fill_forward,
       node=lambda b: "MaskedFillBackward0" if b["value"]._wrapped else "MaskedFillBackward1",
       inputs=("self", "value"), numbers_as_tensors=("value",), inplace=True, scalar_inputs=("value",),
-      inplace_broadcasts=False, inplace_memory=SHARED,  # (PyTorch warns when self is expanded)
+      inplace_broadcasts=False, inplace_memory=SHARED, vmap="masked_fill",  # (PyTorch warns when self is expanded)
       derivs={"self": d("mask", rule="where(mask, 0, grad)")(lambda g, s: g.masked_fill(s.mask, 0)),
               "value": d("mask", rule="sum(where(mask, grad, 0))")(lambda g, s: (g * s.mask).sum())})
 

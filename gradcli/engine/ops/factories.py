@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..batching.batched_tensor import per_element
 from .. import dtypes
 from ..device import check_cpu
 from ..dispatch.limits import check_size
@@ -346,8 +347,9 @@ CATALOG.register(staticmethod(_legacy_new), operators=("__new__",))  # torch.Ten
 for _name, _fn in (
         ("tensor", tensor), ("as_tensor", as_tensor), ("ones", _filled("ones", 1)), ("zeros", _filled("zeros", 0)),
         ("empty", _filled("empty", 0)), ("full", full), ("eye", eye), ("arange", arange), ("linspace", linspace),
-        ("logspace", logspace), ("ones_like", _like("ones_like", 1)), ("zeros_like", _like("zeros_like", 0)),
-        ("empty_like", _like("empty_like", 0)), ("full_like", full_like)):
+        ("logspace", logspace), ("ones_like", per_element(_like("ones_like", 1))),
+        ("zeros_like", per_element(_like("zeros_like", 0))), ("empty_like", per_element(_like("empty_like", 0))),
+        ("full_like", per_element(full_like))):
     CATALOG.register(_fn, _name, torch=True)
 for _name, _fn in (("new_ones", _new("new_ones", 1)), ("new_zeros", _new("new_zeros", 0)),
                    ("new_empty", _new("new_empty", 0)), ("new_full", _new_full), ("new_tensor", _new_tensor)):

@@ -254,7 +254,7 @@ def _masked_select_backward(g: Tensor, s: Any) -> Tensor:
 
 
 defop("masked_select", "masked_select(Tensor input, Tensor mask, *, Tensor? out=None)",
-      _masked_select_forward, node="MaskedSelectBackward0",
+      _masked_select_forward, node="MaskedSelectBackward0", vmap="masked_select",
       derivs={"self": d("mask", rule="zeros of self's shape, grad put where mask is True")(_masked_select_backward)})
 
 
@@ -270,7 +270,7 @@ def _take_forward(b: dict) -> Any:
     return flat[idx]
 
 
-defop("take", "take(Tensor input, Tensor index, *, Tensor? out=None)", _take_forward, node="TakeBackward0",
+defop("take", "take(Tensor input, Tensor index, *, Tensor? out=None)", _take_forward, node="TakeBackward0", vmap="take",
       derivs={"self": d("index", rule="zeros of self's shape, grad added at index (flat)")(lambda g, s: run(INDEX_PUT, {
           "self": Tensor._make(np.zeros(s.self_sym_sizes, dtype=g._dtype.np), g._dtype).reshape(-1),
           "indices": [(0, s.index.reshape(-1))], "values": g.reshape(-1), "accumulate": True}

@@ -67,7 +67,7 @@ def _embed_forward(b: dict) -> Any:
 # The gradient of a view op: zeros of the input's shape with the gradient in the view's
 # region.  Its own gradient is the view op again (PyTorch's <View>BackwardBackward0).
 EMBED = defop("_embed", "_embed(Tensor input, any shape, any region, str node)", _embed_forward,
-              node=lambda b: b["node"], function=False, method=False,
+              node=lambda b: b["node"], function=False, method=False, vmap="embed",
               derivs={"self": d(rule="the part of grad the view covers (the view op again)")(lambda g, s: s.region(g))})
 
 
@@ -203,7 +203,7 @@ DIAG_EMBED = defop("diag_embed", "diag_embed(Tensor input, int offset=0, int dim
                    derivs={"self": d(rule="the diagonal of grad at offset")(lambda g, s: g.diagonal(s.offset, -2, -1))})
 DIAG_COPY = defop("_diagonal_copy", "_diagonal_copy(Tensor input, int offset=0)",
                   lambda b: diagonal_view(b["self"]._data, b["offset"], 0, 1).copy(),
-                  node="DiagonalBackward0_copy", function=False, method=False,
+                  node="DiagonalBackward0_copy", function=False, method=False, vmap="diagonal_copy",
                   exposes=("offset", "self_sym_sizes"), exposed_values={"dim1": lambda s: 0, "dim2": lambda s: 1},
                   derivs={"self": d(rule=ON_DIAGONAL)(
                       lambda g, s: _embed(s.self_sym_sizes, g, lambda t: t.diagonal(s.offset),

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..autograd import forward_ad
 from ..autograd.forward_ad import set_tangent, suspended, tangent_of
+from ..batching.batched_tensor import BatchedTensor
 from ..errors import TorchAttributeError, TorchRuntimeError, TorchValueError
 from ..ops.shape import VIEW
 from ..tensor import Tensor
@@ -33,6 +34,8 @@ def make_dual(tensor: Any, tangent: Any, *, level: Any = None) -> Tensor:
         raise TorchAttributeError(f"'{type(tangent).__name__}' object has no attribute 'is_floating_point'")
     if not tangent._dtype.is_floating_point:
         raise TorchValueError(f"Expected tangent to be floating point or complex, but got: {_dtype_name(tangent)}")
+    if isinstance(tensor, BatchedTensor) or isinstance(tangent, BatchedTensor):
+        return _batched_dual(tensor, tangent)
     if tangent_of(tensor) is not None:
         raise TorchRuntimeError("Making a dual Tensor based on a Tensor that already has a forward gradient at "
                                 "the same level 0 is not supported.")
@@ -51,8 +54,21 @@ def make_dual(tensor: Any, tangent: Any, *, level: Any = None) -> Tensor:
     return dual
 
 
+def _batched_dual(tensor: Tensor, tangent: Tensor) -> Tensor:
+    """make_dual inside vmap: the dual is made of the physical tensors, the primal first batched at
+    every level (a batch of tangents for one primal: vmap over jvp's tangents)."""
+    from ..batching.gradients import batched_at_every_level, laid_out_as, physical, wrapped_as
+    if tuple(tangent.shape) != tuple(tensor.shape):
+        raise TorchRuntimeError(
+            "Trying to set a forward gradient that has a different size than that of the original Tensor, this "
+            f"is not supported. Tensor is of size {_sizes(tensor)} while the given forward gradient is of size "
+            f"{_sizes(tangent)}.")
+    primal = batched_at_every_level(tensor)
+    return wrapped_as(make_dual(physical(primal), laid_out_as(tangent, primal)), primal)
+
+
 def _sizes(t: Tensor) -> str:
-    return "[" + ", ".join(str(n) for n in t._data.shape) + "]"
+    return "[" + ", ".join(str(n) for n in t.shape) + "]"
 
 
 def members() -> dict[str, Any]:

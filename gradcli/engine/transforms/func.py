@@ -179,7 +179,15 @@ def _grads(outputs: list, inputs: list, cotangents: list | None = None) -> list:
         return batched_grads(needed, inputs, seeds, autograd_grad)
     found = autograd_grad(needed, inputs, seeds, retain_graph=True, create_graph=True, allow_unused=True) \
         if needed else [None] * len(inputs)
-    return [g if g is not None else Tensor._make(np.zeros_like(x._data), x._dtype) for g, x in zip(found, inputs)]
+    return [g if g is not None else _zeros_as(x) for g, x in zip(found, inputs)]
+
+
+def _zeros_as(x: Tensor) -> Tensor:
+    """Zeros of ``x``'s shape and dtype (inside vmap: a batch of them, as ``x`` is batched)."""
+    if isinstance(x, BatchedTensor):
+        from ..batching.gradients import physical, wrapped_as
+        return wrapped_as(_zeros_as(physical(x)), x)
+    return Tensor._make(np.zeros_like(x._data), x._dtype)
 
 
 # -- grad, grad_and_value, vjp --------------------------------------------------------------------
@@ -313,6 +321,9 @@ def _aux_primal(x: Any) -> Any:
 
 
 def _tangent_or_zeros(t: Tensor) -> Tensor:
+    if isinstance(t, BatchedTensor):   # (inside vmap)
+        found = forward_ad.unpack_dual(t).tangent
+        return found if found is not None else _zeros_as(t)
     found = forward_ad.tangent_of(t)
     return found if found is not None else Tensor._make(np.zeros_like(t._data), t._dtype)
 
@@ -387,12 +398,12 @@ def jacfwd(func: Callable, argnums: Any = 0, has_aux: bool = False, *, randomnes
         with _Level():
             for k, leaf in enumerate(leaves):
                 for e in range(leaf.numel()):
-                    unit = np.zeros(leaf._data.shape, dtype=leaf._data.dtype)
+                    unit = np.zeros(tuple(leaf.shape), dtype=leaf._dtype.np)
                     unit.reshape(-1)[e] = 1
                     _open_level("jacfwd")
                     try:
                         duals = [make_dual(x, Tensor._make(unit, x._dtype) if i == k else
-                                           Tensor._make(np.zeros_like(x._data), x._dtype))
+                                           Tensor._make(np.zeros(tuple(x.shape), dtype=x._dtype.np), x._dtype))
                                  for i, x in enumerate(leaves)]
                         result, aux = _split_aux(call(func, *_replace(args, picked, _unflatten(duals, spec)),
                                                       **kwargs), has_aux, "jacfwd(f, ...)(*args)")
