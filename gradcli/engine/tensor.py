@@ -28,9 +28,16 @@ from .printing import tensor_repr
 from .shape_rules import wrap_dim
 from .size import Size
 from .warnings import warn, warn_once
+from .batching import state as vmap_state
 
 
 _new = object.__new__
+
+IN_TRANSFORM = (
+    "You are attempting to call Tensor.requires_grad_() (or perhaps using torch.autograd.functional.* APIs) inside "
+    "of a function being transformed by a functorch transform. This is unsupported, please attempt to use the "
+    "functorch transforms (e.g. grad, vjp, jacrev, jacfwd, hessian) or call requires_grad_() outside of a function "
+    "being transformed instead.")
 
 
 class VersionCounter:
@@ -74,6 +81,7 @@ class Tensor:
     _retains_grad = False
     _accumulator: Any = None
     _fw: tuple | None = None  # (dual level, tangent): forward-mode AD (autograd/forward_ad.py)
+    _batched = False  # a BatchedTensor of vmap (batching/batched_tensor.py): no number to give
 
     __script_attrs__: frozenset[str] = _CORE_ATTRS
     # An ndarray on the left of an operator leaves it to the tensor (NumPy defers to the higher
@@ -219,6 +227,8 @@ class Tensor:
         self._set_requires_grad(value, "only Tensors of floating point and complex dtype can require gradients")
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        if vmap_state.depth or vmap_state.grad_depth:
+            raise TorchRuntimeError(IN_TRANSFORM)
         if not isinstance(requires_grad, bool):
             raise TorchTypeError(
                 "requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "

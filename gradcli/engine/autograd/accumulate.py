@@ -89,5 +89,5 @@ def zero_grads(params: Iterable[Tensor], set_to_none: bool) -> None:
                 if p.grad.grad_fn is not None:
                     p.grad.detach_()
                 else:
-                    p.grad.requires_grad_(False)
+                    p.grad._set_requires_grad(False, "")
                 p.grad.zero_()

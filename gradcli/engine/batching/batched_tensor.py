@@ -35,6 +35,7 @@ class BatchedTensor(Tensor):
     _value: Tensor
     _bdim: int
     _level: int
+    _batched = True
 
     @staticmethod
     def wrap(value: Tensor, bdim: int, level: int) -> "BatchedTensor":
@@ -121,9 +122,8 @@ class BatchedTensor(Tensor):
     def requires_grad(self, value: object) -> None:
         self._value.requires_grad = value
 
-    def requires_grad_(self, requires_grad: bool = True) -> "BatchedTensor":
-        self._value.requires_grad_(requires_grad)
-        return self
+    def _set_requires_grad(self, value: bool, dtype_message: str, method: bool = False) -> None:
+        self._value._set_requires_grad(value, dtype_message, method)
 
     @property
     def is_leaf(self) -> bool:

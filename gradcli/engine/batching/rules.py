@@ -4,8 +4,8 @@ An op record names its rule in ``Op.vmap`` (a family's catalog gives the default
 
 * ``POINTWISE``: every tensor argument broadcasts with the others.  A batched argument of
   lower logical rank is viewed with size-1 dims after its batch, so that logical broadcasting
-  from the right still holds; a logically 0-dim batched argument keeps the promotion it has as
-  a 0-dim tensor (functorch's ``handleScalarTypePromotion``).
+  from the right still holds; a logically 0-dim batched argument, which physically has a dim,
+  is cast where that would change the result's dtype (functorch's ``handleScalarTypePromotion``).
 * ``REDUCTION``: ``dim`` shifted past the batch; a reduction over everything becomes one over
   every logical dim (``int[]`` dims) or over the flattened sample (an ``int`` dim: max, argmax).
 * ``DIMS``: ops whose dim arguments are shifted (``DIM_ARGUMENTS``), or rewritten by a function
@@ -121,7 +121,7 @@ def pointwise(op: "Op", bound: dict, level: int, inner: Callable) -> Any:
         if batched:
             rank = value.dim()
             physical = _padded(physical, rank, top)
-            if rank == 0 and top > 0 and key not in _NOT_PROMOTED:
+            if rank == 0 and key not in _NOT_PROMOTED:
                 scalars.append(key)
         new[key] = physical
     if scalars:
@@ -161,6 +161,8 @@ def reduction(op: "Op", bound: dict, level: int, inner: Callable) -> Any:
     dim = bound.get("dim")
     if dim is not None and not (isinstance(dim, (list, tuple)) and len(dim) == 0):
         new["dim"] = _shift(dim, rank)
+        if rank == 0:   # (a 0-dim sample takes dim 0 or -1: reduced as a sample of one element)
+            new["self"], new["keepdim"] = physical.unsqueeze(1), False
         return inner(op, new)
     if any("keepdim" in sig for sig in op.sigs):
         new["keepdim"] = False
@@ -212,6 +214,12 @@ def _shifted_dims(op: "Op", bound: dict, level: int, inner: Callable) -> Any:
     for name in names:
         if name in bound:
             new[name] = _shift(bound[name], x.dim() + extra)
+    if x.dim() == 0 and extra == 0:   # (softmax, cumsum of a 0-dim sample: as one of one element)
+        new["self"] = physical.unsqueeze(1)
+        if any("keepdim" in sig for sig in op.sigs):   # (logsumexp: the dim is reduced away)
+            return inner(op, dict(new, keepdim=False))
+        result = inner(op, new)
+        return [r.squeeze(1) for r in result] if isinstance(result, (list, tuple)) else result.squeeze(1)
     return inner(op, new)
 
 
@@ -236,7 +244,11 @@ def _squeeze(op: "Op", bound: dict, level: int, inner: Callable) -> Any:
     if "dim" not in bound:
         new["dim"] = [i + 1 for i, n in enumerate(x.shape) if n == 1]
     elif rank == 0:
-        _shift(bound["dim"], 0)   # (checks it)
+        # (functorch's rule takes only dim 0 of a 0-dim sample, and names the dims it got)
+        dims = list(bound["dim"]) if isinstance(bound["dim"], (list, tuple)) else [bound["dim"]]
+        if any(d != 0 for d in dims):
+            raise TorchRuntimeError("Dimension is out of range (expected to be in range of [-1, 0], but got "
+                                    f"[{', '.join(str(d) for d in dims)}]")
         return inner(op, dict(new, dim=[]))
     else:
         new["dim"] = _shift(bound["dim"], rank)

@@ -213,7 +213,7 @@ def _transposed(op: "Op", bound: dict, tangents: dict, outputs: list) -> list:
         floats = [r for r in result if r._dtype.is_floating_point and r.requires_grad]
         if not floats:
             return [None] * len(result)
-        us = [_zeros_like(r).requires_grad_() for r in floats]
+        us = [_needing_grad(_zeros_like(r)) for r in floats]
         grads = grad(floats, inputs, us, create_graph=True, allow_unused=True)
         total = None
         for g, v in zip(grads, directions):
@@ -254,4 +254,10 @@ def _leaf(t: Tensor) -> Tensor:
             return t.view_as(t)
     leaf = Tensor._make(t._data, t._dtype)
     leaf._wrapped = t._wrapped
-    return leaf.requires_grad_()
+    return _needing_grad(leaf)
+
+
+def _needing_grad(t: Tensor) -> Tensor:
+    # (not Tensor.requires_grad_: a script may not call it inside a transform, the engine may)
+    t._set_requires_grad(True, "")
+    return t

@@ -357,7 +357,7 @@ def _check(base: str, value: Any, numbers_as_tensors: bool) -> tuple[bool, Any]:
     if base == "Scalar":
         if isinstance(value, (int, float)):
             return True, value
-        if isinstance(value, Tensor) and value.numel() == 1:
+        if isinstance(value, Tensor) and not value._batched and value.numel() == 1:
             return True, value.item()
         return False, None
     if base == "int":
@@ -367,7 +367,7 @@ def _check(base: str, value: Any, numbers_as_tensors: bool) -> tuple[bool, Any]:
     if base == "float":
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return True, float(value)
-        if isinstance(value, Tensor) and value.numel() == 1:
+        if isinstance(value, Tensor) and not value._batched and value.numel() == 1:
             return True, float(value.item())
         return False, None
     if base == "bool":

@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..batching.batched_tensor import BatchedTensor
 from .. import dtypes
 from ..autograd.formulas import d
 from ..dispatch.op import BINARY, INPLACE, METHOD
@@ -173,6 +174,9 @@ for _name, _fn in (("isnan", np.isnan), ("isinf", np.isinf), ("isfinite", np.isf
 
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
              equal_nan: bool = False) -> bool:
+    if isinstance(input, BatchedTensor) or isinstance(other, BatchedTensor):
+        raise TorchRuntimeError("vmap over torch.allclose isn't supported yet. Please file an issue at "
+                                "https://github.com/pytorch/pytorch/issues if you need this feature.")
     _same_dtype_check(input, other)
     a, b, _ = binary_arrays(input, other)
     return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
@@ -186,11 +190,26 @@ def _same_dtype_check(input: Tensor, other: Tensor) -> None:  # noqa: A002
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
             equal_nan: bool = False) -> Tensor:
     _same_dtype_check(input, other)
+    if isinstance(input, BatchedTensor) or isinstance(other, BatchedTensor):
+        return _isclose_by_ops(input, other, rtol, atol, equal_nan)
     a, b, _ = binary_arrays(input, other)
     return Tensor._make(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
+def _isclose_by_ops(a: Tensor, b: Tensor, rtol: float, atol: float, equal_nan: bool) -> Tensor:
+    """isclose as PyTorch's own kernel composes it (TensorCompare.cpp), for batched operands."""
+    close = a == b
+    if equal_nan and a._dtype.is_floating_point:
+        close = close | (a.isnan() & b.isnan())
+    if rtol == 0 and atol == 0:
+        return close
+    actual = (a - b).abs()
+    return close | (actual.isfinite() & (actual <= (b * rtol).abs() + atol))
+
+
 def equal(input: Tensor, other: Tensor) -> bool:  # noqa: A002
+    if isinstance(input, BatchedTensor) or isinstance(other, BatchedTensor):
+        raise TorchRuntimeError("Batching rule not implemented for aten::equal. We could not generate a fallback.")
     return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
 
 

@@ -104,7 +104,7 @@ class Variable(metaclass=_VariableMeta):
         if requires_grad:
             if not out._dtype.is_floating_point:
                 raise TorchRuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-            out.requires_grad_(True)
+            out._set_requires_grad(True, "")
         return out
 
 

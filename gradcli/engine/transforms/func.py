@@ -144,7 +144,7 @@ def _differentiable(x: Any) -> Any:
         x = batched_at_every_level(x)
     alias = x.view_as(x)
     if not alias.requires_grad:
-        alias.requires_grad_()
+        alias._set_requires_grad(True, "")   # (requires_grad_() is refused inside a transform)
     return alias
 
 
@@ -236,6 +236,13 @@ def _tensor_outputs(output: Any, api: str) -> list:
     return leaves
 
 
+def _check_float_outputs(outputs: list) -> None:
+    for out in outputs:
+        if not out._dtype.is_floating_point:
+            raise TorchRuntimeError("vjp(f, ...): All outputs of f must be floating-point or complex Tensors, got "
+                                    f"Tensor with dtype torch.{out._dtype.name}")
+
+
 def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     check_callable(func)
     api = "vjp(f, *primals)"
@@ -243,6 +250,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
         diff = _map(_differentiable, primals)
         output, aux = _split_aux(call(func, *diff), has_aux, api)
         outputs = _tensor_outputs(output, api)
+        _check_float_outputs(outputs)
     leaves, spec = _flatten(diff)
     out_spec = _flatten(output)[1]
     outer = _depth
@@ -353,6 +361,7 @@ def jacrev(func: Callable, argnums: Any = 0, *, has_aux: bool = False, chunk_siz
             output, aux = _split_aux(call(func, *_replace(args, picked, diff), **kwargs), has_aux,
                                      "vjp(f, *primals)")   # (PyTorch's jacrev is its vjp underneath)
             outputs = _tensor_outputs(output, "vjp(f, *primals)")
+            _check_float_outputs(outputs)
             leaves, spec = _flatten(diff)
             _check_jacobian_size(outputs, leaves)
             pieces = []   # per output, per input leaf: the rows (one vjp per output element)
