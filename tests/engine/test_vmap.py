@@ -22,8 +22,6 @@ torch = api.TORCH
 
 # Ops without a batch rule, and why: vmap over them fails naming the op.
 WITHOUT_RULE = {
-    # random samplers: vmap's randomness= decides (error / same); a batch of draws is not built
-    "_bernoulli_tensor": "random", "_normal_tensor": "random", "poisson": "random",
     # batch statistics mix the samples of the op's own batch
     "native_batch_norm": "batch statistics",
     # gradients of losses, convolution, pooling, embedding: reached only by a backward pass through a
@@ -110,7 +108,8 @@ def test_errors_are_the_expected_ones(run: tuple[dict, set]) -> None:
     lines, _ = run
     errors = {name for (name, kind) in lines if kind == "error"}
     assert errors == {"item", "bool", "random", "permute_bad", "view_bad", "mm_bad", "sum_bad_dim", "cat_bad",
-                      "masked_select_batched_mask", "add_into_plain", "view_infer"}
+                      "masked_select_batched_mask", "add_into_plain", "view_infer", "normal_of_batch",
+                      "bernoulli_of_batch", "poisson_of_batch"}
 
 
 def test_an_error_inside_vmap_leaves_no_vmap_running() -> None:

@@ -24,7 +24,8 @@ from hypothesis import strategies as st  # noqa: E402
 
 import graph_ops_math  # noqa: E402
 import graph_ops_shape  # noqa: E402
-from graph_check import GRAD_TOL, GRADCLI, TORCH, VALUE_TOL, _touches_float32, describe, error_name, first_line  # noqa: E402
+from graph_check import (GRAD_TOL, GRADCLI, TORCH, VALUE_TOL, _touches_float32, describe,  # noqa: E402
+                         error_name, first_line)
 from graph_gen import build_program  # noqa: E402
 from graph_program import Backend, Program, Runner  # noqa: E402
 

@@ -13,7 +13,6 @@ import itertools
 from typing import Sequence
 
 from ..batching import state as vmap_state
-from ..batching.batched_tensor import BatchedTensor
 from ..errors import TorchRuntimeError, TorchTypeError
 from ..kernels.summation import torch_sum
 from ..shape_rules import is_expandable_to, sum_to_axes
@@ -105,7 +104,7 @@ def will_execute(node: Node) -> bool:
 def _summed_to(grad: Tensor, shape: tuple) -> Tensor:
     """``grad.sum_to_size(shape)``; without create_graph nothing is recorded, so the sums go
     straight to the kernel (the op's own path costs more than a small sum)."""
-    if grad_mode._enabled or isinstance(grad, BatchedTensor) or grad._data.dtype.char not in "fd" or grad._fw is not None:
+    if grad_mode._enabled or grad._batched or grad._data.dtype.char not in "fd" or grad._fw is not None:
         return grad.sum_to_size(shape)   # (a tangent, a batch of gradients inside vmap: the op's path)
     data = grad._data
     if not shape:

@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import TorchRuntimeError, TorchTypeError
-from ..batching.batched_tensor import BatchedTensor, physical, wrapped_as
 from ..tensor import Tensor
 
 _level: object | None = None   # the open level's token
@@ -125,7 +124,8 @@ def unpack_dual(tensor: Any, *, level: Any = None) -> UnpackedDualTensor:
     if not isinstance(tensor, Tensor):
         raise TorchTypeError(f"_unpack_dual(): argument 'dual' (position 1) must be Tensor, not "
                              f"{type(tensor).__name__}")
-    if isinstance(tensor, BatchedTensor):   # (inside vmap: the dual is the physical tensor)
+    if tensor._batched:   # (inside vmap: the dual is the physical tensor)
+        from ..batching.batched_tensor import physical, wrapped_as
         inner = unpack_dual(physical(tensor))
         tangent = inner.tangent
         return UnpackedDualTensor(wrapped_as(inner.primal, tensor), None if tangent is None else

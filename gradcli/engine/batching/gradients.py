@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..errors import TorchRuntimeError
 from ..tensor import Tensor
 from . import state
 from .batched_tensor import BatchedTensor, physical, wrapped_as  # noqa: F401  (re-exported)

@@ -36,7 +36,8 @@ def _check_ranks(name: str, a: Tensor, b: Tensor, want_a: int, want_b: int) -> N
 
 
 def dot(op: "Op", bound: dict, level: int, inner: Callable) -> Any:
-    _check_ranks("dot", bound["self"], bound["tensor"], 1, 1)
+    if bound["self"].dim() != 1 or bound["tensor"].dim() != 1:
+        raise TorchRuntimeError("Got wrong shapes for dot")
     a, a_batched, b, b_batched = _two(bound, "self", "tensor", level)
     if a_batched and b_batched:
         return (a.unsqueeze(-2) @ b.unsqueeze(-1)).squeeze(-1).squeeze(-1)
@@ -136,6 +137,30 @@ def masked_select(op: "Op", bound: dict, level: int, inner: Callable) -> Any:
     from ..shape_rules import broadcast_shapes
     shape = list(broadcast_shapes(tuple(x.shape), tuple(mask.shape)))
     return x.expand(shape)[mask.expand(shape)]
+
+
+def random_of_batch(op: "Op", bound: dict, level: int, inner: Callable) -> Any:
+    """A sampler of batched parameters (normal(mean), bernoulli(p)): randomness="different" draws
+    for the physical batch, batch first; "same" cannot share a draw between different parameters
+    (PyTorch's message)."""
+    from .randomness import RANDOM_ERROR, batched_draw
+    mode = state.randomness[level - 1]
+    if mode == "error":
+        raise TorchRuntimeError(RANDOM_ERROR)
+    if mode == "same":
+        raise TorchRuntimeError("Vmap does not currently support same randomness with a batched tensor input. "
+                                "Please file an issue with functorch")
+    size = _batch_of(next(v for v in bound.values() if _batched_here(v, level)), level)
+    new = {k: (_expanded_contiguous(v, level, size) if isinstance(v, Tensor) else v) for k, v in bound.items()}
+    with batched_draw():
+        return inner(op, new)
+
+
+def _expanded_contiguous(value: Tensor, level: int, size: int) -> Tensor:
+    from .rules import _expanded
+    if isinstance(value, BatchedTensor) or value.dim() > 0:
+        return _expanded(value, level, size).contiguous()
+    return value   # (a number's 0-dim tensor broadcasts as it is)
 
 
 # -- losses ---------------------------------------------------------------------------------------

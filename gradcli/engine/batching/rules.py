@@ -4,8 +4,9 @@ An op record names its rule in ``Op.vmap`` (a family's catalog gives the default
 
 * ``POINTWISE``: every tensor argument broadcasts with the others.  A batched argument of
   lower logical rank is viewed with size-1 dims after its batch, so that logical broadcasting
-  from the right still holds; a logically 0-dim batched argument, which physically has a dim,
-  is cast where that would change the result's dtype (functorch's ``handleScalarTypePromotion``).
+  from the right still holds; for a binary op, a logically 0-dim batched argument, which
+  physically has a dim, is cast where that would change the result's dtype (functorch's
+  ``handleScalarTypePromotion``).
 * ``REDUCTION``: ``dim`` shifted past the batch; a reduction over everything becomes one over
   every logical dim (``int[]`` dims) or over the flattened sample (an ``int`` dim: max, argmax).
 * ``DIMS``: ops whose dim arguments are shifted (``DIM_ARGUMENTS``), or rewritten by a function
@@ -109,6 +110,10 @@ def unary(op: "Op", bound: dict, level: int, inner: Callable) -> Any:
 
 
 _NOT_PROMOTED = ("condition", "mask")
+# functorch corrects the promotion of a logically 0-dim batched operand for its binary pointwise
+# ops (add, mul, pow, maximum, eq, ...) only; where, clamp, addcmul, masked_fill promote as the
+# physical tensors do.
+_BINARY_OPERANDS = ({"self", "other"}, {"self", "exponent"})
 
 
 def pointwise(op: "Op", bound: dict, level: int, inner: Callable) -> Any:
@@ -124,7 +129,7 @@ def pointwise(op: "Op", bound: dict, level: int, inner: Callable) -> Any:
             if rank == 0 and key not in _NOT_PROMOTED:
                 scalars.append(key)
         new[key] = physical
-    if scalars:
+    if scalars and {k for k, _ in tensors} in _BINARY_OPERANDS:
         _keep_scalar_promotion(bound, new, scalars)
     return inner(op, new)
 
@@ -339,8 +344,24 @@ def _index_put(op: "Op", bound: dict, level: int, inner: Callable) -> Any:
         raise TorchNotImplementedError("gradcli does not support vmap over index_put with a batched index "
                                        "tensor yet")
     new["indices"] = [(dim + 1, t) for dim, t in bound["indices"]]
-    new["values"], _ = at_front(bound["values"], level)
+    values = bound["values"]
+    # the values batched as the target is (expanded when shared), their dims after the batch
+    # aligned with the indexed part's (PyTorch's message then names the batched shapes)
+    physical_values = _expanded(values, level, physical.shape[0])
+    new["values"] = _padded(physical_values, values.dim(), _indexed_rank(physical, new["indices"]) - 1)
     return inner(op, new)
+
+
+def _indexed_rank(physical: Tensor, pairs: list) -> int:
+    """The rank of ``physical[index]`` for index's (dim, tensor) pairs, without indexing the data."""
+    import numpy as np
+
+    from ..ops.indexing import _numpy_index
+    try:
+        index = _numpy_index(tuple(physical.shape), pairs, bounds=False)
+        return np.broadcast_to(np.zeros((), dtype=np.int8), tuple(physical.shape))[index].ndim
+    except Exception:  # noqa: BLE001 - (a bad index: the op's own check reports it)
+        return physical.dim()
 
 
 def _gathering(op: "Op", bound: dict, level: int, inner: Callable) -> Any:

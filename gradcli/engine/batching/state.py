@@ -8,6 +8,8 @@ depth = 0
 randomness: list[str] = []
 # The batch size of each running vmap, outermost (level 1) first.
 sizes: list[int] = []
+# Draws sized for a whole batch now running (randomness="different": batching/randomness.py).
+batched_draws = 0
 # How many of torch.func's gradient transforms (grad, vjp, jacrev, ...) are running, and how many
 # were when each vmap began: a function inside vmap sees requires_grad only for a transform
 # inside that vmap (the script's own graph is outside it, as PyTorch's levels hide it).
@@ -21,8 +23,8 @@ def tracks_inside(level: int) -> bool:
 
 def reset() -> None:
     """No vmap running (a fresh session; a vmap always undoes its own entry on the way out)."""
-    global depth, grad_depth
-    depth = grad_depth = 0
+    global depth, grad_depth, batched_draws
+    depth = grad_depth = batched_draws = 0
     randomness.clear()
     sizes.clear()
     grad_depth_at.clear()

@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from ..batching import state as vmap_state
+from ..batching.randomness import batched_draw, draws, wrapped
 from ..dispatch.limits import check_size
 from ..dispatch.publish import Catalog
 from ..dispatch.python_signature import signed
@@ -92,7 +94,12 @@ def _dropout(x: Tensor, p: float, train: bool, inplace: bool) -> Tensor:
     if not x._dtype.is_floating_point:
         # the noise takes x's dtype, and dividing it by 1 - p cannot stay integral
         raise TorchRuntimeError(f"result type Float can't be cast to the desired output type {x._dtype.legacy_name}")
-    noise = Tensor._make(rng.dropout_noise(x._data, p), x._dtype)
+    if vmap_state.depth:   # (inside vmap: randomness= decides the noise's shape)
+        shape, level = draws(tuple(x.shape))
+        with batched_draw():
+            noise = wrapped(Tensor._make(rng.dropout_noise(np.empty(shape, dtype=x._dtype.np), p), x._dtype), level)
+    else:
+        noise = Tensor._make(rng.dropout_noise(x._data, p), x._dtype)
     return x.mul_(noise) if inplace else x * noise
 
 

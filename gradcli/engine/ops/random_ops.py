@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from ..batching import state as vmap_state
+from ..batching.randomness import batched_draw, draws, wrapped
 from .. import dtypes
 from ..autograd.formulas import SAMPLED, d
 from ..device import check_cpu
@@ -41,11 +43,13 @@ def _sampled(parser: ArgParser, sampler: Any, kernel: str) -> Any:
     def factory(*args: Any, **kwargs: Any) -> Tensor:
         _, b = parser.parse(args, kwargs)
         check_cpu(b["device"])
-        shape = b["size"]
         dtype = b["dtype"] or dtypes.get_default_dtype()
+        shape, level = draws(b["size"])   # (inside vmap: randomness= decides)
         check_size(shape, dtype.itemsize)
         _float_only(dtype, kernel)
-        return leaf(sampler(shape, dtype.np, generator=_generator(b, parser.name)), dtype, b["requires_grad"])
+        with batched_draw():
+            t = leaf(sampler(shape, dtype.np, generator=_generator(b, parser.name)), dtype, b["requires_grad"])
+        return wrapped(t, level)
     factory.__name__ = parser.name
     return signed(parser)(factory)
 
@@ -101,11 +105,13 @@ def randint(*args: Any, **kwargs: Any) -> Tensor:
     for v in (low, high):
         if not -2 ** 63 <= v < 2 ** 63:
             raise TorchValueError("Overflow when unpacking long long")
-    shape = b["size"]
     dtype = b["dtype"] or dtypes.int64
+    shape, level = draws(b["size"])
     check_size(shape, dtype.itemsize)
     _check_from_to(low, high, dtype)
-    return leaf(rng.randint(low, high, shape, dtype.np, generator=_generator(b, "randint")), dtype, b["requires_grad"])
+    with batched_draw():
+        t = leaf(rng.randint(low, high, shape, dtype.np, generator=_generator(b, "randint")), dtype, b["requires_grad"])
+    return wrapped(t, level)
 
 
 _RANDPERM = _parser(*_with_generator(f"randperm(int n, *, GEN{_FACTORY})"))
@@ -138,9 +144,10 @@ def _rand_like(*args: Any, **kwargs: Any) -> Tensor:
     _, b = _RAND_LIKE.parse(args, kwargs)
     dtype = b["dtype"] or b["input"]._dtype
     _float_only(dtype, "check_uniform_bounds")
-    out = _like_array(b["input"], dtype)
-    rng.uniform_(out, generator=_generator(b, "rand_like"))
-    return leaf(out, dtype, b["requires_grad"])
+    out, level = _like_draw(b["input"], dtype)
+    with batched_draw():
+        rng.uniform_(out, generator=_generator(b, "rand_like"))
+    return wrapped(leaf(out, dtype, b["requires_grad"]), level)
 
 
 @signed(_RANDN_LIKE)
@@ -148,9 +155,20 @@ def _randn_like(*args: Any, **kwargs: Any) -> Tensor:
     _, b = _RANDN_LIKE.parse(args, kwargs)
     dtype = b["dtype"] or b["input"]._dtype
     _float_only(dtype, "normal_kernel_cpu")
-    out = _like_array(b["input"], dtype)
-    rng.normal_(out, generator=_generator(b, "randn_like"))
-    return leaf(out, dtype, b["requires_grad"])
+    out, level = _like_draw(b["input"], dtype)
+    with batched_draw():
+        rng.normal_(out, generator=_generator(b, "randn_like"))
+    return wrapped(leaf(out, dtype, b["requires_grad"]), level)
+
+
+def _like_draw(src: Tensor, dtype: "dtypes.DType") -> tuple[np.ndarray, int]:
+    """The array a ``*_like`` sampler fills: ``src``'s layout, or inside vmap a C-ordered one of the
+    shape randomness= asks for (with the level to wrap it at)."""
+    if not vmap_state.depth:
+        return _like_array(src, dtype), 0
+    shape, level = draws(tuple(src.shape))
+    check_size(shape, dtype.itemsize)
+    return np.empty(shape, dtype=dtype.np), level
 
 
 _RANDINT_LIKE = _parser(*_with_generator(f"randint_like(Tensor input, int low, int high, *, GEN{_LIKE})"),
@@ -199,7 +217,7 @@ NORMAL = defop("_normal_tensor", "_normal_tensor(Tensor mean, Tensor std)", _nor
                node=lambda b: ("NormalBackward3" if not b["mean"]._wrapped and not b["std"]._wrapped
                                else "NormalBackward1" if not b["mean"]._wrapped else "NormalBackward2"),
                inputs=("mean", "std"), numbers_as_tensors=True, function=False, method=False,
-               derivs={"mean": d(rule=SAMPLED)(lambda g, s: g * 0), "std": d(rule=SAMPLED)(lambda g, s: g * 0)})
+               vmap="random_of_batch", derivs={"mean": d(rule=SAMPLED)(lambda g, s: g * 0), "std": d(rule=SAMPLED)(lambda g, s: g * 0)})
 
 _NORMAL = _parser(
     "normal(Tensor mean, Tensor std, *, generator? generator=None, Tensor? out=None)",
@@ -313,7 +331,7 @@ def _poisson_forward(b: dict) -> Any:
 
 
 defop("poisson", "poisson(Tensor input, generator? generator=None)", _poisson_forward, node="PoissonBackward0",
-      method=False, derivs={"self": d(rule=SAMPLED)(lambda g, s: g * 0)})
+      method=False, vmap="random_of_batch", derivs={"self": d(rule=SAMPLED)(lambda g, s: g * 0)})
 
 _EXPONENTIAL_ = _parser(f"exponential_(Tensor self, float lambd=1, {_GEN})", method=True)
 _CAUCHY_ = _parser(f"cauchy_(Tensor self, float median=0, float sigma=1, {_GEN})", method=True)

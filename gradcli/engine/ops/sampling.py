@@ -57,7 +57,7 @@ def _bernoulli_forward(b: dict) -> Any:
 
 BERNOULLI = defop("_bernoulli_tensor", "_bernoulli_tensor(Tensor input)", _bernoulli_forward,
                   node="BernoulliBackward0", inputs=("input",), function=False, method=False,
-                  derivs={"input": d(rule=SAMPLED)(lambda g, s: g * 0)})
+                  vmap="random_of_batch", derivs={"input": d(rule=SAMPLED)(lambda g, s: g * 0)})
 
 
 def _bernoulli(parser: ArgParser, args: tuple, kwargs: dict) -> Tensor:

@@ -183,11 +183,12 @@ def resolve(generator: Generator | None) -> Generator:
 
 
 def _check_vmap_randomness() -> None:
+    from ..batching.randomness import RANDOM_ERROR
     from ..errors import TorchNotImplementedError, TorchRuntimeError
     mode = vmap_state.randomness[-1]
     if mode == "error":
-        raise TorchRuntimeError("vmap: called random operation while in randomness error mode. Please either use the "
-                                "'same' or 'different' randomness flags on vmap or perform the randomness operation "
-                                "out of vmap")
-    if mode == "different":
-        raise TorchNotImplementedError("gradcli does not support vmap(randomness='different') yet")
+        raise TorchRuntimeError(RANDOM_ERROR)
+    if mode == "different" and not vmap_state.batched_draws:
+        raise TorchNotImplementedError("gradcli does not support this random operation under vmap(randomness="
+                                       "'different') yet (rand, randn, randint, rand_like, randn_like and dropout "
+                                       "draw a batch)")

@@ -549,7 +549,8 @@ def members() -> dict[str, Any]:
 def functorch_members() -> dict[str, Any]:
     """``functorch``: the same transforms under their pre-2.0 names, each warning that it is
     deprecated when called (as PyTorch's functorch._src deprecated wrappers do)."""
-    return {name: _deprecated(name, fn) for name, fn in members().items() if name not in ("functional_call", "stack_module_state")}
+    new_in_torch_func = ("functional_call", "stack_module_state")
+    return {name: _deprecated(name, fn) for name, fn in members().items() if name not in new_in_torch_func}
 
 
 def _deprecated(name: str, fn: Callable) -> Callable:

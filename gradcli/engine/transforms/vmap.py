@@ -3,9 +3,9 @@
 The inputs are wrapped as BatchedTensors of a new level (engine/batching), the function runs once,
 and each output's batch is moved to its ``out_dims`` place (an output that did not depend on
 the batch is expanded over it).  ``chunk_size`` runs the batch in pieces and concatenates them;
-``randomness`` says what a random op inside does: "error" refuses it (PyTorch's message), "same"
-draws once for the whole batch.  Argument checks and their messages are PyTorch's
-(torch/_functorch/vmap.py).
+``randomness`` says what a random op inside does (engine/batching/randomness.py): "error" refuses
+it (PyTorch's message), "same" draws once for the whole batch, "different" once per sample.
+Argument checks and their messages are PyTorch's (torch/_functorch/vmap.py).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any, Callable
 from ..batching import state
 from ..batching.batched_tensor import BatchedTensor, at_front
 from ..callbacks import call
-from ..errors import TorchIndexError, TorchNotImplementedError, TorchRuntimeError, TorchValueError
+from ..errors import TorchIndexError, TorchRuntimeError, TorchValueError
 from ..tensor import Tensor
 from .func import _flatten, _unflatten
 
@@ -221,11 +221,13 @@ def _chunked(func: Any, size: int, chunk: int, dims: list, leaves: list, spec: A
              randomness: str, kwargs: dict) -> Any:
     """The batch in pieces of ``chunk_size`` (the last one shorter), the outputs concatenated."""
     from ..ops.joining import CAT
-    if randomness == "different":
-        raise TorchNotImplementedError("gradcli does not support vmap(randomness='different') yet")
+    from ..random.generator import default_generator
+    same_state = default_generator.get_state() if randomness == "same" else None
     results = []
     start = 0
     while start < size:
+        if same_state is not None:   # (every chunk draws what the first one did, as PyTorch's chunks do)
+            default_generator.set_state(same_state)
         stop = min(start + chunk, size)
         pieces = [x if d is None else x.narrow(d, start, stop - start) for x, d in zip(leaves, dims)]
         results.append(_run_once(func, stop - start, dims, pieces, spec, out_dims, randomness, kwargs))
