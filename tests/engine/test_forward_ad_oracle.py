@@ -11,27 +11,20 @@ operations), errors exactly.
 from __future__ import annotations
 
 import ast
-import io
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("torch")
 
-from gradcli.lang import Session  # noqa: E402
+from case_scripts import lines_of, mismatches, run_both  # noqa: E402
 
 CASES = Path(__file__).with_name("forward_ad_cases.ag")
 
 
 def _lines(text: str) -> dict[tuple[str, str], str]:
-    found = {}
-    for line in text.splitlines():
-        name, kind, value = line.split(" ", 2)
-        found[(name, kind)] = value
-    return found
+    return lines_of(text)
 
 
 def _close(a: object, b: object) -> bool:
@@ -44,11 +37,8 @@ def _close(a: object, b: object) -> bool:
 
 @pytest.fixture(scope="module")
 def outputs() -> tuple[dict, dict]:
-    torch_run = subprocess.run([sys.executable, str(CASES)], capture_output=True, text=True, check=True)
-    out = io.StringIO()
-    outcome = Session(stdout=out).run_source(CASES.read_text(), str(CASES))
-    assert outcome.exit_code == 0, out.getvalue()
-    return _lines(torch_run.stdout), _lines(out.getvalue())
+    want, got = run_both(CASES)
+    return _lines(want), _lines(got)
 
 
 def test_every_case_ran_on_both_sides(outputs: tuple[dict, dict]) -> None:
@@ -59,11 +49,6 @@ def test_every_case_ran_on_both_sides(outputs: tuple[dict, dict]) -> None:
 
 def test_primals_tangents_and_errors_match(outputs: tuple[dict, dict]) -> None:
     want, got = outputs
-    bad = []
-    for key, value in want.items():
-        if key[1] == "error":
-            if got[key] != value:
-                bad.append(f"{key}: gradcli {got[key]!r}, torch {value!r}")
-        elif not _close(ast.literal_eval(value.replace("nan", "None")), ast.literal_eval(got[key].replace("nan", "None"))):
-            bad.append(f"{key}: gradcli {got[key][:120]}, torch {value[:120]}")
+    bad = mismatches(want, got, lambda a, b: _close(ast.literal_eval(a.replace("nan", "None")),
+                                                    ast.literal_eval(b.replace("nan", "None"))))
     assert not bad, "\n".join(bad)

@@ -11,28 +11,16 @@ shapes exactly, errors exactly.
 from __future__ import annotations
 
 import ast
-import io
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("torch")
 
-from gradcli.lang import Session  # noqa: E402
+from case_scripts import lines_of, mismatches, run_both  # noqa: E402
 
 CASES = Path(__file__).with_name("vmap_cases.ag")
-
-
-def _lines(text: str) -> dict[tuple[str, str], str]:
-    found = {}
-    for line in text.splitlines():
-        parts = line.split(" ", 2)
-        if len(parts) == 3 and parts[1] in ("vmap", "error"):
-            found[(parts[0], parts[1])] = parts[2]
-    return found
 
 
 def _value(text: str) -> object:
@@ -51,11 +39,9 @@ def _close(a: object, b: object) -> bool:
 
 @pytest.fixture(scope="module")
 def outputs() -> tuple[dict, dict]:
-    torch_run = subprocess.run([sys.executable, str(CASES)], capture_output=True, text=True, check=True)
-    out = io.StringIO()
-    outcome = Session(stdout=out).run_source(CASES.read_text(), str(CASES))
-    assert outcome.exit_code == 0, out.getvalue()
-    return _lines(torch_run.stdout), _lines(out.getvalue())
+    want, got = run_both(CASES)
+    keep = ("vmap", "error").__contains__
+    return lines_of(want, keep), lines_of(got, keep)
 
 
 def test_every_case_ran_on_both_sides(outputs: tuple[dict, dict]) -> None:
@@ -66,11 +52,5 @@ def test_every_case_ran_on_both_sides(outputs: tuple[dict, dict]) -> None:
 
 def test_values_and_errors_match(outputs: tuple[dict, dict]) -> None:
     want, got = outputs
-    bad = []
-    for key, value in want.items():
-        if key[1] == "error":
-            if got[key] != value:
-                bad.append(f"{key}: gradcli {got[key]!r}, torch {value!r}")
-        elif not _close(_value(value), _value(got[key])):
-            bad.append(f"{key}: gradcli {got[key][:160]}, torch {value[:160]}")
+    bad = mismatches(want, got, lambda a, b: _close(_value(a), _value(b)))
     assert not bad, "\n".join(bad)
