@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from .. import dtypes
 from ..errors import TorchNotImplementedError, TorchRuntimeError
 from ..tensor import Tensor
+from . import state
 from .batched_tensor import BatchedTensor, _wrapped_dim, at_front, batch_size
 from .dispatch import Placed
 
@@ -176,6 +177,13 @@ def reduction(op: "Op", bound: dict, level: int, inner: Callable) -> Any:
             new["self"] = physical.unsqueeze(1)
         new["dim"] = list(range(1, max(rank, 1) + 1))
         return inner(op, new)
+    if op.name in ("max", "min") and state.tracks_inside(level):
+        # a gradient transform inside this vmap differentiates max() itself, whose gradient is
+        # shared evenly among ties: amax/amin over the sample's dims has that gradient
+        from ..dispatch.publish import OPS
+        return inner(OPS["amax" if op.name == "max" else "amin"],
+                     {"self": physical, "dim": list(range(1, max(rank, 1) + 1)), "keepdim": False}
+                     if rank else {"self": physical.unsqueeze(1), "dim": [1], "keepdim": False})
     new["self"] = physical.reshape(physical.shape[0], -1)
     new["dim"] = 1
     result = inner(op, new)
@@ -195,6 +203,9 @@ DIM_ARGUMENTS: dict[str, tuple[tuple[str, ...], int]] = {
     "index_select": (("dim",), 0), "_squeeze_dim": (("dim",), 0),
     "_softmax_backward_data": (("dim",), 0), "_log_softmax_backward_data": (("dim",), 0),
 }
+# Of those, the ops functorch takes dim 0 of a 0-dim sample for (the others refuse it, naming the
+# physical dim, as PyTorch's rules do).
+_ZERO_DIM_OK = frozenset({"softmax", "log_softmax", "logsumexp", "cumsum", "cumprod"})
 # Of those, the ops whose tensor arguments are all per-element operands of the same shape
 # (batched or not alike); the others take one batched input.
 _ALIGNED = frozenset({"_softmax_backward_data", "_log_softmax_backward_data"})
@@ -219,7 +230,7 @@ def _shifted_dims(op: "Op", bound: dict, level: int, inner: Callable) -> Any:
     for name in names:
         if name in bound:
             new[name] = _shift(bound[name], x.dim() + extra)
-    if x.dim() == 0 and extra == 0:   # (softmax, cumsum of a 0-dim sample: as one of one element)
+    if x.dim() == 0 and op.name in _ZERO_DIM_OK:   # (softmax, cumsum of a 0-dim sample: as one of one element)
         new["self"] = physical.unsqueeze(1)
         if any("keepdim" in sig for sig in op.sigs):   # (logsumexp: the dim is reduced away)
             return inner(op, dict(new, keepdim=False))

@@ -97,8 +97,8 @@ def reshape(self: Tensor, *shape: Any) -> Tensor:
     """A view of a contiguous tensor (ViewBackward0), an alias when the strides still allow a
     view (ReshapeAliasBackward0), else a copy (UnsafeViewBackward0 over CloneBackward0)."""
     _, bound = _RESHAPE.parse((self,) + shape, {})
-    if isinstance(self, BatchedTensor):   # (inside vmap: the physical value decides view or copy)
-        return reshape_batched(self, infer_shape(bound["shape"], self.numel()))
+    if isinstance(self, BatchedTensor):   # (inside vmap: the physical value decides view or copy,
+        return reshape_batched(self, tuple(bound["shape"]))   # and a wrong shape is named as PyTorch does)
     size = infer_shape(bound["shape"], self._data.size)
     if self._data.flags.c_contiguous:
         return run(VIEW, {"self": self, "size": size})
