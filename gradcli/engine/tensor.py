@@ -81,7 +81,9 @@ class Tensor:
     _retains_grad = False
     _accumulator: Any = None
     _fw: tuple | None = None  # (dual level, tangent): forward-mode AD (autograd/forward_ad.py)
-    _batched = False  # a BatchedTensor of vmap (batching/batched_tensor.py): no number to give
+    # a BatchedTensor of vmap (batching/batched_tensor.py): how code outside the batching package
+    # asks (a class attribute: no import, no cost to a plain tensor)
+    _batched = False
 
     __script_attrs__: frozenset[str] = _CORE_ATTRS
     # An ndarray on the left of an operator leaves it to the tensor (NumPy defers to the higher

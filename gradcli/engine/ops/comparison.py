@@ -12,7 +12,6 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..batching.batched_tensor import BatchedTensor
 from .. import dtypes
 from ..autograd.formulas import d
 from ..dispatch.op import BINARY, INPLACE, METHOD
@@ -174,7 +173,7 @@ for _name, _fn in (("isnan", np.isnan), ("isinf", np.isinf), ("isfinite", np.isf
 
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
              equal_nan: bool = False) -> bool:
-    if isinstance(input, BatchedTensor) or isinstance(other, BatchedTensor):
+    if input._batched or other._batched:   # (inside vmap)
         raise TorchRuntimeError("vmap over torch.allclose isn't supported yet. Please file an issue at "
                                 "https://github.com/pytorch/pytorch/issues if you need this feature.")
     _same_dtype_check(input, other)
@@ -190,7 +189,7 @@ def _same_dtype_check(input: Tensor, other: Tensor) -> None:  # noqa: A002
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
             equal_nan: bool = False) -> Tensor:
     _same_dtype_check(input, other)
-    if isinstance(input, BatchedTensor) or isinstance(other, BatchedTensor):
+    if input._batched or other._batched:   # (inside vmap)
         return _isclose_by_ops(input, other, rtol, atol, equal_nan)
     a, b, _ = binary_arrays(input, other)
     return Tensor._make(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
@@ -208,7 +207,7 @@ def _isclose_by_ops(a: Tensor, b: Tensor, rtol: float, atol: float, equal_nan: b
 
 
 def equal(input: Tensor, other: Tensor) -> bool:  # noqa: A002
-    if isinstance(input, BatchedTensor) or isinstance(other, BatchedTensor):
+    if input._batched or other._batched:   # (inside vmap)
         raise TorchRuntimeError("Batching rule not implemented for aten::equal. We could not generate a fallback.")
     return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
 

@@ -22,7 +22,6 @@ from ..errors import TorchRuntimeError, TorchTypeError
 from ..shape_rules import broadcast_shapes, is_expandable_to
 from ..tensor import Tensor
 from ..warnings import warn
-from ..batching.batched_tensor import BatchedTensor
 from .indexing import EXPANDED_WARNING
 
 CATALOG = Catalog(jvp=LINEAR, vmap="pointwise")
@@ -124,7 +123,7 @@ CLONE = defop("clone", "clone(Tensor input, *, any memory_format=None)",
 
 def _contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
     # An already contiguous tensor is returned itself (same grad_fn), as in PyTorch.
-    if self.is_contiguous() if isinstance(self, BatchedTensor) else self._data.flags.c_contiguous:
+    if self.is_contiguous() if self._batched else self._data.flags.c_contiguous:
         return self   # (inside vmap: by the logical layout)
     return run(CLONE, {"self": self, "memory_format": None})
 

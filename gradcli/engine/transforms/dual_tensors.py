@@ -8,7 +8,6 @@ import numpy as np
 
 from ..autograd import forward_ad
 from ..autograd.forward_ad import set_tangent, suspended, tangent_of
-from ..batching.batched_tensor import BatchedTensor
 from ..errors import TorchAttributeError, TorchRuntimeError, TorchValueError
 from ..ops.shape import VIEW
 from ..tensor import Tensor
@@ -34,7 +33,7 @@ def make_dual(tensor: Any, tangent: Any, *, level: Any = None) -> Tensor:
         raise TorchAttributeError(f"'{type(tangent).__name__}' object has no attribute 'is_floating_point'")
     if not tangent._dtype.is_floating_point:
         raise TorchValueError(f"Expected tangent to be floating point or complex, but got: {_dtype_name(tangent)}")
-    if isinstance(tensor, BatchedTensor) or isinstance(tangent, BatchedTensor):
+    if tensor._batched or tangent._batched:   # (inside vmap)
         return _batched_dual(tensor, tangent)
     if tangent_of(tensor) is not None:
         raise TorchRuntimeError("Making a dual Tensor based on a Tensor that already has a forward gradient at "

@@ -21,7 +21,6 @@ from .. import budget
 from ..autograd import forward_ad, grad_mode
 from ..autograd.backward import grad as autograd_grad
 from ..batching import state as vmap_state
-from ..batching.batched_tensor import BatchedTensor
 from ..batching.gradients import batched_at_every_level, batched_grads
 from ..callbacks import call
 from ..errors import TorchAttributeError, TorchNotImplementedError, TorchRuntimeError, TorchTypeError, TorchValueError
@@ -175,7 +174,7 @@ def _grads(outputs: list, inputs: list, cotangents: list | None = None) -> list:
     seeds = None
     if cotangents is not None:
         seeds = [c for o, c in zip(outputs, cotangents) if o.requires_grad]
-    if any(isinstance(t, BatchedTensor) for t in outputs + inputs + (seeds or [])):
+    if any(t is not None and t._batched for t in outputs + inputs + (seeds or [])):
         return batched_grads(needed, inputs, seeds, autograd_grad)
     found = autograd_grad(needed, inputs, seeds, retain_graph=True, create_graph=True, allow_unused=True) \
         if needed else [None] * len(inputs)
@@ -184,7 +183,7 @@ def _grads(outputs: list, inputs: list, cotangents: list | None = None) -> list:
 
 def _zeros_as(x: Tensor) -> Tensor:
     """Zeros of ``x``'s shape and dtype (inside vmap: a batch of them, as ``x`` is batched)."""
-    if isinstance(x, BatchedTensor):
+    if x._batched:
         from ..batching.gradients import physical, wrapped_as
         return wrapped_as(_zeros_as(physical(x)), x)
     return Tensor._make(np.zeros_like(x._data), x._dtype)
@@ -329,7 +328,7 @@ def _aux_primal(x: Any) -> Any:
 
 
 def _tangent_or_zeros(t: Tensor) -> Tensor:
-    if isinstance(t, BatchedTensor):   # (inside vmap)
+    if t._batched:   # (inside vmap)
         found = forward_ad.unpack_dual(t).tangent
         return found if found is not None else _zeros_as(t)
     found = forward_ad.tangent_of(t)
