@@ -19,6 +19,7 @@ calls, and with them the values and the node names of the graph, are the ones Py
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any, Callable
 
 from .. import dtypes
@@ -151,8 +152,14 @@ def _keep_scalar_promotion(bound: dict, new: dict, scalars: list) -> None:
             new[key] = new[key].to(want)
 
 
+@functools.lru_cache(maxsize=None)
 def _dim_is_list(op: "Op") -> bool:
     return any("] dim" in sig or "]? dim" in sig for sig in op.sigs)
+
+
+@functools.lru_cache(maxsize=None)
+def _has_keepdim(op: "Op") -> bool:
+    return any("keepdim" in sig for sig in op.sigs)
 
 
 def reduction(op: "Op", bound: dict, level: int, inner: Callable) -> Any:
@@ -170,7 +177,7 @@ def reduction(op: "Op", bound: dict, level: int, inner: Callable) -> Any:
         if rank == 0:   # (a 0-dim sample takes dim 0 or -1: reduced as a sample of one element)
             new["self"], new["keepdim"] = physical.unsqueeze(1), False
         return inner(op, new)
-    if any("keepdim" in sig for sig in op.sigs):
+    if _has_keepdim(op):
         new["keepdim"] = False
     if _dim_is_list(op):
         if rank == 0:
@@ -232,7 +239,7 @@ def _shifted_dims(op: "Op", bound: dict, level: int, inner: Callable) -> Any:
             new[name] = _shift(bound[name], x.dim() + extra)
     if x.dim() == 0 and op.name in _ZERO_DIM_OK:   # (softmax, cumsum of a 0-dim sample: as one of one element)
         new["self"] = physical.unsqueeze(1)
-        if any("keepdim" in sig for sig in op.sigs):   # (logsumexp: the dim is reduced away)
+        if _has_keepdim(op):   # (logsumexp: the dim is reduced away)
             return inner(op, dict(new, keepdim=False))
         result = inner(op, new)
         return [r.squeeze(1) for r in result] if isinstance(result, (list, tuple)) else result.squeeze(1)

@@ -157,21 +157,27 @@ def _unbatched(func: Any, output: Any, level: int, size: int, out_dim: Any) -> A
     return output.unsqueeze(out_dim).expand(shape[:out_dim] + [size] + shape[out_dim:])
 
 
-def _unbatch_outputs(func: Any, outputs: Any, out_dims: Any, level: int, size: int) -> Any:
-    leaves, spec = _flatten(outputs)
+def _out_dims_for(func: Any, outputs: Any, out_dims: Any) -> list:
+    """``out_dims`` as one entry per output leaf (a lone tensor takes an int, None or a 1-tuple)."""
     if isinstance(outputs, Tensor):
         if isinstance(out_dims, int) or out_dims is None:
-            dims = [out_dims]
-        elif isinstance(out_dims, tuple) and len(out_dims) == 1:
-            dims = list(out_dims)
-        else:
-            dims = None
+            return [out_dims]
+        if isinstance(out_dims, tuple) and len(out_dims) == 1:
+            return list(out_dims)
+        dims = None
     else:
-        dims = _dims_for(out_dims, spec)
+        dims = _dims_for(out_dims, _flatten(outputs)[1])
     if dims is None:
         raise TorchValueError(f"vmap({_name(func)}, ..., out_dims={out_dims})(<inputs>): out_dims is not compatible "
                               f"with the structure of `outputs`. out_dims has structure "
-                              f"{_tree_repr(_flatten(out_dims)[1])} but outputs has structure {_tree_repr(spec)}.")
+                              f"{_tree_repr(_flatten(out_dims)[1])} but outputs has structure "
+                              f"{_tree_repr(_flatten(outputs)[1])}.")
+    return dims
+
+
+def _unbatch_outputs(func: Any, outputs: Any, out_dims: Any, level: int, size: int) -> Any:
+    leaves, spec = _flatten(outputs)
+    dims = _out_dims_for(func, outputs, out_dims)
     return _unflatten([_unbatched(func, o, level, size, d) for o, d in zip(leaves, dims)], spec)
 
 
@@ -234,12 +240,8 @@ def _chunked(func: Any, size: int, chunk: int, dims: list, leaves: list, spec: A
         start = stop
     flat = [_flatten(r)[0] for r in results]
     out_leaves, out_spec = _flatten(results[0])
-    if isinstance(results[0], Tensor):
-        flat_dims = list(out_dims) if isinstance(out_dims, tuple) else [out_dims]
-    else:
-        flat_dims = _dims_for(out_dims, out_spec) or []
     joined = []
-    for i, d in enumerate(flat_dims):
+    for i, d in enumerate(_out_dims_for(func, results[0], out_dims)):
         parts = [f[i] for f in flat]
         joined.append(parts[0] if d is None else CAT(parts, d % out_leaves[i].dim()))
     return _unflatten(joined, out_spec)
