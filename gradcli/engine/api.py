@@ -11,6 +11,7 @@ import sys
 from typing import Any
 
 from . import dtypes
+from . import tensor as tensor_module
 from .autograd import anomaly, forward_ad, grad_mode, saved_hooks
 from .batching import state as vmap_state
 from .autograd.multi_grad import register_multi_grad_hook
@@ -204,6 +205,7 @@ def reset_global_state(seed: int | None = None) -> None:
     saved_hooks.reset()
     forward_ad.reset()
     vmap_state.reset()
+    tensor_module._grad_layers = ()
     func = sys.modules.get("gradcli.engine.transforms.func")   # (loaded only if a script used torch.func)
     if func is not None:
         func._depth = 0

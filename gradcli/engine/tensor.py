@@ -32,6 +32,9 @@ from .batching import state as vmap_state
 
 
 _new = object.__new__
+# The gradient transforms of torch.func now running (batching/state.py's GradLayer), outermost
+# first: a tensor made while one runs keeps them, and prints as PyTorch's wrappers do
+_grad_layers: tuple = ()
 
 IN_TRANSFORM = (
     "You are attempting to call Tensor.requires_grad_() (or perhaps using torch.autograd.functional.* APIs) inside "
@@ -84,6 +87,7 @@ class Tensor:
     # a BatchedTensor of vmap (batching/batched_tensor.py): how code outside the batching package
     # asks (a class attribute: no import, no cost to a plain tensor)
     _batched = False
+    _layers: tuple = ()   # the gradient transforms running when it was made (see _grad_layers)
 
     __script_attrs__: frozenset[str] = _CORE_ATTRS
     # An ndarray on the left of an operator leaves it to the tensor (NumPy defers to the higher
@@ -107,6 +111,8 @@ class Tensor:
         t._output_nr = 0
         t._vc = VersionCounter()
         t._wrapped = False
+        if _grad_layers:
+            t._layers = _grad_layers
         return t
 
     def _own_copy(self) -> "Tensor":
@@ -439,6 +445,9 @@ class Tensor:
         return id(self)
 
     def __repr__(self) -> str:
+        if self._layers:   # (made inside torch.func's transforms)
+            from .printing.wrappers import wrapped_repr
+            return wrapped_repr(self)
         grad_fn = self._grad_fn
         tangent = None
         if self._fw is not None:   # a dual tensor: its tangent as an f-string shows it (a 0-d one as a number)

@@ -28,7 +28,7 @@ def test_grad_is_the_closed_form() -> None:
 
 @pytest.mark.parametrize("compose", [
     lambda g: func.hessian(g), lambda g: func.jacrev(func.jacrev(g)), lambda g: func.jacfwd(func.jacrev(g)),
-    lambda g: func.jacrev(func.jacfwd(g))])
+    lambda g: func.jacrev(func.jacfwd(g)), lambda g: func.jacfwd(func.jacfwd(g))])
 def test_every_composition_gives_the_hessian(compose) -> None:
     x = np.array(X)
     want = np.diag(2 * np.cos(x) - x * np.sin(x))
@@ -57,6 +57,38 @@ def test_functional_call_restores_the_module() -> None:
     assert linear.weight is before
 
 
-def test_nested_forward_transforms_are_refused_clearly() -> None:
-    with pytest.raises(NotImplementedError, match="gradcli does not support jacfwd inside another"):
-        func.jacfwd(func.jacfwd(f))(_x())
+def test_forward_transforms_nest_to_the_third_derivative() -> None:
+    x = np.array(X)
+    third = func.jacfwd(func.jacfwd(func.jacfwd(lambda t: t.sin())))(_x())._data
+    want = np.zeros((3, 3, 3, 3))
+    for i in range(3):
+        want[i, i, i, i] = -np.cos(x[i])
+    np.testing.assert_allclose(third, want, atol=1e-12)
+    ones = torch["ones"](3, dtype=torch["float64"])
+    inner = lambda t: func.jvp(lambda u: u.exp() * u, (t,), (ones,))[1]  # noqa: E731
+    np.testing.assert_allclose(func.jvp(inner, (_x(),), (ones,))[1]._data, np.exp(x) * (x + 2), atol=1e-12)
+
+
+def _written_in_place(x):
+    y = x.clone()
+    y.mul_(x)          # x**2, written into y
+    y[1:].sin_()       # through a view
+    return y.exp_().sum()
+
+
+def test_in_place_writes_nest_like_the_reverse_transforms() -> None:
+    forward = func.jacfwd(func.jacfwd(_written_in_place))(_x())._data
+    reverse = func.jacrev(func.jacrev(_written_in_place))(_x())._data
+    np.testing.assert_allclose(forward, reverse, atol=1e-12)
+
+
+def test_a_forward_transform_inside_the_scripts_dual_level_is_refused_as_pytorch_refuses_it() -> None:
+    from gradcli.engine.autograd import forward_ad
+    with forward_ad.dual_level():
+        with pytest.raises(RuntimeError, match="Nested forward mode AD is not supported at the moment"):
+            func.jvp(f, (_x(),), (_x(),))
+    with pytest.raises(RuntimeError, match="Nested forward mode AD is not supported at the moment"):
+        func.jvp(lambda t: forward_ad.enter_dual_level(), (_x(),), (_x(),))
+    assert not forward_ad._levels and not forward_ad.watching
+
+

@@ -163,7 +163,8 @@ class TorchBackend(Backend):
         return t.requires_grad_() if requires_grad else t
 
     def array(self, t: Any) -> np.ndarray:
-        return t.detach().numpy()
+        # (a derivative PyTorch knows is zero, abs'' say, comes as a ZeroTensor: it has no storage)
+        return t.detach().numpy(force=t._is_zerotensor())
 
     def is_tensor(self, x: Any) -> bool:
         return isinstance(x, self._torch.Tensor)

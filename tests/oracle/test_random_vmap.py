@@ -4,7 +4,8 @@ The programs are test_random_graphs' (random broadcasting inputs, math and shape
 writes into views); each is run as a function of its floating inputs that returns the last tensor
 it makes.  Under ``vmap`` every floating input becomes a batch of three variations of itself,
 mapped along a random dim (or shared, ``in_dims=None``); ``jacrev``/``jacfwd`` differentiate the
-function by its first floating input, and ``vmap(jacrev(...))`` both at once.  Values, or the
+function by its first floating input (and, nested, their second derivatives: ``jacfwd(jacfwd)``,
+``jacfwd(jacrev)`` = hessian, ...), and ``vmap(jacrev(...))`` both at once.  Values, or the
 errors, must be PyTorch's (for vmap over a Jacobian: where PyTorch's batched backward gives a
 finite answer).  Skipped unless torch is importable; derandomized, so a CI run is
 reproducible.
@@ -168,7 +169,7 @@ def _known_gap(program: Program, transform: str, batched: bool) -> bool:
     if batched and any(step.name == "pow" and any(hasattr(a, "array") and a.array.dtype.kind in "iu"
                                                   for a in step.args[1:]) for step in steps):
         return True
-    if transform != "jacfwd":
+    if "jacfwd" not in transform:
         return False
     return any(step.name == "lerp" or (program.inputs[0].array.ndim == 0 and
                                        any(isinstance(a, float) for a in step.args)) for step in steps)
@@ -184,7 +185,9 @@ def check_jacobian(program: Program, transform: str, batched: bool = False) -> N
 
     def run(backend: Backend) -> Any:
         func = _func(backend)
-        jac = getattr(func, transform)(_function(backend, program, which))
+        jac = _function(backend, program, which)
+        for name in reversed(transform.split(".")):   # ("jacfwd.jacrev": jacfwd(jacrev(f)))
+            jac = getattr(func, name)(jac)
         x = backend.tensor(array)
         return _outcome(backend, lambda: (func.vmap(jac) if batched else jac)(x))
     tol = {**GRAD_TOL, "float64": GRAD_TOL["float32"]} if _touches_float32(program) else GRAD_TOL
@@ -223,6 +226,20 @@ def test_jacobians(case: tuple[Program, list], transform: str) -> None:
 @given(programs(graph_ops_math.TABLE, max_steps=4), st.sampled_from(["jacrev", "jacfwd"]))
 def test_batched_jacobians(case: tuple[Program, list], transform: str) -> None:
     check_jacobian(case[0], transform, batched=True)
+
+
+@settings(max_examples=120, **SETTINGS)
+@given(programs(graph_ops_math.TABLE, max_steps=3),
+       st.sampled_from(["jacfwd.jacfwd", "jacfwd.jacrev", "jacrev.jacfwd", "jacrev.jacrev"]))
+def test_second_derivatives(case: tuple[Program, list], transform: str) -> None:
+    check_jacobian(case[0], transform)
+
+
+@settings(max_examples=80, **SETTINGS)
+@given(programs(graph_ops_shape.TABLE + [(10, graph_ops_math.gen_binary)], max_steps=4),
+       st.sampled_from(["jacfwd.jacfwd", "jacfwd.jacrev", "jacrev.jacrev"]))
+def test_second_derivatives_through_views_and_inplace(case: tuple[Program, list], transform: str) -> None:
+    check_jacobian(case[0], transform)
 
 
 def test_few_programs_meet_an_op_without_a_batch_rule() -> None:

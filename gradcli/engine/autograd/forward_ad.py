@@ -1,24 +1,30 @@
 """Forward-mode AD, ``torch.autograd.forward_ad``: dual levels and the tangents tensors carry
 (``make_dual`` is in ``transforms/dual_tensors.py``: it makes a view, an op).
 
-A dual tensor is an ordinary tensor carrying a tangent for the one dual level that may be
-open (PyTorch supports a single level).  While a level is open, every op the runner runs
-with a dual input gives its outputs tangents too, by the op record's ``jvp`` rule
-(``autograd/jvp_rules.py``); leaving the level drops every tangent at once (each tangent is
-stored with the level's token, and a closed level's token matches nothing).
+A dual tensor is an ordinary tensor carrying a tangent per open dual level.  A script's own
+``dual_level`` is a single level (PyTorch refuses to nest it); torch.func's forward transforms
+nest levels (``jvp(jvp(f))``, ``jacfwd(jacfwd(f))``), one per transform, innermost last.  While a
+level is visible, every op the runner runs with a dual input gives its outputs tangents at the
+innermost visible level, by the op record's ``jvp`` rule (``autograd/jvp_rules.py``): the op itself
+and the rule's formulas run with that level hidden (``suspended``), so they carry the tangents of
+the levels outside it -- a tangent's own tangent is how a second derivative comes out.  Leaving
+a level drops its tangents at once (each tangent is stored under its level's token, and a closed
+level's token matches nothing).
 
-``watching`` is the one flag the runner reads per op: True while a level is open and no
-tangent is being computed (the formulas of a tangent carry no tangents of their own).
+``watching`` is the one flag the runner reads per op: True while some level is visible.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..errors import TorchRuntimeError, TorchTypeError
+from ..errors import TorchNotImplementedError, TorchRuntimeError, TorchTypeError
 from ..tensor import Tensor
 
-_level: object | None = None   # the open level's token
+_levels: list = []   # the open levels' tokens, outermost first
+_visible = 0         # how many of them ops see (the rest are hidden while a tangent is computed)
+_level: object | None = None   # the innermost open level's token
+_script_level = False          # whether the outermost level is the script's own dual_level()
 watching = False
 
 
@@ -26,54 +32,106 @@ class _Level:
     __slots__ = ()
 
 
-def _set_level(token: object | None) -> None:
+def _update() -> None:
     global _level, watching
-    _level = token
-    watching = token is not None
+    _level = _levels[-1] if _levels else None
+    watching = _visible > 0
+
+
+def current() -> object | None:
+    """The token of the level ops now give tangents at (the innermost visible one), or None."""
+    return _levels[_visible - 1] if _visible else None
+
+
+def outer_visible() -> bool:
+    """Whether a level outside the current one is visible too (nested forward transforms)."""
+    return _visible > 1
 
 
 class suspended:
-    """Within: ops carry no tangents (while a tangent is computed, or inside a custom jvp)."""
+    """Within: the current level is hidden, so ops carry only the tangents of the levels outside
+    it (while a tangent is computed, or inside a custom Function's forward)."""
 
     def __enter__(self) -> None:
-        global watching
-        self.was = watching
-        watching = False
+        global _visible
+        self.was = _visible
+        if _visible:
+            _visible -= 1
+        _update()
 
     def __exit__(self, *exc: Any) -> None:
-        global watching
-        watching = self.was and _level is not None
+        global _visible
+        _visible = min(self.was, len(_levels))
+        _update()
 
 
-def tangent_of(t: Tensor) -> Tensor | None:
-    """``t``'s tangent at the open level, or None (also while tangents are suspended: a custom
-    Function's forward sees its inputs' primals only, as in PyTorch)."""
+def tangent_of(t: Tensor, level: object | None = None) -> Tensor | None:
+    """``t``'s tangent at ``level`` (by default the current one), or None (also while every level
+    is hidden: a custom Function's forward sees its inputs' primals only, as in PyTorch)."""
     fw = t._fw
-    if fw is None or fw[0] is not _level or not watching:
+    if fw is None:
         return None
-    return fw[1]
+    return fw.get(current() if level is None else level)
 
 
-def set_tangent(t: Tensor, tangent: Tensor | None) -> None:
-    t._fw = None if tangent is None else (_level, tangent)
+def set_tangent(t: Tensor, tangent: Tensor | None, level: object | None = None) -> None:
+    """Give ``t`` ``tangent`` at ``level`` (by default the current one; None removes it).  The
+    table is replaced, never changed in place: a saved output may share the old one."""
+    level = current() if level is None else level
+    table = dict(t._fw) if t._fw else {}
+    if tangent is None:
+        table.pop(level, None)
+    else:
+        table[level] = tangent
+    t._fw = table or None
+
+
+def without_level(t: Tensor, level: object) -> dict | None:
+    """``t``'s tangents at every level but ``level`` (a primal keeps those of the outer levels)."""
+    if not t._fw:
+        return None
+    return {k: v for k, v in t._fw.items() if k is not level} or None
+
+
+def push_level() -> None:
+    """A torch.func forward transform's own level, inside any open one."""
+    global _visible
+    if len(_levels) != _visible:
+        raise TorchNotImplementedError("gradcli does not support a forward-mode transform inside a custom "
+                                       "Function's forward or jvp")
+    _levels.append(_Level())
+    _visible += 1
+    _update()
+
+
+def pop_level() -> None:
+    global _visible, _script_level
+    _levels.pop()
+    _visible = min(_visible, len(_levels))
+    if not _levels:
+        _script_level = False
+    _update()
 
 
 # -- the script's API -------------------------------------------------------------------------
 
 def enter_dual_level() -> int:
-    if _level is not None:
+    """The script's own level (and the outermost forward transform's): never inside another."""
+    global _script_level
+    if _levels:
         raise TorchRuntimeError("Nested forward mode AD is not supported at the moment")
-    _set_level(_Level())
+    push_level()
+    _script_level = True
     return 0
 
 
 def exit_dual_level(*, level: Any = None) -> None:
     if _level is None:
         raise TorchRuntimeError("Dual level must be a positive number.")
-    if level is not None and level != 0:
+    if level is not None and level != 0 or len(_levels) > 1:
         raise TorchRuntimeError("Trying to exit a forward AD level that was not the last one that was created. "
                                 "This is not supported.")
-    _set_level(None)
+    pop_level()
 
 
 class dual_level:
@@ -135,14 +193,19 @@ def unpack_dual(tensor: Any, *, level: Any = None) -> UnpackedDualTensor:
 
 def _primal_view(t: Tensor) -> Tensor:
     # PyTorch's _unpack_dual: an alias of the tensor (a view) whose node passes the gradient
-    # straight through, named Identity
+    # straight through, named Identity; it keeps the tangents of the levels outside this one
     from .record import record_identity
     from .views import mark_view
     out = record_identity(t, "Identity")
     mark_view(t, out, lambda b: b)
+    out._fw = without_level(t, current())
     return out
 
 
 def reset() -> None:
     """A fresh process: no level open."""
-    _set_level(None)
+    global _visible, _script_level
+    _levels.clear()
+    _visible = 0
+    _script_level = False
+    _update()

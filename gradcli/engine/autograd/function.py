@@ -241,7 +241,11 @@ def apply_function(cls: type, args: tuple, kwargs: dict) -> Any:
         # PyTorch collects the edges before forward runs (an in-place forward changes them)
         ctx.next_functions = tuple(gradient_edge(t) or (None, 0) for t in tensors)
         ctx._input_meta = [(t._data.shape, t._dtype) for t in tensors]
-    dual = forward_ad.watching and any(forward_ad.tangent_of(t) is not None for t in tensors)
+    dual = forward_ad.watching and any(t._fw is not None for t in tensors)
+    if dual and forward_ad.outer_visible():
+        raise TorchNotImplementedError(f"gradcli does not support custom Function {cls.__name__} inside nested "
+                                       "forward-mode transforms (jvp or jacfwd inside jvp or jacfwd) yet")
+    dual = dual and any(forward_ad.tangent_of(t) is not None for t in tensors)
     previous = grad_mode._enabled
     grad_mode._set(False)
     try:

@@ -13,9 +13,10 @@ of several outputs (``split``, ``unbind``), or by a custom Function.  Such a vie
 place in a way autograd records, nor may its ``grad_fn`` be read after its
 base changed; both raise PyTorch's errors (``handle_view_on_rebase``).
 
-Limitation: CopySlices and AsStridedBackward0 compute their gradients with
-NumPy, so a second derivative through an in-place write into a view is not
-recorded.
+CopySlices and AsStridedBackward0 compute their gradients with NumPy, unless the
+backward records a graph (``create_graph``) or runs under forward AD
+(forward-over-reverse): then with the engine's own ops, so a second derivative
+through an in-place write into a view is right.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import numpy as np
 
 from ..errors import TorchRuntimeError
 from ..tensor import Tensor
-from . import grad_mode
+from . import forward_ad, grad_mode
 from .node import FREED_MESSAGE, Node, move_retain_hook, node_class, short_name
 
 Replay = Callable[[Tensor], Tensor]
@@ -135,19 +136,32 @@ class CopySlicesNode(Node):
             # when that fn saved nothing
             raise TorchRuntimeError(FREED_MESSAGE)
         grad = grads[0]
+        if _differentiated(grad, create_graph):
+            return self._apply_recorded(grad, create_graph)
         result = np.array(grad._data, copy=True, order="C")
         flat = result.reshape(-1)
         region = region_of(self._view_fn, result)
         positions = positions_of(self._view_fn, result.shape)
         inner = self._fn.apply([Tensor._make(region.copy(), grad._dtype)], create_graph)
         first = inner[0] if inner else None
-        if first is not None and len(np.unique(positions)) != positions.size:
-            # PyTorch copies the gradient into the view's memory: an expanded view refuses
-            raise TorchRuntimeError(
-                "unsupported operation: more than one element of the written-to tensor refers to a single memory "
-                "location. Please clone() the tensor before performing the operation.")
+        if first is not None:
+            _check_distinct(positions)
         flat[positions] = 0 if first is None else np.broadcast_to(first._data, region.shape).reshape(-1)
         return [Tensor._make(result, grad._dtype)] + list(inner[1:])
+
+    def _apply_recorded(self, grad: Tensor, create_graph: bool) -> list:
+        """PyTorch's CopySlices::apply in ops: the base's gradient with the view's part replaced
+        by the in-place op's gradient, each step recorded (or carrying its tangent)."""
+        result = grad.clone()
+        region = self._view_fn(result)
+        inner = self._fn.apply([region.clone()], create_graph)
+        first = inner[0] if inner else None
+        if first is None:
+            region.zero_()
+        else:
+            _check_distinct(positions_of(self._view_fn, tuple(grad.shape)))
+            region.copy_(first)
+        return [result] + list(inner[1:])
 
     def release(self) -> None:
         self._released = True
@@ -187,11 +201,29 @@ class AsStridedNode(Node):
     def apply(self, grads: list, create_graph: bool) -> list:
         grad = grads[0]
         shape, dtype = self._meta
+        if _differentiated(grad, create_graph):
+            positions = Tensor._make(positions_of(self._view_fn, shape))
+            zeros = Tensor._make(np.zeros(int(np.prod(shape)), dtype=dtype.np), dtype)
+            return [zeros.index_add(0, positions, grad.reshape(-1)).reshape(list(shape))]
         result = np.zeros(shape, dtype=dtype.np)
         # PyTorch's as_strided_backward: elements an expanded view repeats add up (index_add_)
         np.add.at(result.reshape(-1), positions_of(self._view_fn, shape),
                   np.broadcast_to(grad._data, grad._data.shape).reshape(-1))
         return [Tensor._make(result, dtype)]
+
+
+def _differentiated(grad: Tensor, create_graph: bool) -> bool:
+    """Whether the gradient must be computed by the engine's ops: a second derivative follows
+    (recorded, or by tangents: a saved dual tensor gives the inner gradient one), or a batch."""
+    return create_graph or forward_ad.watching or grad._fw is not None or grad._batched
+
+
+def _check_distinct(positions: np.ndarray) -> None:
+    if len(np.unique(positions)) != positions.size:
+        # PyTorch copies the gradient into the view's memory: an expanded view refuses
+        raise TorchRuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+            "location. Please clone() the tensor before performing the operation.")
 
 
 CopySlices = node_class("CopySlices", base=CopySlicesNode)

@@ -197,9 +197,8 @@ class BatchedTensor(Tensor):
         raise TorchRuntimeError(CONTROL_FLOW)
 
     def __repr__(self) -> str:
-        # (each line of the value indented, blank lines left blank)
-        inner = "\n".join(("    " + line) if line else line for line in repr(self._value).split("\n"))[4:]
-        return f"BatchedTensor(lvl={self._level}, bdim={self._bdim}, value=\n    {inner}\n)"
+        from ..printing.wrappers import wrapped_repr
+        return wrapped_repr(self)
 
     __str__ = __repr__
 

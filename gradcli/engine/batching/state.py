@@ -15,6 +15,21 @@ batched_draws = 0
 # inside that vmap (the script's own graph is outside it, as PyTorch's levels hide it).
 grad_depth = 0
 grad_depth_at: list[int] = []
+# PyTorch's level numbers, the lvl= its wrappers print: every running torch.func transform takes
+# the next one (jacfwd two: PyTorch's is a vmap over jvp), so the innermost has the highest.
+levels = 0
+vmap_numbers: list[int] = []   # each running vmap's, outermost first
+
+
+class GradLayer:
+    """A running gradient transform (grad, vjp, jacrev, jvp, jacfwd): tensors made while it runs
+    print inside its ``GradTrackingTensor(lvl=number, ...)`` until it returns."""
+
+    __slots__ = ("number", "alive")
+
+    def __init__(self, number: int) -> None:
+        self.number = number
+        self.alive = True
 
 
 def tracks_inside(level: int) -> bool:
@@ -23,8 +38,9 @@ def tracks_inside(level: int) -> bool:
 
 def reset() -> None:
     """No vmap running (a fresh session; a vmap always undoes its own entry on the way out)."""
-    global depth, grad_depth, batched_draws
-    depth = grad_depth = batched_draws = 0
+    global depth, grad_depth, batched_draws, levels
+    depth = grad_depth = batched_draws = levels = 0
     randomness.clear()
+    vmap_numbers.clear()
     sizes.clear()
     grad_depth_at.clear()

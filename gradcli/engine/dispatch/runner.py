@@ -179,10 +179,10 @@ def run_inplace(op: "Op", bound: dict) -> Tensor:
     needs_grad = record.records(op, bound)
     if op.grad_only_into_float and not target._dtype.is_floating_point:
         needs_grad = False
-    original = None
+    original = bound.pop("_original", None)   # (forward AD made it: dual_ops.py)
     if needs_grad:
         check_inplace_allowed(target)  # before the kernel's own checks, as in PyTorch
-        if record.reads_self(op, bound):
+        if original is None and record.reads_self(op, bound):
             # PyTorch saves self.clone() before the kernel runs: an integer self that requires
             # grad fails here ("Autograd not support dtype") before any cast error
             original = target.clone()

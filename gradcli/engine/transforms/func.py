@@ -7,8 +7,8 @@ input is made differentiable through an alias of it (``view_as``), never a detac
 outer transform still sees how it was made; only the outermost transform hands back results
 cut from every graph, as PyTorch's levels do.  ``jacrev``/``jacfwd`` take one vector-Jacobian
 (or Jacobian-vector) product per row (column) of the Jacobian -- the values PyTorch's vmap over
-the standard basis gives.  ``vmap`` is not built yet (the namespace says so when it is used).
-Only one dual level exists, so a forward transform inside another forward one is refused.
+the standard basis gives.  Each forward transform opens a dual level of its own, nested in
+those of the transforms around it (``jacfwd(jacfwd(f))``).
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from ..autograd.backward import grad as autograd_grad
 from ..batching import state as vmap_state
 from ..batching.gradients import batched_at_every_level, batched_grads
 from ..callbacks import call
-from ..errors import TorchAttributeError, TorchNotImplementedError, TorchRuntimeError, TorchTypeError, TorchValueError
+from ..errors import TorchAttributeError, TorchRuntimeError, TorchTypeError, TorchValueError
+from .. import tensor as tensor_module
 from ..tensor import Tensor
 from ..warnings import warn
 from .checks import check_callable
@@ -33,15 +34,27 @@ _depth = 0   # how many transforms are running: only the outermost (0) detaches 
 
 
 class _Level:
+    """A gradient transform running: its PyTorch level number (``span`` of them: jacfwd's is a
+    vmap and a jvp in PyTorch), and the layer tensors made meanwhile print inside."""
+
+    def __init__(self, span: int = 1) -> None:
+        self.span = span
+
     def __enter__(self) -> None:
         global _depth
         _depth += 1
         vmap_state.grad_depth += 1
+        vmap_state.levels += self.span
+        self.layer = vmap_state.GradLayer(vmap_state.levels)
+        tensor_module._grad_layers += (self.layer,)
 
     def __exit__(self, *exc: Any) -> None:
         global _depth
         _depth -= 1
         vmap_state.grad_depth -= 1
+        vmap_state.levels -= self.span
+        self.layer.alive = False
+        tensor_module._grad_layers = tensor_module._grad_layers[:-1]
 
 
 # -- pytrees: a tensor, or tuples, lists and dicts of them --------------------------------------
@@ -154,10 +167,20 @@ def _outer_graph(args: Any) -> bool:
 
 
 def _plain(tree: Any, keep: bool = False) -> Any:
-    """Results as the outermost transform gives them: cut from the graphs it made."""
+    """Results as a transform gives them: out of the layers that have returned (PyTorch unwraps
+    them); from the outermost one, cut from the graphs it made too."""
     if _depth or keep:
-        return tree
+        return _map(_unwrapped, tree)
     return _map(lambda x: x.detach() if isinstance(x, Tensor) else x, tree)
+
+
+def _unwrapped(x: Any) -> Any:
+    inner = x
+    while isinstance(inner, Tensor) and inner._batched:   # (inside vmap: the values it holds)
+        inner = inner._value
+    if isinstance(inner, Tensor) and inner._layers:
+        inner._layers = tuple(layer for layer in inner._layers if layer.alive)
+    return x
 
 
 def _split_aux(output: Any, has_aux: bool, api: str) -> tuple[Any, Any]:
@@ -283,11 +306,12 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
 
 # -- jvp ------------------------------------------------------------------------------------------
 
-def _open_level(api: str) -> None:
-    if forward_ad._level is not None:
-        raise TorchNotImplementedError(f"gradcli does not support {api} inside another forward-mode transform "
-                                       "(jvp, jacfwd, hessian) or a dual level yet")
-    forward_ad.enter_dual_level()
+def _open_level() -> None:
+    """A dual level of the transform's own, nested in those of the forward transforms around it
+    (inside a script's own dual_level() it is refused, as PyTorch refuses it)."""
+    if forward_ad._script_level:
+        raise TorchRuntimeError("Nested forward mode AD is not supported at the moment")
+    forward_ad.push_level()
 
 
 def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False, has_aux: bool = False) -> tuple:
@@ -304,7 +328,7 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False, ha
                                 f"primals with structure {_spec_repr(spec)} and tangents with structure "
                                 f"{_spec_repr(t_spec)}")
     with _Level():
-        _open_level("jvp")
+        _open_level()
         try:
             duals = [make_dual(p, t) for p, t in zip(p_leaves, t_leaves)]
             output, aux = _split_aux(call(func, *_unflatten(duals, spec)), has_aux, api)
@@ -312,7 +336,7 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False, ha
             primal_out = [forward_ad.unpack_dual(o).primal for o in outputs]
             tangent_out = [_tangent_or_zeros(o) for o in outputs]
         finally:
-            forward_ad.exit_dual_level()
+            forward_ad.pop_level()
         if has_aux:
             aux = _map(lambda x: forward_ad.unpack_dual(x).primal if isinstance(x, Tensor) else x, aux)
     out_spec = _flatten(output)[1]
@@ -403,12 +427,12 @@ def jacfwd(func: Callable, argnums: Any = 0, has_aux: bool = False, *, randomnes
                 raise TorchRuntimeError("jacfwd: Expected all differentiated inputs to be floating point tensors")
         columns: list[list] = [[] for _ in leaves]   # per input leaf, per element: the output tangents
         output = aux = primals = None
-        with _Level():
+        with _Level(span=2):
             for k, leaf in enumerate(leaves):
                 for e in range(leaf.numel()):
                     unit = np.zeros(tuple(leaf.shape), dtype=leaf._dtype.np)
                     unit.reshape(-1)[e] = 1
-                    _open_level("jacfwd")
+                    _open_level()
                     try:
                         duals = [make_dual(x, Tensor._make(unit, x._dtype) if i == k else
                                            Tensor._make(np.zeros(tuple(x.shape), dtype=x._dtype.np), x._dtype))
@@ -424,7 +448,7 @@ def jacfwd(func: Callable, argnums: Any = 0, has_aux: bool = False, *, randomnes
                         if has_aux:
                             aux = _map(_aux_primal, aux)
                     finally:
-                        forward_ad.exit_dual_level()
+                        forward_ad.pop_level()
             if primals is None:   # (every input empty: no column, the output from a plain call)
                 output, aux = _split_aux(call(func, *args, **kwargs), has_aux, "jacfwd(f, ...)(*args)")
                 primals = _tensor_outputs(output, "jacfwd(f, ...)(*args)")

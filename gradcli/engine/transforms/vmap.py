@@ -185,6 +185,8 @@ def _run_once(func: Any, size: int, dims: list, leaves: list, spec: Any, out_dim
               kwargs: dict) -> Any:
     level = state.depth + 1
     state.depth = level
+    state.levels += 1
+    state.vmap_numbers.append(state.levels)
     state.randomness.append(randomness)
     state.sizes.append(size)
     state.grad_depth_at.append(state.grad_depth)
@@ -194,6 +196,8 @@ def _run_once(func: Any, size: int, dims: list, leaves: list, spec: Any, out_dim
         return _unbatch_outputs(func, outputs, out_dims, level, size)
     finally:
         state.depth = level - 1
+        state.levels -= 1
+        state.vmap_numbers.pop()
         state.randomness.pop()
         state.sizes.pop()
         state.grad_depth_at.pop()
