@@ -254,6 +254,7 @@ def _leaf(t: Tensor) -> Tensor:
             return t.view_as(t)
     leaf = Tensor._make(t._data, t._dtype)
     leaf._wrapped = t._wrapped
+    leaf._fw = t._fw   # (nested forward transforms: the outer levels' tangents differentiate it too)
     return _needing_grad(leaf)
 
 

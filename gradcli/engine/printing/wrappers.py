@@ -11,13 +11,10 @@ requires_grad/grad_fn there, for an input that has them).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
-from ..batching import state
 from .. import dtypes
-
-if TYPE_CHECKING:
-    from ..tensor import Tensor
+from ..batching import state
 
 
 def _vmap_number(level: int) -> int:
@@ -29,7 +26,8 @@ def _indented(text: str) -> str:
     return "\n".join(("    " + line) if line else line for line in text.split("\n"))
 
 
-def wrapped_repr(t: "Tensor") -> str:
+def wrapped_repr(t: Any) -> str:
+    """``t`` (a tensor made inside a transform, or a BatchedTensor) in its wrappers."""
     from .tensor_str import tensor_repr
     wrappers = []   # (level number, the wrapper's opening)
     inner = t
