@@ -38,7 +38,13 @@ def _slice_forward(b: dict) -> Any:
         raise TorchValueError("step must be greater than zero")
     index = [slice(None)] * a.ndim
     index[dim] = slice(start, end, step)
-    return a[tuple(index)]
+    out = a[tuple(index)]
+    if step > 1 and not out.shape[dim]:
+        # (PyTorch's stride is stride * step even for an empty slice; NumPy keeps the old one)
+        strides = list(out.strides)
+        strides[dim] = a.strides[dim] * step
+        out = np.lib.stride_tricks.as_strided(out, out.shape, strides)
+    return out
 
 
 def _slice_backward(g: Tensor, s: Any) -> Tensor:
