@@ -21,6 +21,7 @@ torch = pytest.importorskip("torch")
 from hypothesis import HealthCheck, example, find, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+from cpu_kernels import only_avx512  # noqa: E402
 from nn_scripts import gradcli_names, run, torch_names  # noqa: E402
 
 TORCH = torch_names()
@@ -604,6 +605,7 @@ def narrow_stacks(draw: st.DrawFn) -> str:
                        dtypes=("torch.float32",)))
 
 
+@only_avx512(torch)
 @SETTINGS
 @given(narrow_stacks())
 def test_narrow_stack_of_layers_matches_bit_for_bit(source: str) -> None:
@@ -642,6 +644,7 @@ for step in range({steps}):
 """
 
 
+@only_avx512(torch)
 @settings(max_examples=TRAINING_EXAMPLES, deadline=None, derandomize=True, database=None,
           suppress_health_check=list(HealthCheck))
 @given(narrow_trainings())

@@ -14,6 +14,7 @@ torch = pytest.importorskip("torch")
 
 from gradcli.engine import api  # noqa: E402
 from gradcli.engine.kernels import sleef  # noqa: E402
+from cpu_kernels import only_avx512  # noqa: E402
 
 T = api.TORCH
 SHAPES = [(1, 1), (1, 2), (3, 5), (2, 15), (4, 16), (2, 17), (5, 31), (3, 40), (2, 3, 33), (1, 100)]
@@ -32,6 +33,7 @@ def gradients(lib: object, make: object, x: np.ndarray, w: np.ndarray, log: bool
     return t.grad.numpy()
 
 
+@only_avx512(torch)
 @pytest.mark.parametrize("log", [True, False])
 @pytest.mark.parametrize("seed", range(3))
 def test_last_dim_gradients_match_bit_for_bit(log: bool, seed: int) -> None:

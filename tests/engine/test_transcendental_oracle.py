@@ -11,6 +11,7 @@ torch = pytest.importorskip("torch")
 
 from gradcli.engine.ops import pointwise_unary  # noqa: E402
 from gradcli.engine.kernels import sleef, summation  # noqa: E402
+from cpu_kernels import only_avx512  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -32,12 +33,14 @@ def test_expf_matches_torch_sigmoid_in_bulk():
     assert _mismatches(torch.sigmoid(torch.from_numpy(x)).numpy(), sleef.sigmoid(x)) == 0
 
 
+@only_avx512(torch)
 @pytest.mark.parametrize("n", list(range(1, 66)) + [100, 1000, 32768, 32769, 40001, 65537])
 def test_sigmoid_sizes(n):
     x = (np.random.default_rng(n).standard_normal(n) * 6).astype(np.float32)
     assert _mismatches(torch.sigmoid(torch.from_numpy(x)).numpy(), pointwise_unary.sigmoid_kernel(x)) == 0
 
 
+@only_avx512(torch)
 @pytest.mark.parametrize("shape", [(7, 50), (33, 40), (3, 4, 45), (300, 301)])
 def test_sigmoid_layouts(shape):
     x = (np.random.default_rng(3).standard_normal(shape) * 6).astype(np.float32)
@@ -46,6 +49,7 @@ def test_sigmoid_layouts(shape):
         assert _mismatches(torch.sigmoid(tv).numpy(), pointwise_unary.sigmoid_kernel(xv)) == 0
 
 
+@only_avx512(torch)
 @pytest.mark.parametrize("shape", [(1,), (5,), (2, 3), (64, 10), (10, 17), (8, 33), (4, 100), (3, 1000), (2, 5, 7)])
 @pytest.mark.parametrize("scale", [1.0, 30.0])
 def test_softmax_family(shape, scale):
