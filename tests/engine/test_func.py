@@ -8,6 +8,7 @@ import pytest
 
 from gradcli.engine import api
 from gradcli.engine.transforms import func
+from gradcli.engine.transforms.functional_call import functional_call
 
 torch = api.TORCH
 X = [0.5, -1.0, 2.0]
@@ -53,7 +54,7 @@ def test_functional_call_restores_the_module() -> None:
     linear = members()["Linear"](3, 2)
     before = linear.weight
     zeros = {"weight": torch["zeros"](2, 3), "bias": torch["zeros"](2)}
-    np.testing.assert_array_equal(func.functional_call(linear, zeros, (torch["ones"](3),))._data, [0, 0])
+    np.testing.assert_array_equal(functional_call(linear, zeros, (torch["ones"](3),))._data, [0, 0])
     assert linear.weight is before
 
 

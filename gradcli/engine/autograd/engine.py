@@ -129,6 +129,8 @@ def run_backward(roots: Sequence[Edge], root_grads: Sequence[Tensor], *, keep_gr
     looked at only when present).
     """
     tracer = observe.tracer
+    if tracer is not None and any(g is not None and g._batched for g in root_grads):
+        tracer = None   # (a batch of backward passes inside vmap, jacrev's rows: the views show plain passes)
     if tracer is not None:
         tracer.begin(roots, root_grads, inputs, accumulate)
     plain = not vmap_state.depth   # (inside vmap the gradients may be batched: no array to read)

@@ -36,9 +36,19 @@ class BatchedTensor(Tensor):
     _bdim: int
     _level: int
     _batched = True
+    # Every sample the same, made from tensors vmap did not batch (an input shared by the samples,
+    # expanded for a gradient transform; the primal of jacfwd's duals): PyTorch would not batch
+    # it, so it prints as one sample (printing/wrappers.py).  Ops keep it (dispatch.py).
+    _invariant = False
 
     @staticmethod
     def wrap(value: Tensor, bdim: int, level: int) -> "BatchedTensor":
+        if value._batched and value._level > level:
+            # (a batch of an inner vmap's values, vmap(vjp_fn) inside vmap: the inner level's
+            # wrapper stays outermost, this level goes inside it; bdim counts value's logical dims)
+            inner = bdim if bdim < value._bdim else bdim + 1
+            outer = value._bdim if value._bdim < inner else value._bdim - 1
+            return BatchedTensor.wrap(BatchedTensor.wrap(value._value, inner, level), outer, value._level)
         t = _new(BatchedTensor)
         t._value = value
         t._bdim = bdim

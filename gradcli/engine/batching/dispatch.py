@@ -69,10 +69,31 @@ def run_batched(op: "Op", bound: dict, level: int, inner: Callable[["Op", dict],
         raise TorchNotImplementedError(f"gradcli does not support vmap over {_public_name(op)} yet")
     if "out" in bound and bound["out"] is not None:
         raise TorchRuntimeError(f"gradcli does not support vmap over {_public_name(op)} with out= yet")
+    invariant = _all_invariant(op, bound, level)
     if inplace:
         from .rules import inplace_rule
-        return inplace_rule(op, bound, level, inner, rule)
-    return wrap(rule(op, bound, level, inner), level, op.returns)
+        target = inplace_rule(op, bound, level, inner, rule)
+        target._invariant = invariant
+        return target
+    result = wrap(rule(op, bound, level, inner), level, op.returns)
+    if invariant:
+        for out in result if isinstance(result, (tuple, list)) else (result,):
+            if isinstance(out, BatchedTensor) and out._level == level:
+                out._invariant = True
+    return result
+
+
+def _all_invariant(op: "Op", bound: dict, level: int) -> bool:
+    """Whether every input batched at ``level`` has all its samples the same (then so has a
+    deterministic op's result)."""
+    if op.vmap == "random_of_batch":
+        return False
+    for value in bound.values():
+        items = value if isinstance(value, (list, tuple)) else (value,)
+        for item in items:
+            if isinstance(item, BatchedTensor) and item._level == level and not item._invariant:
+                return False
+    return True
 
 
 def run_batched_view_inplace(op: "Op", bound: dict, level: int) -> Any:

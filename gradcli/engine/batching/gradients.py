@@ -28,10 +28,13 @@ def batched_at_every_level(x: Tensor, upto: int | None = None) -> Tensor:
     lower = 0
     if isinstance(x, BatchedTensor):
         lower = x._level
+        invariant = x._invariant
         x = BatchedTensor.wrap(batched_at_every_level(x._value, lower - 1), x._bdim, lower)
+        x._invariant = invariant
     for level in range(lower + 1, upto + 1):
         size = state.sizes[level - 1]
         x = BatchedTensor.wrap(x.unsqueeze(0).expand([size] + list(x.shape)), 0, level)
+        x._invariant = True
     return x
 
 

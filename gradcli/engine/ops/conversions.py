@@ -34,7 +34,8 @@ OVERWRITTEN = "0 (the op overwrites self)"
 
 def _zeros(g: Tensor) -> Tensor:
     # PyTorch's zeros_like(grad): +0 everywhere (g * 0 would give -0 for a negative gradient)
-    return Tensor._make(np.zeros_like(g._data), g._dtype)
+    from .constants import zeros_like
+    return zeros_like(g)
 
 
 def _to_copy_forward(b: dict) -> Any:

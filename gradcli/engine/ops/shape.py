@@ -73,7 +73,13 @@ def _view_forward(b: dict) -> Any:
 
 _back_to_input = d(rule="grad reshaped back to self's shape")(lambda g, s: g.reshape(s.self_sym_sizes))
 
-VIEW = defop("view", "view(Tensor input, int[] size)", _view_forward, node="ViewBackward0",
+def _view_jvp(bound: dict, tangents: dict, outputs: list) -> Any:
+    # (the tangent viewed as self is; where its own layout allows no view -- a batch of
+    # tangents inside vmap, jacfwd's -- its values reshaped, as PyTorch's batch rule gives)
+    return tangents["self"].reshape(list(outputs[0].shape))
+
+
+VIEW = defop("view", "view(Tensor input, int[] size)", _view_forward, node="ViewBackward0", jvp=_view_jvp,
              view=True, function=False, exposes=("self_sym_sizes",), derivs={"self": _back_to_input})
 UNSAFE_VIEW = defop("_unsafe_view", "_unsafe_view(Tensor input, int[] size)",
                     lambda b: b["self"]._data.reshape(infer_shape(b["size"], b["self"]._data.size)),
@@ -83,7 +89,7 @@ UNSAFE_VIEW = defop("_unsafe_view", "_unsafe_view(Tensor input, int[] size)",
 
 # reshape of a non-contiguous tensor whose strides still allow a view: PyTorch's _reshape_alias.
 RESHAPE_ALIAS = defop("_reshape_alias", "_reshape_alias(Tensor input, int[] size)", _view_forward,
-                      node="ReshapeAliasBackward0", view=True, function=False, method=False,
+                      node="ReshapeAliasBackward0", view=True, function=False, method=False, jvp=_view_jvp,
                       exposes=("self_sym_sizes",),
                       derivs={"self": _back_to_input})
 

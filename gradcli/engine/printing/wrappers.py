@@ -29,20 +29,47 @@ def _indented(text: str) -> str:
 def wrapped_repr(t: Any) -> str:
     """``t`` (a tensor made inside a transform, or a BatchedTensor) in its wrappers."""
     from .tensor_str import tensor_repr
-    wrappers = []   # (level number, the wrapper's opening)
+    chain = []   # the BatchedTensors, outermost (highest level) first
     inner = t
     while inner._batched:
-        number = _vmap_number(inner._level)
-        wrappers.append((number, f"BatchedTensor(lvl={number}, bdim={inner._bdim}, value="))
+        chain.append(inner)
         inner = inner._value
+    data, dropped, wrappers = inner._data, [], []
+    for j, batched in enumerate(chain):
+        if batched._invariant:   # (PyTorch did not batch it: one sample, no wrapper)
+            dropped.append(_physical_dim(batched._bdim, chain[j + 1:]))
+            continue
+        bdim = batched._bdim - sum(1 for d in dropped if _logical_dim_of(d, chain[j + 1:]) is not None
+                                   and _logical_dim_of(d, chain[j + 1:]) < batched._bdim)
+        number = _vmap_number(batched._level)
+        wrappers.append((number, f"BatchedTensor(lvl={number}, bdim={bdim}, value="))
+    if dropped:
+        data = data[tuple(0 if d in dropped else slice(None) for d in range(data.ndim))]
     # (a transform that has returned prints as PyTorch's dead level, -2: a tensor kept from inside it)
     tracking = [layer.number if layer.alive else -2 for layer in inner._layers]
     wrappers += [(number, f"GradTrackingTensor(lvl={number}, value=") for number in tracking]
-    if tracking:
-        text = tensor_repr(inner._data, inner._dtype.name, default_dtype=dtypes.get_default_dtype().name,
-                           requires_grad=False, grad_fn=None, tangent=None)
+    if tracking or dropped:
+        text = tensor_repr(data, inner._dtype.name, default_dtype=dtypes.get_default_dtype().name,
+                           requires_grad=False if tracking else inner.requires_grad, grad_fn=None, tangent=None)
     else:   # (vmap alone: the values as they are)
         text = repr(inner)
     for _, opening in sorted(wrappers):   # (innermost first)
         text = f"{opening}\n{_indented(text)}\n)"
     return text
+
+
+def _physical_dim(dim: int, inner: list) -> int:
+    """A dim of the logical tensor just outside ``inner`` (BatchedTensors, outermost first) as a
+    dim of the physical tensor inside them all."""
+    for batched in inner:
+        dim = dim if dim < batched._bdim else dim + 1
+    return dim
+
+
+def _logical_dim_of(dim: int, inner: list) -> int | None:
+    """The inverse: a physical dim in the logical tensor just outside ``inner`` (None: a batch dim)."""
+    for batched in reversed(inner):
+        if dim == batched._bdim:
+            return None
+        dim = dim if dim < batched._bdim else dim - 1
+    return dim

@@ -63,7 +63,12 @@ def _batched_dual(tensor: Tensor, tangent: Tensor) -> Tensor:
             f"is not supported. Tensor is of size {_sizes(tensor)} while the given forward gradient is of size "
             f"{_sizes(tangent)}.")
     primal = batched_at_every_level(tensor)
-    return wrapped_as(make_dual(physical(primal), laid_out_as(tangent, primal)), primal)
+    dual = wrapped_as(make_dual(physical(primal), laid_out_as(tangent, primal)), primal)
+    level, source = dual, primal   # (the primal's values, the same in every sample where they were)
+    while level._batched:
+        level._invariant = source._invariant
+        level, source = level._value, source._value
+    return dual
 
 
 def _sizes(t: Tensor) -> str:

@@ -1,14 +1,16 @@
-"""``torch.func``: grad, grad_and_value, vjp, jvp, jacrev, jacfwd, hessian, functional_call.
+"""``torch.func``: grad, grad_and_value, vjp, jvp, jacrev, jacfwd, hessian (functional_call and
+stack_module_state are in functional_call.py).
 
 Each transform is built on the engine's own autograd: the reverse ones on
 ``autograd.grad`` with ``create_graph=True`` (so one transform's result can be differentiated
 by another: ``grad(grad(f))``), the forward ones on a dual level (``autograd/forward_ad``).  An
 input is made differentiable through an alias of it (``view_as``), never a detached copy, so an
 outer transform still sees how it was made; only the outermost transform hands back results
-cut from every graph, as PyTorch's levels do.  ``jacrev``/``jacfwd`` take one vector-Jacobian
-(or Jacobian-vector) product per row (column) of the Jacobian -- the values PyTorch's vmap over
-the standard basis gives.  Each forward transform opens a dual level of its own, nested in
-those of the transforms around it (``jacfwd(jacfwd(f))``).
+cut from every graph, as PyTorch's levels do.  ``jacrev`` is PyTorch's: a vjp whose pullback is
+vmapped over the unit vectors of the outputs (every row in one batched backward pass).
+``jacfwd`` takes one jvp per column (PyTorch vmaps its jvp: there ``f`` runs once, here once per
+column).  Each forward transform opens a dual level of its own, nested in those of the
+transforms around it (``jacfwd(jacfwd(f))``).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from ..autograd.backward import grad as autograd_grad
 from ..batching import state as vmap_state
 from ..batching.gradients import batched_at_every_level, batched_grads
 from ..callbacks import call
-from ..errors import TorchAttributeError, TorchRuntimeError, TorchTypeError, TorchValueError
+from ..errors import TorchAttributeError, TorchNotImplementedError, TorchRuntimeError, TorchTypeError, TorchValueError
 from .. import tensor as tensor_module
 from ..tensor import Tensor
 from ..warnings import warn
@@ -136,9 +138,17 @@ def _argnums(argnums: Any, count: int) -> int | tuple:
 
 
 def _replace(args: tuple, argnums: int | tuple, new: Any) -> tuple:
+    """``args`` with the differentiated ones replaced by ``new``, and each other tensor by an alias
+    made inside the running transform (PyTorch wraps every tensor argument at its level, which
+    print shows)."""
     if isinstance(argnums, int):
-        return tuple(new if i == argnums else a for i, a in enumerate(args))
-    return tuple(new[argnums.index(i)] if i in argnums else a for i, a in enumerate(args))
+        return tuple(new if i == argnums else _alias(a) for i, a in enumerate(args))
+    return tuple(new[argnums.index(i)] if i in argnums else _alias(a) for i, a in enumerate(args))
+
+
+def _alias(x: Any) -> Any:
+    return _map(lambda t: t.view_as(t) if isinstance(t, Tensor) else t, x) \
+        if isinstance(x, (Tensor, tuple, list, dict)) else x
 
 
 def _picked(args: tuple, argnums: int | tuple) -> Any:
@@ -188,6 +198,9 @@ def _split_aux(output: Any, has_aux: bool, api: str) -> tuple[Any, Any]:
         return output, None
     if not (isinstance(output, tuple) and len(output) == 2):
         raise TorchRuntimeError(f"{api}: output of function f should be a tuple: (output, aux) if has_aux is True")
+    for leaf in _flatten(output[1])[0]:   # (PyTorch unwraps aux from its levels: tensors only)
+        if not isinstance(leaf, Tensor):
+            raise TorchRuntimeError(f"Expected tensors, got unsupported type {_type_repr(leaf)}")
     return output
 
 
@@ -338,7 +351,7 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False, ha
         finally:
             forward_ad.pop_level()
         if has_aux:
-            aux = _map(lambda x: forward_ad.unpack_dual(x).primal if isinstance(x, Tensor) else x, aux)
+            aux = _map(_aux_primal, aux)
     out_spec = _flatten(output)[1]
     keep = _outer_graph(primals)
     result = (_plain(_unflatten(primal_out, out_spec), keep), _plain(_unflatten(tangent_out, out_spec), keep))
@@ -361,6 +374,84 @@ def _tangent_or_zeros(t: Tensor) -> Tensor:
 
 # -- Jacobians ------------------------------------------------------------------------------------
 
+def _standard_basis(tensors: list) -> list:
+    """For each tensor, its part of the identity over all their elements: (total, *shape)."""
+    total = sum(t.numel() for t in tensors)
+    basis, start = [], 0
+    for t in tensors:
+        n = t.numel()
+        part = np.zeros((total, n), dtype=t._dtype.np)
+        part[np.arange(start, start + n), np.arange(n)] = 1
+        basis.append(Tensor._make(part.reshape((total,) + tuple(t.shape)), t._dtype))
+        start += n
+    return basis
+
+
+def jacrev(func: Callable, argnums: Any = 0, *, has_aux: bool = False, chunk_size: Any = None,
+           _preallocate_and_copy: bool = False) -> Callable:
+    check_callable(func)
+    _check_chunk_size(chunk_size)
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from .vmap import vmap
+        picked = _argnums(argnums, len(args))
+        with _Level(), grad_mode.enable_grad():
+            diff = _map(_differentiable, _picked(args, picked))
+            output, aux = _split_aux(call(func, *_replace(args, picked, diff), **kwargs), has_aux,
+                                     "vjp(f, *primals)")   # (PyTorch's jacrev is its vjp underneath)
+            outputs = _tensor_outputs(output, "vjp(f, *primals)")
+            _check_float_outputs(outputs)
+            leaves, spec = _flatten(diff)
+            _check_jacobian_size(outputs, leaves)
+
+            def pullback(*cotangents: Tensor) -> list:
+                return _grads(outputs, leaves, list(cotangents))
+            basis = _standard_basis(outputs)
+            if not basis[0].shape[0]:   # (no output element: no row)
+                per_input = [_zeros_as(x).reshape(-1)[:0].reshape([0] + list(x.shape)) for x in leaves]
+            elif chunk_size == 1:   # (as PyTorch: a loop over the rows, no vmap)
+                per_input = _batched_rows(None, pullback, basis, len(leaves))
+            else:
+                per_input = _batched_rows(vmap(pullback, chunk_size=chunk_size), pullback, basis, len(leaves))
+            # per input: (every output's elements, *the input's shape), split by output
+            blocks = [[block.reshape(list(out.shape) + list(x.shape)) for block, out in
+                       zip(rows.split([o.numel() for o in outputs], 0), outputs)] for rows, x in zip(per_input, leaves)]
+            jac = _unflatten([_unflatten([blocks[k][j] for k in range(len(leaves))], spec)
+                              for j in range(len(outputs))], _flatten(output)[1])
+        return _results(jac, aux, has_aux, _outer_graph((args, kwargs)))
+    return wrapper
+
+
+def _batched_rows(batched: Callable, pullback: Callable, basis: list, count: int) -> list:
+    """Every row of the Jacobians in one batched backward pass; where gradcli cannot batch a
+    gradient formula (pooling's, cross_entropy's, ...), one backward pass per row instead (the
+    same values, as PyTorch's chunk_size=1)."""
+    from ..batching.batched_tensor import NO_STORAGE
+    if batched is not None:
+        try:
+            return batched(*basis)
+        except (TorchNotImplementedError, TorchRuntimeError) as e:
+            if not (str(e) == NO_STORAGE or str(e).startswith("gradcli does not support vmap over")):
+                raise
+    rows = [pullback(*[b[i] for b in basis]) for i in range(basis[0].shape[0])]
+    return [_stack([r[k] for r in rows]) for k in range(count)]
+
+
+def _stack(rows: list) -> Tensor:
+    from ..ops.joining import STACK
+    return STACK(rows, 0)
+
+
+def _check_jacobian_size(outputs: list, inputs: list) -> None:
+    """Before the rows or columns are taken: the whole Jacobian must fit the memory budget."""
+    elements = sum(o.numel() for o in outputs) * sum(x.numel() for x in inputs)
+    budget.check_bytes(elements * max(o._dtype.itemsize for o in outputs), f"a Jacobian of {elements} elements")
+
+
+def _results(jac: Any, aux: Any, has_aux: bool, keep: bool) -> Any:
+    return (_plain(jac, keep), _plain(aux, keep)) if has_aux else _plain(jac, keep)
+
+
 def _stack_jacobian(rows: list, out: Tensor, inp: Tensor, rows_are_outputs: bool) -> Tensor:
     """The Jacobian of ``out`` by ``inp``, shaped out.shape + inp.shape."""
     from ..ops.joining import STACK
@@ -372,46 +463,11 @@ def _stack_jacobian(rows: list, out: Tensor, inp: Tensor, rows_are_outputs: bool
     return stacked.reshape(list(out.shape) + list(inp.shape))
 
 
-def jacrev(func: Callable, argnums: Any = 0, *, has_aux: bool = False, chunk_size: Any = None,
-           _preallocate_and_copy: bool = False) -> Callable:
-    check_callable(func)
-    _check_chunk_size(chunk_size)
-
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        picked = _argnums(argnums, len(args))
-        with _Level(), grad_mode.enable_grad():
-            diff = _map(_differentiable, _picked(args, picked))
-            output, aux = _split_aux(call(func, *_replace(args, picked, diff), **kwargs), has_aux,
-                                     "vjp(f, *primals)")   # (PyTorch's jacrev is its vjp underneath)
-            outputs = _tensor_outputs(output, "vjp(f, *primals)")
-            _check_float_outputs(outputs)
-            leaves, spec = _flatten(diff)
-            _check_jacobian_size(outputs, leaves)
-            pieces = []   # per output, per input leaf: the rows (one vjp per output element)
-            for out in outputs:
-                flat = out.reshape(-1)
-                rows = [_grads([flat[j]], leaves) for j in range(out.numel())]
-                pieces.append([[r[k] for r in rows] for k in range(len(leaves))])
-            jac = _jacobian(pieces, outputs, leaves, spec, output, rows_are_outputs=True)
-        return _results(jac, aux, has_aux, _outer_graph((args, kwargs)))
-    return wrapper
-
-
-def _check_jacobian_size(outputs: list, inputs: list) -> None:
-    """Before the rows or columns are taken: the whole Jacobian must fit the memory budget."""
-    elements = sum(o.numel() for o in outputs) * sum(x.numel() for x in inputs)
-    budget.check_bytes(elements * max(o._dtype.itemsize for o in outputs), f"a Jacobian of {elements} elements")
-
-
 def _jacobian(pieces: list, outputs: list, leaves: list, spec: Any, output: Any, rows_are_outputs: bool) -> Any:
     """The Jacobians, per output (as ``output`` is structured) per input (as the inputs are)."""
     per_output = [_unflatten([_stack_jacobian(pieces[j][k], out, leaf, rows_are_outputs)
                               for k, leaf in enumerate(leaves)], spec) for j, out in enumerate(outputs)]
     return _unflatten(per_output, _flatten(output)[1])
-
-
-def _results(jac: Any, aux: Any, has_aux: bool, keep: bool) -> Any:
-    return (_plain(jac, keep), _plain(aux, keep)) if has_aux else _plain(jac, keep)
 
 
 def jacfwd(func: Callable, argnums: Any = 0, has_aux: bool = False, *, randomness: str = "error") -> Callable:
@@ -467,102 +523,9 @@ def _check_chunk_size(chunk_size: Any) -> None:
         raise TorchValueError("jacrev: `chunk_size` should be greater than 0.")
 
 
-# -- functional_call -------------------------------------------------------------------------------
-
-def functional_call(module: Any, parameter_and_buffer_dicts: Any, args: Any = None, kwargs: Any = None, *,
-                    tie_weights: bool = True, strict: bool = False) -> Any:
-    """``module(*args, **kwargs)`` with its parameters and buffers replaced by the given tensors."""
-    dicts = parameter_and_buffer_dicts
-    if isinstance(dicts, dict):
-        merged = dict(dicts)
-    elif isinstance(dicts, (tuple, list)) and all(isinstance(d, dict) for d in dicts):
-        merged = {}
-        for d in dicts:
-            for key in d:
-                if key in merged:
-                    raise TorchValueError(f"{key} appeared in multiple dictionaries; behavior of functional call "
-                                          "is ambiguous")
-            merged.update(d)
-    else:
-        raise TorchValueError(f"Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, "
-                              f"but got {type(dicts)}")
-    if not hasattr(module, "_parameters"):
-        raise TorchAttributeError(f"'{type(module).__name__}' object has no attribute 'named_parameters'")
-    for value in merged.values():
-        if not isinstance(value, Tensor):
-            raise TorchTypeError(f"{value!r} is not an instance of torch.Tensor")
-    if strict:
-        _check_keys(module, merged)
-    args = () if args is None else (args if isinstance(args, tuple) else (args,))
-    kwargs = kwargs or {}
-    swapped = []
-    try:
-        for name, value in merged.items():
-            owner, leaf = _owner(module, name)
-            table = None
-            if owner is not None:
-                table = owner._parameters if leaf in owner._parameters else (
-                    owner._buffers if leaf in owner._buffers else None)
-            if table is None:
-                continue   # (strict: refused above)
-            swapped.append((table, leaf, table[leaf]))
-            table[leaf] = value
-        return call(module, *args, **kwargs)
-    finally:
-        for table, leaf, old in reversed(swapped):
-            table[leaf] = old
-
-
-def stack_module_state(models: Any) -> tuple[dict, dict]:
-    """torch.func.stack_module_state: the parameters and buffers of models of one class, each name's
-    tensors stacked (new leaves, requiring grad when the models' do), for vmap over an ensemble."""
-    from ..ops.joining import STACK
-    models = list(models)
-    if not models:
-        raise TorchRuntimeError("stack_module_state: Expected at least one model, got 0.")
-    if len({bool(m.training) for m in models}) != 1:
-        raise TorchRuntimeError("stack_module_state: Expected all models to have the same training/eval mode.")
-    if len({type(m) for m in models}) != 1:
-        raise TorchRuntimeError("stack_module_state: Expected all models to be of the same class.")
-
-    def stacked(tables: list, name: str) -> Tensor:
-        tensors = [table[name] for table in tables]
-        flags = {t.requires_grad for t in tensors}
-        if len(flags) != 1:
-            raise TorchRuntimeError(f"Expected {name} from each model to have the same .requires_grad")
-        result = STACK(tensors)
-        return result.detach().requires_grad_() if flags == {True} else result
-    params = [dict(m.named_parameters()) for m in models]
-    buffers = [dict(m.named_buffers()) for m in models]
-    return ({k: stacked(params, k) for k in params[0]}, {k: stacked(buffers, k) for k in buffers[0]})
-
-
-def _check_keys(module: Any, given: dict) -> None:
-    """strict=True: every parameter and buffer given, nothing else (PyTorch's message)."""
-    known = [n for n, _ in module.named_parameters()] + [n for n, _ in module.named_buffers()]
-    unexpected = [k for k in given if k not in known]
-    missing = sorted(k for k in known if k not in given)
-    if unexpected or missing:
-        lines = [f"Error(s) in reparametrizing for {type(module).__name__}:"]
-        if unexpected:
-            lines.append("Unexpected key(s): " + ", ".join(f"'{k}'" for k in unexpected) + ".")
-        if missing:
-            lines.append("Missing key(s): " + ", ".join(f"'{k}'" for k in missing) + ".")
-        raise TorchRuntimeError("\n\t".join(lines))
-
-
-def _owner(module: Any, name: str) -> tuple[Any, str]:
-    parts = name.split(".")
-    owner = module
-    for part in parts[:-1]:
-        owner = getattr(owner, "_modules", {}).get(part)
-        if owner is None:
-            return None, parts[-1]
-    return (owner if hasattr(owner, "_parameters") else None), parts[-1]
-
-
 def members() -> dict[str, Any]:
     """``torch.func``'s members a script may use."""
+    from .functional_call import functional_call, stack_module_state
     from .vmap import vmap
     return {"grad": grad, "grad_and_value": grad_and_value, "vjp": vjp, "jvp": jvp, "jacrev": jacrev,
             "jacfwd": jacfwd, "hessian": hessian, "functional_call": functional_call, "vmap": vmap,
