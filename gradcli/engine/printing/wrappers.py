@@ -39,8 +39,9 @@ def wrapped_repr(t: Any) -> str:
         if batched._invariant:   # (PyTorch did not batch it: one sample, no wrapper)
             dropped.append(_physical_dim(batched._bdim, chain[j + 1:]))
             continue
-        bdim = batched._bdim - sum(1 for d in dropped if _logical_dim_of(d, chain[j + 1:]) is not None
-                                   and _logical_dim_of(d, chain[j + 1:]) < batched._bdim)
+        # (its bdim counts the dims of the levels outside it: a dropped one is no longer there)
+        outer = [_logical_dim_of(d, chain[j + 1:]) for d in dropped]
+        bdim = batched._bdim - sum(1 for d in outer if d is not None and d < batched._bdim)
         number = _vmap_number(batched._level)
         wrappers.append((number, f"BatchedTensor(lvl={number}, bdim={bdim}, value="))
     if dropped:
