@@ -163,6 +163,11 @@ def functorch_members() -> dict[str, Any]:
     return func.functorch_members()
 
 
+def _testing_members() -> dict[str, Any]:
+    from . import testing
+    return testing.members()
+
+
 def _nn_init_members() -> dict[str, Any]:
     from .nn.init import members
     return members()
@@ -177,6 +182,7 @@ LAZY_SUBMODULES: dict[str, Any] = {
     "func": _func_members,
     "optim": _optim_members,
     "optim.lr_scheduler": _lr_scheduler_members,
+    "testing": _testing_members,
 }
 
 # Tensor methods that also have a function form in the calculator shorthand.

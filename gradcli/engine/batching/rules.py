@@ -225,6 +225,9 @@ def _shifted_dims(op: "Op", bound: dict, level: int, inner: Callable) -> Any:
         new = {k: (_expanded(v, level, size) if isinstance(v, Tensor) else v) for k, v in bound.items()}
         for name in names:
             new[name] = _shift(bound[name], bound["self"].dim() + extra)
+        if bound["self"].dim() == 0:   # (the gradient of softmax over a 0-dim sample: as one of one element)
+            new = {k: (v.unsqueeze(1) if isinstance(v, Tensor) else v) for k, v in new.items()}
+            return inner(op, new).squeeze(1)
         return inner(op, new)
     x = bound["self"]
     physical, batched = at_front(x, level)
@@ -419,7 +422,7 @@ def inplace_rule(op: "Op", bound: dict, level: int, inner: Callable, rule: Rule)
     unbatched ``x`` cannot take a batch of results (PyTorch's message)."""
     target = bound["self"]
     if not (isinstance(target, BatchedTensor) and target._level == level):
-        _refuse_unbatched_target(bound, level)
+        _refuse_unbatched_target(op, bound, level)
     if op.vmap in _KINDS or op.vmap == DIMS:
         rule(op, bound, level, inner)   # (these rules rewrite the call: the write goes to self's value)
     else:
@@ -430,16 +433,30 @@ def inplace_rule(op: "Op", bound: dict, level: int, inner: Callable, rule: Rule)
     return target
 
 
-def _refuse_unbatched_target(bound: dict, level: int) -> None:
+# In-place ops whose batch rule refuses a batched value for an unbatched self before any shape
+# check, and those PyTorch runs through its fallback (whose message names the aten op), measured
+# on PyTorch 2.13; the others check the physical shapes first.
+_REFUSED_AT_ONCE = frozenset({"mul", "div", "sub", "copy"})
+_FALLBACK = frozenset({"addcmul", "addcdiv", "lerp", "clamp", "pow"})
+
+
+def _refuse_unbatched_target(op: "Op", bound: dict, level: int) -> None:
     """PyTorch's errors for a batched value written into an unbatched tensor: the shapes' own
-    error when the physical shapes do not fit the target, else vmap's."""
+    error when the physical shapes do not fit the target (for the ops that check them), else vmap's."""
     from ..shape_rules import broadcast_shapes, list_str
     target = tuple(bound["self"].shape)
     for key, value in bound.items():
         if key == "self" or not (isinstance(value, BatchedTensor) and value._level == level):
             continue
+        if op.name in _FALLBACK:
+            raise TorchRuntimeError(
+                f"vmap: aten::{op.name}_(self, *extra_args) is not possible because there exists a Tensor `{key}` in "
+                "extra_args that has more elements than `self`. This happened due to `other` being vmapped over but "
+                "`self` not being vmapped over in a vmap. Please try to use out-of-place operators instead of "
+                "inplace arithmetic. If said operator is being called inside the PyTorch framework, please file a "
+                "bug report instead.")
         shape = broadcast_shapes(target, tuple(at_front(value, level)[0].shape))
-        if shape != target:
+        if shape != target and op.name not in _REFUSED_AT_ONCE:
             raise TorchRuntimeError(f"output with shape {list_str(target)} doesn't match the broadcast shape "
                                     f"{list_str(shape)}")
         raise TorchRuntimeError(

@@ -6,11 +6,10 @@ Each transform is built on the engine's own autograd: the reverse ones on
 by another: ``grad(grad(f))``), the forward ones on a dual level (``autograd/forward_ad``).  An
 input is made differentiable through an alias of it (``view_as``), never a detached copy, so an
 outer transform still sees how it was made; only the outermost transform hands back results
-cut from every graph, as PyTorch's levels do.  ``jacrev`` is PyTorch's: a vjp whose pullback is
-vmapped over the unit vectors of the outputs (every row in one batched backward pass).
-``jacfwd`` takes one jvp per column (PyTorch vmaps its jvp: there ``f`` runs once, here once per
-column).  Each forward transform opens a dual level of its own, nested in those of the
-transforms around it (``jacfwd(jacfwd(f))``).
+cut from every graph, as PyTorch's levels do.  ``jacrev``/``jacfwd`` are PyTorch's: a vjp whose
+pullback is vmapped over the unit vectors of the outputs, a jvp vmapped over those of the
+inputs (``f`` runs once, every row or column in one batched pass).  Each forward transform opens
+a dual level of its own, nested in those of the transforms around it (``jacfwd(jacfwd(f))``).
 """
 
 from __future__ import annotations
@@ -36,17 +35,14 @@ _depth = 0   # how many transforms are running: only the outermost (0) detaches 
 
 
 class _Level:
-    """A gradient transform running: its PyTorch level number (``span`` of them: jacfwd's is a
-    vmap and a jvp in PyTorch), and the layer tensors made meanwhile print inside."""
-
-    def __init__(self, span: int = 1) -> None:
-        self.span = span
+    """A gradient transform running: its PyTorch level number, and the layer tensors made
+    meanwhile print inside."""
 
     def __enter__(self) -> None:
         global _depth
         _depth += 1
         vmap_state.grad_depth += 1
-        vmap_state.levels += self.span
+        vmap_state.levels += 1
         self.layer = vmap_state.GradLayer(vmap_state.levels)
         tensor_module._grad_layers += (self.layer,)
 
@@ -54,7 +50,7 @@ class _Level:
         global _depth
         _depth -= 1
         vmap_state.grad_depth -= 1
-        vmap_state.levels -= self.span
+        vmap_state.levels -= 1
         self.layer.alive = False
         tensor_module._grad_layers = tensor_module._grad_layers[:-1]
 
@@ -377,6 +373,9 @@ def _tangent_or_zeros(t: Tensor) -> Tensor:
 def _standard_basis(tensors: list) -> list:
     """For each tensor, its part of the identity over all their elements: (total, *shape)."""
     total = sum(t.numel() for t in tensors)
+    # (total x total elements: for jacfwd as large as the Jacobian of a same-sized output)
+    budget.check_bytes(total * total * max(t._dtype.itemsize for t in tensors),
+                       f"a Jacobian of {total * total} elements")
     basis, start = [], 0
     for t in tensors:
         n = t.numel()
@@ -474,6 +473,7 @@ def jacfwd(func: Callable, argnums: Any = 0, has_aux: bool = False, *, randomnes
     check_callable(func)
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from .vmap import vmap
         picked = _argnums(argnums, len(args))
         leaves, spec = _flatten(_picked(args, picked))
         for leaf in leaves:
@@ -481,35 +481,30 @@ def jacfwd(func: Callable, argnums: Any = 0, has_aux: bool = False, *, randomnes
                 raise TorchAttributeError(f"'{type(leaf).__name__}' object has no attribute 'numel'")
             if not leaf._dtype.is_floating_point:
                 raise TorchRuntimeError("jacfwd: Expected all differentiated inputs to be floating point tensors")
-        columns: list[list] = [[] for _ in leaves]   # per input leaf, per element: the output tangents
-        output = aux = primals = None
-        with _Level(span=2):
-            for k, leaf in enumerate(leaves):
-                for e in range(leaf.numel()):
-                    unit = np.zeros(tuple(leaf.shape), dtype=leaf._dtype.np)
-                    unit.reshape(-1)[e] = 1
-                    _open_level()
-                    try:
-                        duals = [make_dual(x, Tensor._make(unit, x._dtype) if i == k else
-                                           Tensor._make(np.zeros(tuple(x.shape), dtype=x._dtype.np), x._dtype))
-                                 for i, x in enumerate(leaves)]
-                        result, aux = _split_aux(call(func, *_replace(args, picked, _unflatten(duals, spec)),
-                                                      **kwargs), has_aux, "jacfwd(f, ...)(*args)")
-                        outs = _tensor_outputs(result, "jacfwd(f, ...)(*args)")
-                        if primals is None:
-                            _check_jacobian_size(outs, leaves)
-                        columns[k].append([_tangent_or_zeros(o) for o in outs])
-                        output = result
-                        primals = [forward_ad.unpack_dual(o).primal for o in outs]
-                        if has_aux:
-                            aux = _map(_aux_primal, aux)
-                    finally:
-                        forward_ad.pop_level()
-            if primals is None:   # (every input empty: no column, the output from a plain call)
-                output, aux = _split_aux(call(func, *args, **kwargs), has_aux, "jacfwd(f, ...)(*args)")
-                primals = _tensor_outputs(output, "jacfwd(f, ...)(*args)")
-            pieces = [[[c[j] for c in columns[k]] for k in range(len(leaves))] for j in range(len(primals))]
-            jac = _jacobian(pieces, primals, leaves, spec, output, rows_are_outputs=False)
+        basis = _standard_basis(leaves)
+        total = basis[0].shape[0]
+
+        def at(*xs: Tensor) -> Any:
+            return call(func, *_replace(args, picked, _unflatten(list(xs), spec)), **kwargs)
+
+        def push(*tangents: Tensor) -> Any:   # one column of every Jacobian per sample of the batch
+            result = jvp(at, tuple(leaves), tuple(tangents), has_aux=has_aux)
+            _check_jacobian_size(_flatten(result[0])[0], leaves)
+            return (result[1], result[2]) if has_aux else result[1]
+        if total:
+            columns = vmap(push, randomness=randomness)(*basis)
+        else:   # (every input empty: no column; PyTorch's vmap over none gives empty Jacobians)
+            result = jvp(at, tuple(leaves), tuple(leaves), has_aux=has_aux)
+            columns = _map(lambda t: t.unsqueeze(0)[:0], (result[1], result[2]) if has_aux else result[1])
+        aux = None
+        if has_aux:   # (aux was batched with the columns: the first is the function's own)
+            columns, aux = columns
+            aux = _map(lambda a: a[0] if isinstance(a, Tensor) and total else a, aux)
+        flat, out_spec = _flatten(columns)
+        # per output: (its elements..., every input's elements), split by input
+        jac = _unflatten([_unflatten([block.reshape(list(c.shape[1:]) + list(x.shape)) for block, x in
+                                      zip(c.movedim(0, -1).split([x.numel() for x in leaves], -1), leaves)], spec)
+                          for c in flat], out_spec)
         return _results(jac, aux, has_aux, _outer_graph((args, kwargs)))
     return wrapper
 
