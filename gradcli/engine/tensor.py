@@ -83,7 +83,7 @@ class Tensor:
     _creation: str | None = None  # how a view was made: None, "no_grad", "multi" or "custom" (see autograd/views.py)
     _retains_grad = False
     _accumulator: Any = None
-    _fw: tuple | None = None  # (dual level, tangent): forward-mode AD (autograd/forward_ad.py)
+    _fw: dict | None = None  # dual level -> tangent: forward-mode AD (autograd/forward_ad.py)
     # a BatchedTensor of vmap (batching/batched_tensor.py): how code outside the batching package
     # asks (a class attribute: no import, no cost to a plain tensor)
     _batched = False

@@ -128,7 +128,7 @@ def enter_dual_level() -> int:
 def exit_dual_level(*, level: Any = None) -> None:
     if _level is None:
         raise TorchRuntimeError("Dual level must be a positive number.")
-    if level is not None and level != 0 or len(_levels) > 1:
+    if (level is not None and level != 0) or len(_levels) > 1:
         raise TorchRuntimeError("Trying to exit a forward AD level that was not the last one that was created. "
                                 "This is not supported.")
     pop_level()

@@ -448,19 +448,14 @@ def _refuse_unbatched_target(op: "Op", bound: dict, level: int) -> None:
     for key, value in bound.items():
         if key == "self" or not (isinstance(value, BatchedTensor) and value._level == level):
             continue
-        if op.name in _FALLBACK:
-            raise TorchRuntimeError(
-                f"vmap: aten::{op.name}_(self, *extra_args) is not possible because there exists a Tensor `{key}` in "
-                "extra_args that has more elements than `self`. This happened due to `other` being vmapped over but "
-                "`self` not being vmapped over in a vmap. Please try to use out-of-place operators instead of "
-                "inplace arithmetic. If said operator is being called inside the PyTorch framework, please file a "
-                "bug report instead.")
-        shape = broadcast_shapes(target, tuple(at_front(value, level)[0].shape))
-        if shape != target and op.name not in _REFUSED_AT_ONCE:
-            raise TorchRuntimeError(f"output with shape {list_str(target)} doesn't match the broadcast shape "
-                                    f"{list_str(shape)}")
+        if op.name not in _FALLBACK and op.name not in _REFUSED_AT_ONCE:
+            shape = broadcast_shapes(target, tuple(at_front(value, level)[0].shape))
+            if shape != target:
+                raise TorchRuntimeError(f"output with shape {list_str(target)} doesn't match the broadcast shape "
+                                        f"{list_str(shape)}")
+        name = f"aten::{op.name}_" if op.name in _FALLBACK else "inplace arithmetic"
         raise TorchRuntimeError(
-            f"vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a Tensor `{key}` in "
+            f"vmap: {name}(self, *extra_args) is not possible because there exists a Tensor `{key}` in "
             "extra_args that has more elements than `self`. This happened due to `other` being vmapped over but "
             "`self` not being vmapped over in a vmap. Please try to use out-of-place operators instead of "
             "inplace arithmetic. If said operator is being called inside the PyTorch framework, please file a bug "

@@ -392,7 +392,6 @@ def jacrev(func: Callable, argnums: Any = 0, *, has_aux: bool = False, chunk_siz
     _check_chunk_size(chunk_size)
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from .vmap import vmap
         picked = _argnums(argnums, len(args))
         with _Level(), grad_mode.enable_grad():
             diff = _map(_differentiable, _picked(args, picked))
@@ -409,9 +408,9 @@ def jacrev(func: Callable, argnums: Any = 0, *, has_aux: bool = False, chunk_siz
             if not basis[0].shape[0]:   # (no output element: no row)
                 per_input = [_zeros_as(x).reshape(-1)[:0].reshape([0] + list(x.shape)) for x in leaves]
             elif chunk_size == 1:   # (as PyTorch: a loop over the rows, no vmap)
-                per_input = _batched_rows(None, pullback, basis, len(leaves))
+                per_input = _rows_one_by_one(pullback, basis, len(leaves))
             else:
-                per_input = _batched_rows(vmap(pullback, chunk_size=chunk_size), pullback, basis, len(leaves))
+                per_input = _batched_rows(pullback, basis, len(leaves), chunk_size)
             # per input: (every output's elements, *the input's shape), split by output
             blocks = [[block.reshape(list(out.shape) + list(x.shape)) for block, out in
                        zip(rows.split([o.numel() for o in outputs], 0), outputs)] for rows, x in zip(per_input, leaves)]
@@ -421,17 +420,21 @@ def jacrev(func: Callable, argnums: Any = 0, *, has_aux: bool = False, chunk_siz
     return wrapper
 
 
-def _batched_rows(batched: Callable, pullback: Callable, basis: list, count: int) -> list:
+def _batched_rows(pullback: Callable, basis: list, count: int, chunk_size: Any) -> list:
     """Every row of the Jacobians in one batched backward pass; where gradcli cannot batch a
     gradient formula (pooling's, cross_entropy's, ...), one backward pass per row instead (the
     same values, as PyTorch's chunk_size=1)."""
     from ..batching.batched_tensor import NO_STORAGE
-    if batched is not None:
-        try:
-            return batched(*basis)
-        except (TorchNotImplementedError, TorchRuntimeError) as e:
-            if not (str(e) == NO_STORAGE or str(e).startswith("gradcli does not support vmap over")):
-                raise
+    from .vmap import vmap
+    try:
+        return vmap(pullback, chunk_size=chunk_size)(*basis)
+    except (TorchNotImplementedError, TorchRuntimeError) as e:
+        if not (str(e) == NO_STORAGE or str(e).startswith("gradcli does not support vmap over")):
+            raise
+    return _rows_one_by_one(pullback, basis, count)
+
+
+def _rows_one_by_one(pullback: Callable, basis: list, count: int) -> list:
     rows = [pullback(*[b[i] for b in basis]) for i in range(basis[0].shape[0])]
     return [_stack([r[k] for r in rows]) for k in range(count)]
 
@@ -449,24 +452,6 @@ def _check_jacobian_size(outputs: list, inputs: list) -> None:
 
 def _results(jac: Any, aux: Any, has_aux: bool, keep: bool) -> Any:
     return (_plain(jac, keep), _plain(aux, keep)) if has_aux else _plain(jac, keep)
-
-
-def _stack_jacobian(rows: list, out: Tensor, inp: Tensor, rows_are_outputs: bool) -> Tensor:
-    """The Jacobian of ``out`` by ``inp``, shaped out.shape + inp.shape."""
-    from ..ops.joining import STACK
-    if not rows:
-        return Tensor._make(np.zeros(tuple(out.shape) + tuple(inp.shape), dtype=out._dtype.np), out._dtype)
-    stacked = STACK([r.reshape(-1) for r in rows], 0)   # (rows, per-row elements)
-    if not rows_are_outputs:
-        stacked = stacked.t()
-    return stacked.reshape(list(out.shape) + list(inp.shape))
-
-
-def _jacobian(pieces: list, outputs: list, leaves: list, spec: Any, output: Any, rows_are_outputs: bool) -> Any:
-    """The Jacobians, per output (as ``output`` is structured) per input (as the inputs are)."""
-    per_output = [_unflatten([_stack_jacobian(pieces[j][k], out, leaf, rows_are_outputs)
-                              for k, leaf in enumerate(leaves)], spec) for j, out in enumerate(outputs)]
-    return _unflatten(per_output, _flatten(output)[1])
 
 
 def jacfwd(func: Callable, argnums: Any = 0, has_aux: bool = False, *, randomness: str = "error") -> Callable:
