@@ -151,9 +151,14 @@ class BatchedTensor(Tensor):
     def grad(self, value: object) -> None:
         raise TorchRuntimeError("accessing `grad` under vmap transform is not allowed")
 
+    # (a value vmap batched but PyTorch would not -- _invariant, jacfwd's primal -- answers these
+    # as its one sample does)
     @property
     def data(self) -> Any:
-        raise TorchRuntimeError("accessing `data` under vmap transform is not allowed")
+        sample = one_sample(self)
+        if sample is None:
+            raise TorchRuntimeError("accessing `data` under vmap transform is not allowed")
+        return sample.data
 
     @data.setter
     def data(self, value: object) -> None:
@@ -176,21 +181,34 @@ class BatchedTensor(Tensor):
 
     # -- Python protocols ------------------------------------------------------------------
     def item(self) -> Any:
-        raise TorchRuntimeError(ITEM)
+        return self._as_sample(ITEM).item()
 
     def tolist(self) -> Any:
-        raise TorchRuntimeError(NO_STORAGE)
+        return self._as_sample(NO_STORAGE).tolist()
 
     def numpy(self, *args: Any, **kwargs: Any) -> Any:
-        raise TorchRuntimeError(NO_STORAGE)
+        return self._as_sample(NO_STORAGE).numpy(*args, **kwargs)
 
     def __float__(self) -> float:
-        raise TorchRuntimeError(ITEM)
+        return float(self._as_sample(ITEM))
 
-    __int__ = __complex__ = __index__ = __float__  # type: ignore[assignment]
+    def __int__(self) -> int:
+        return int(self._as_sample(ITEM))
+
+    def __index__(self) -> int:
+        return self._as_sample(ITEM).__index__()
+
+    def __complex__(self) -> complex:
+        return complex(self._as_sample(ITEM))
 
     def __bool__(self) -> bool:
-        raise TorchRuntimeError(CONTROL_FLOW)
+        return bool(self._as_sample(CONTROL_FLOW))
+
+    def _as_sample(self, refusal: str) -> Tensor:
+        sample = one_sample(self)
+        if sample is None:
+            raise TorchRuntimeError(refusal)
+        return sample
 
     def __len__(self) -> int:
         shape = self._logical
@@ -290,3 +308,14 @@ def per_element(fn: Any) -> Any:
         if hasattr(fn, name):
             setattr(wrapper, name, getattr(fn, name))
     return wrapper
+
+
+def one_sample(t: Any) -> Any:
+    """An invariant BatchedTensor (every sample the same) as its one sample, unbatched at every
+    level; None when some level's samples differ.  (What PyTorch, which never batched it, sees.)"""
+    while isinstance(t, BatchedTensor):
+        if not t._invariant:
+            return None
+        t = t._value.select(t._bdim, 0)
+    return t
+

@@ -173,12 +173,21 @@ for _name, _fn in (("isnan", np.isnan), ("isinf", np.isinf), ("isfinite", np.isf
 
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,  # noqa: A002
              equal_nan: bool = False) -> bool:
-    if input._batched or other._batched:   # (inside vmap)
-        raise TorchRuntimeError("vmap over torch.allclose isn't supported yet. Please file an issue at "
-                                "https://github.com/pytorch/pytorch/issues if you need this feature.")
+    if input._batched or other._batched:   # (inside vmap: fine only for values it never batched)
+        input, other = _unbatched_pair(input, other)
+        if input is None:
+            raise TorchRuntimeError("vmap over torch.allclose isn't supported yet. Please file an issue at "
+                                    "https://github.com/pytorch/pytorch/issues if you need this feature.")
     _same_dtype_check(input, other)
     a, b, _ = binary_arrays(input, other)
     return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def _unbatched_pair(a: Tensor, b: Tensor) -> tuple:
+    """Both as their one sample (jacfwd's primal: vmap batched it, PyTorch does not), or (None, None)."""
+    from ..batching.batched_tensor import one_sample
+    a, b = (one_sample(t) if t._batched else t for t in (a, b))
+    return (a, b) if a is not None and b is not None else (None, None)
 
 
 def _same_dtype_check(input: Tensor, other: Tensor) -> None:  # noqa: A002
@@ -207,8 +216,11 @@ def _isclose_by_ops(a: Tensor, b: Tensor, rtol: float, atol: float, equal_nan: b
 
 
 def equal(input: Tensor, other: Tensor) -> bool:  # noqa: A002
-    if input._batched or other._batched:   # (inside vmap)
-        raise TorchRuntimeError("Batching rule not implemented for aten::equal. We could not generate a fallback.")
+    if input._batched or other._batched:   # (inside vmap: fine only for values it never batched)
+        input, other = _unbatched_pair(input, other)
+        if input is None:
+            raise TorchRuntimeError("Batching rule not implemented for aten::equal. We could not generate a "
+                                    "fallback.")
     return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
 
 
