@@ -35,6 +35,7 @@ DEFAULT_TIMEOUT = 60.0
 
 
 _SLICE = 0.25   # seconds
+_OWN_STOP_GRACE = 0.05   # seconds
 
 
 class Stopped(Exception):
@@ -86,6 +87,8 @@ class Worker:
         import contextvars
         context = contextvars.copy_context()
         restore = None
+        from gradcli.lang.deadline import restore_deadline, set_deadline
+        previous_deadline = set_deadline(deadline)   # (the worker's loops check it themselves)
         try:
             # (before the thread starts: a C loop holding the interpreter would not let this thread
             # set it later; the stack the thread maps is counted, with room above what is in use)
@@ -95,6 +98,10 @@ class Worker:
             while True:
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
+                    # a loop stops itself at the deadline: let it, rather than tell it while it
+                    # reports (a C call that holds on is told after this short grace)
+                    if self.finish(_OWN_STOP_GRACE):
+                        break
                     raise Stopped("timeout", self.frame())
                 # Ctrl-C interrupts the wait itself; waking now and then also notices one that
                 # the system handed to another thread (the handler runs in this one)
@@ -104,6 +111,7 @@ class Worker:
             if not self.finished:   # (else it ended in the meantime: Ctrl-C came too late)
                 raise Stopped("interrupt", self.frame()) from None
         finally:
+            restore_deadline(previous_deadline)
             if restore is not None:
                 restore()
         return self.outcome()

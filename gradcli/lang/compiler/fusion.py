@@ -40,6 +40,7 @@ from gradcli.lang.compiler import FUSED_FUNCTION_NAME, fused_runtime
 from gradcli.lang.compiler.fused_runtime import Table
 from gradcli.lang.compiler.fusion_expressions import Nodes
 from gradcli.lang.compiler.fusion_statements import StatementBuilder
+from gradcli.lang.deadline import check as check_deadline
 from gradcli.lang.nesting import check_tuple
 from gradcli.lang.functions import BREAK, CONTINUE, EMPTY_KWARGS, RETURN, UserFunction
 from gradcli.lang.safety import get_attribute
@@ -53,7 +54,7 @@ _HELPERS = {
     "_BREAK": BREAK, "_CONTINUE": CONTINUE, "_RETURN": RETURN, "_BaseException": BaseException,
     "_read": fused_runtime.read_attribute, "_write": fused_runtime.write_attribute,
     "_get_attribute": get_attribute, "_with_enter": fused_runtime.with_enter,
-    "_with_failed": fused_runtime.with_failed,
+    "_with_failed": fused_runtime.with_failed, "_tick": check_deadline,
     "_failed": fused_runtime.failed, "_check_tuple": check_tuple,
     "_mul": sizes.mul, "_pow": sizes.power, "_lshift": sizes.lshift, "_imul": sizes.imul,
     "_ipow": sizes.ipower, "_ilshift": sizes.ilshift, "_spec": sizes.checked_spec,

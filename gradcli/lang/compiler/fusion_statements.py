@@ -237,12 +237,18 @@ class StatementBuilder(ExpressionBuilder):
         finally:
             self.loop_depth -= 1
 
+    @staticmethod
+    def tick(n: Nodes) -> ast.stmt:
+        """The time limit's check at each iteration (gradcli.lang.deadline): first, so that continue
+        cannot skip it."""
+        return n.do(n.helper("_tick"))
+
     def s_while(self, executor: Any, recipe: tuple, ctx: Context) -> list:
         _, test, body, orelse, span, _ = recipe
         inner = (span, span)
         n = self.nodes(inner)
         condition = n.walrus(self.temp("_c"), self.expr(test, inner))
-        return [n(ast.While, test=condition, body=self.loop_body(body, inner),
+        return [n(ast.While, test=condition, body=[self.tick(n), *self.loop_body(body, inner)],
                   orelse=self.optional_block(orelse, (ctx[0], span)))]
 
     def s_for(self, executor: Any, recipe: tuple, ctx: Context, iterator: str | None = None) -> list:
@@ -256,7 +262,7 @@ class StatementBuilder(ExpressionBuilder):
         else:
             item = self.temp("_i")
             target, stores = n.name(item, _STORE), self.store(store, n.name(item), inner)
-        return [n(ast.For, target=target, iter=source, body=stores + self.loop_body(body, inner),
+        return [n(ast.For, target=target, iter=source, body=[self.tick(n), *stores, *self.loop_body(body, inner)],
                   orelse=self.optional_block(orelse, (ctx[0], span)), type_comment=None)]
 
     @staticmethod

@@ -11,6 +11,7 @@ import operator
 from typing import Any
 
 from gradcli.lang import sizes
+from gradcli.lang.deadline import check as check_deadline
 from gradcli.lang.compiler.base import CompilerBase, Executor, described
 from gradcli.lang.classes import is_script_class
 from gradcli.lang.error_origin import is_catchable
@@ -418,6 +419,7 @@ class StatementCompiler(CompilerBase):
             try:
                 while test(frame):
                     signal = body(frame)
+                    check_deadline()
                     if signal is not None:
                         if signal is BREAK:
                             return None
@@ -462,6 +464,7 @@ class StatementCompiler(CompilerBase):
                     for item in iterator:
                         store(frame, item)
                         signal = body(frame)
+                        check_deadline()
                         if signal is not None:
                             if signal is BREAK:
                                 return None
