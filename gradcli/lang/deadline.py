@@ -17,16 +17,12 @@ from gradcli.lang.errors import ScriptTimeout
 _deadline = float("inf")   # a time.monotonic() value; infinite while no limited run is going
 
 
-def set_deadline(deadline: float | None) -> float:
-    """Start checking against ``deadline`` (None: no limit); the one it replaces."""
+def set_deadline(deadline: float | None) -> float | None:
+    """Check against ``deadline`` from now on (None: no limit); gives the one it replaces, to
+    be set back afterwards."""
     global _deadline
     previous, _deadline = _deadline, float("inf") if deadline is None else deadline
-    return previous
-
-
-def restore_deadline(previous: float) -> None:
-    global _deadline
-    _deadline = previous
+    return None if previous == float("inf") else previous
 
 
 def check() -> None:

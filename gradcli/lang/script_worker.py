@@ -29,6 +29,8 @@ import sys
 import time
 from typing import Any, Callable
 
+from gradcli.lang.deadline import set_deadline
+
 # The time limit of a script run (gradcli run, eval and the views that run a file) when
 # --timeout is not given; the REPL has none (Ctrl-C rules there).
 DEFAULT_TIMEOUT = 60.0
@@ -87,7 +89,6 @@ class Worker:
         import contextvars
         context = contextvars.copy_context()
         restore = None
-        from gradcli.lang.deadline import restore_deadline, set_deadline
         previous_deadline = set_deadline(deadline)   # (the worker's loops check it themselves)
         try:
             # (before the thread starts: a C loop holding the interpreter would not let this thread
@@ -111,7 +112,7 @@ class Worker:
             if not self.finished:   # (else it ended in the meantime: Ctrl-C came too late)
                 raise Stopped("interrupt", self.frame()) from None
         finally:
-            restore_deadline(previous_deadline)
+            set_deadline(previous_deadline)
             if restore is not None:
                 restore()
         return self.outcome()

@@ -11,9 +11,9 @@ import operator
 from typing import Any
 
 from gradcli.lang import sizes
-from gradcli.lang.deadline import check as check_deadline
 from gradcli.lang.compiler.base import CompilerBase, Executor, described
 from gradcli.lang.classes import is_script_class
+from gradcli.lang.deadline import check as check_deadline
 from gradcli.lang.error_origin import is_catchable
 from gradcli.lang.errors import (ScriptAssertionError, ScriptSyntaxError, ScriptTimeout, ScriptTypeError, mark,
                                  visible_class)
