@@ -97,12 +97,10 @@ class Worker:
                 restore = cap_memory(max(memory_ceiling, data_memory() + (self.stack_size or 8 << 20) * 2))
             self.ident = _start(self._main, (context,), self.stack_size)
             while True:
-                remaining = None if deadline is None else deadline - time.monotonic()
+                # (a loop stops itself at the deadline: a little later, so as not to tell it
+                # while it reports that; anything else is told then)
+                remaining = None if deadline is None else deadline + _OWN_STOP_GRACE - time.monotonic()
                 if remaining is not None and remaining <= 0:
-                    # a loop stops itself at the deadline: let it, rather than tell it while it
-                    # reports (a C call that holds on is told after this short grace)
-                    if self.finish(_OWN_STOP_GRACE):
-                        break
                     raise Stopped("timeout", self.frame())
                 # Ctrl-C interrupts the wait itself; waking now and then also notices one that
                 # the system handed to another thread (the handler runs in this one)
