@@ -2,8 +2,9 @@
 
 tests/conftest.py sets ``MKL_CBWR=COMPATIBLE`` (tests/tools/reference_torch.py) before any test module
 imports torch.  Whether the torch in this process really runs that path -- the variable may have been
-set to something else, or torch imported before -- shows in its square roots (MKL's, and not correctly
-rounded): ``is_reference`` compares them with those recorded in tests/data/vml_sqrt_bits.json.
+set to something else, or torch imported before -- shows in its square roots (MKL's, not correctly
+rounded, and starting from the CPU's ``rsqrtps``, which is the reference AMD CPU's only on such a CPU):
+``is_reference`` compares them with those recorded in tests/data/vml_sqrt_bits.json.
 ``evaluate`` runs expressions on the reference torch: in this process when it is the reference, else in
 a subprocess with the variable set.
 """

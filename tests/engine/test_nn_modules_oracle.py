@@ -646,7 +646,7 @@ for step in range({steps}):
 
 
 # (the optimizers' square roots are MKL's: bit for bit only where torch runs MKL's reference
-# sqrt, the rule of test_optim_oracle; an AMD CPU with AVX512 does not)
+# sqrt, the rule of test_optim_oracle; an Intel CPU's rsqrtps makes another)
 @only_avx512(torch)
 @pytest.mark.skipif(not mkl_reference.is_reference(torch), reason="torch here is not on MKL's reference sqrt path")
 @settings(max_examples=TRAINING_EXAMPLES, deadline=None, derandomize=True, database=None,
@@ -660,7 +660,7 @@ def test_narrow_stacks_train_as_pytorch_bit_for_bit(source: str) -> None:
 def test_products_in_numpys_order_are_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     # the comparison above notices a training whose matrix products add in another order
     from gradcli.engine.kernels import matmul_order
-    monkeypatch.setattr(matmul_order, "adds_in_order", lambda a, b: False)
+    monkeypatch.setattr(matmul_order, "ordered_kernel", lambda a, b: None)
 
     def caught(source: str) -> bool:
         try:

@@ -38,7 +38,7 @@ import mkl_reference  # noqa: E402
 from gradcli.engine import api  # noqa: E402
 
 if not mkl_reference.is_reference(torch):
-    pytest.skip("torch here is not on MKL's reference path (MKL_CBWR=COMPATIBLE before torch is imported)",
+    pytest.skip("torch here does not give MKL's reference sqrt (another CPU's rsqrtps, or MKL_CBWR unset)",
                 allow_module_level=True)
 
 EXAMPLES = int(os.environ.get("GRADCLI_OPTIM_EXAMPLES", "1000"))

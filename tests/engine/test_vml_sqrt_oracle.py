@@ -1,8 +1,8 @@
-"""gradcli's sqrt against live PyTorch on MKL's reference path (MKL_CBWR=COMPATIBLE), bit for bit.
+"""gradcli's sqrt against live PyTorch where it runs MKL's reference sqrt, bit for bit.
 
-Skipped without torch, and where even that variable does not put torch's MKL on the reference path
-(seen on an AMD EPYC).  PyTorch runs in this process when it is on the reference path (tests/conftest.py
-sets the variable before torch is imported), else in a subprocess with the variable set
+Skipped without torch, and on a CPU whose ``rsqrtps`` is not the reference CPU's (an Intel CPU:
+kernels/vml_sqrt.py).  PyTorch runs in this process when it is on the reference path (tests/conftest.py
+sets MKL_CBWR=COMPATIBLE before torch is imported), else in a subprocess with the variable set
 (mkl_reference.py).  Every float32 mantissa with both exponent parities, every float32 subnormal, the
 floats next to the fast path's upper limit and a million random bit patterns; a few million doubles
 over all exponents; and the ops that run MKL's sqrt (``sqrt``, ``sqrt_``, ``out=``, ``x ** 0.5``,
@@ -26,9 +26,9 @@ from gradcli.engine import api  # noqa: E402
 from gradcli.engine.kernels import vml_sqrt  # noqa: E402
 
 if not mkl_reference.is_reference(torch):
-    # (tests/conftest.py set MKL_CBWR before torch was imported: on some CPUs, AMD's among them, MKL
-    # still takes another sqrt; tests/engine/test_vml_sqrt.py checks gradcli against the recorded bits)
-    pytest.skip("torch here does not run MKL's reference sqrt, even with MKL_CBWR=COMPATIBLE (another CPU)",
+    # (the square roots start from this CPU's rsqrtps, and Intel's is not the reference AMD CPU's;
+    # tests/engine/test_vml_sqrt.py checks gradcli against the recorded bits without torch)
+    pytest.skip("torch here does not give MKL's reference sqrt (this CPU's rsqrtps is another: see vml_sqrt.py)",
                 allow_module_level=True)
 
 GRADCLI = SimpleNamespace(**api.TORCH, autograd=SimpleNamespace(**api.SUBMODULES["autograd"]))
@@ -103,8 +103,8 @@ def test_float32_every_mantissa_subnormals_and_random_bits(reference):
     assert _mismatches(vml_sqrt.sqrt(x), want) == 0
     # and kernels that are almost right are not: a correctly rounded one, the standalone MKL's COMPATIBLE one
     every = cases.every_float32_mantissa().size
-    assert _mismatches(np.sqrt(x[:every]), want[:every]) == 2831466
-    assert _mismatches(cases.compatible_library_sqrt32(x[:every]), want[:every]) == 1335737
+    assert _mismatches(np.sqrt(x[:every]), want[:every]) == 2876932  # 17.1%
+    assert _mismatches(cases.compatible_library_sqrt32(x[:every]), want[:every]) == 1391821
 
 
 def test_float64_bulk(reference):

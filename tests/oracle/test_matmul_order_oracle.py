@@ -2,8 +2,8 @@
 MKL's order is known.
 
 Skipped unless torch is importable (torch runs on MKL's reference path: tests/conftest.py).
-Random shapes around the measured limits (112 terms, 256 for a single row, 4 for dot-product
-kernels), both layouts of each operand, float32 and float64, through mm, mv, bmm, matmul and
+Random shapes around the measured limits (112 terms, 256 for a single row; the dot-product
+kernels' running sums and 4 or 8 lanes), both layouts of each operand, float32 and float64, through mm, mv, bmm, matmul and
 the gradient of a matrix product.  The last test checks that the comparison notices a product
 in the wrong order.
 """
@@ -19,9 +19,9 @@ from gradcli.engine import api  # noqa: E402
 from gradcli.engine.kernels import matmul_order  # noqa: E402
 
 T = api.TORCH
-INNER = (2, 3, 4, 5, 9, 16, 40, 64, 100, 111, 112)
+INNER = (2, 3, 4, 5, 6, 7, 8, 9, 11, 16, 17, 40, 64, 100, 111, 112)
 ROWS = (1, 2, 3, 7, 15, 16, 40, 128)
-COLS = (1, 2, 5, 8, 33, 64)
+COLS = (1, 2, 3, 4, 5, 7, 8, 12, 33, 64)
 
 
 def layouts(rng: np.random.Generator, shape: tuple, transposed: bool, dtype: str) -> np.ndarray:

@@ -1,7 +1,8 @@
 """Matrix products in the order PyTorch's BLAS (MKL, on its path without fused multiply-adds)
 adds their terms, where the shape and layout tell it.
 
-What was measured against torch 2.13 (tests/oracle/test_matmul_order_oracle.py keeps it so):
+What was measured against torch 2.13 on the reference CPU (an AMD EPYC, MKL_CBWR=COMPATIBLE as in
+tests/conftest.py; tests/oracle/test_matmul_order_oracle.py keeps it so):
 
 * When the inner dimension is strided in either operand -- ``a @ b`` with ``b`` row-major,
   ``a.t() @ g`` as in every gradient, ``bmm`` batch by batch -- MKL's kernels broadcast one
@@ -10,9 +11,14 @@ What was measured against torch 2.13 (tests/oracle/test_matmul_order_oracle.py k
   longer sums are cut into blocks whose boundaries depend on the shape, and NumPy's BLAS is
   used for them.
 * When the inner dimension is contiguous in both operands (``x @ w.t()``, a dot product, an
-  ``mv`` of a row-major matrix) MKL uses dot-product kernels with several partial sums; only
-  their short cases are known to add in order: up to 3 terms, 4 for a single column, 5 for two
-  or three columns (a ``Linear`` of 2 or 3 inputs, the polynomial tutorial's ``Linear(3, 1)``).
+  ``mv`` of a row-major matrix) MKL uses dot-product kernels with several partial sums.  Their
+  short cases add in order: up to 3 terms, 4 for a single column, 7 for two or three columns (a
+  ``Linear`` of 2 or 3 inputs, the polynomial tutorial's ``Linear(3, 1)``).  Known beyond that,
+  for float32 and at least two rows: two or three columns use 8 lanes at any length (term k in
+  lane k % 8, each a running sum), combined ``((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 +
+  l7))``, then the last k % 8 terms added one by one (a ``Linear(8, 3)`` of a batch); 4 lanes,
+  combined ``(l0 + l2) + (l1 + l3)``, then the rest one by one, serve four columns up to 16
+  terms, 5 to 7 columns with 8 to 11 terms, and 12 or a multiple of 8 columns up to 7 terms.
   ``addmm`` (a Linear's bias) adds the bias to that sum.
 * Both operands column-major (``a.t() @ b.t()``) go to another kernel, not worked out.
 
@@ -52,7 +58,7 @@ LONGEST_RUNNING_SUM = 112
 LONGEST_SINGLE_ROW = 256
 # The dot-product kernels add up to this many terms in order, by the output's column count;
 # longer sums use partial sums in lanes.
-DOT_IN_ORDER = {1: 4, 2: 5, 3: 5}
+DOT_IN_ORDER = {1: 4, 2: 7, 3: 7}
 DOT_IN_ORDER_WIDE = 3
 # Outputs up to this many elements are summed through one 3-d array of products (faster there
 # than a Python loop over the inner dimension; NumPy's accumulate is sequential by definition).
@@ -100,8 +106,8 @@ def blas_kernel(a: np.ndarray, b: np.ndarray) -> str:
 
 
 def ordered_kernel(a: np.ndarray, b: np.ndarray) -> str | None:
-    """The kernel family of ``a @ b`` (2-d arrays, as stored) when its order is one of the known
-    ones above, else None."""
+    """How ``a @ b`` (2-d arrays, as stored) adds when its order is one of the known ones above,
+    else None: ``"sum"`` or ``"dot"`` (running sums), ``"lanes4"`` or ``"lanes8"`` (partial sums)."""
     if a.dtype.kind != "f" or b.dtype.kind != "f":
         return None
     rows, inner, cols = a.shape[0], a.shape[1], b.shape[1]
@@ -109,17 +115,67 @@ def ordered_kernel(a: np.ndarray, b: np.ndarray) -> str | None:
         return None
     kernel = blas_kernel(a, b)
     if kernel == "dot":
-        known = inner <= DOT_IN_ORDER.get(cols, DOT_IN_ORDER_WIDE)
-    elif kernel == "sum":
+        if inner <= DOT_IN_ORDER.get(cols, DOT_IN_ORDER_WIDE):
+            return "dot"
+        lanes = _dot_lanes(rows, inner, cols) if a.dtype == b.dtype == np.float32 else None
+        return f"lanes{lanes}" if lanes else None
+    if kernel == "sum":
         known = inner <= (LONGEST_SINGLE_ROW if rows == 1 else LONGEST_RUNNING_SUM)
     else:
         known = False  # both transposed: MKL's kernel for that, not worked out
     return kernel if known else None
 
 
+def _dot_lanes(rows: int, inner: int, cols: int) -> int | None:
+    """The lanes of a float32 dot-product kernel longer than its running sums, where measured
+    (module docstring), else None."""
+    if rows < 2:
+        return None  # a single row is a gemv, another kernel
+    if cols in (2, 3):
+        return 8  # measured up to 600 terms
+    if (cols == 4 and inner <= 16) or (5 <= cols <= 7 and 8 <= inner <= 11) \
+            or ((cols == 12 or cols % 8 == 0) and inner <= 7):
+        return 4
+    return None
+
+
 def adds_in_order(a: np.ndarray, b: np.ndarray) -> bool:
     """Whether ``a @ b`` is one of the products above."""
     return ordered_kernel(a, b) is not None
+
+
+def known_product(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+    """``a @ b`` for 2-d arrays in MKL's order, or None where that order is not known."""
+    kernel = ordered_kernel(a, b)
+    if kernel is None:
+        return None
+    if kernel.startswith("lanes"):
+        return product_in_lanes(a, b, int(kernel[5:]))
+    return product_in_order(a, b)
+
+
+def product_in_lanes(a: np.ndarray, b: np.ndarray, lanes: int) -> np.ndarray:
+    """``a @ b`` as MKL's dot-product kernels add (4 or 8 lanes, module docstring): each lane a
+    running sum of every ``lanes``-th rounded product, the lanes combined pairwise, then the
+    terms left over (fewer than ``lanes``) one by one."""
+    inner = a.shape[1]
+    full = inner - inner % lanes
+    dtype = np.result_type(a, b)
+    products = a[:, None, :] * b.T[None, :, :]  # (rows, cols, inner)
+    blocks = products[:, :, :full].reshape(a.shape[0], b.shape[1], full // lanes, lanes)
+    if full:
+        sums = np.add.accumulate(blocks, axis=2, dtype=dtype)[:, :, -1, :]
+    else:  # fewer terms than lanes: all of them are left over
+        sums = np.zeros(blocks.shape[:2] + (lanes,), dtype)
+    lane = [sums[:, :, i] for i in range(lanes)]
+    if lanes == 8:
+        total = ((lane[0] + lane[4]) + (lane[2] + lane[6])) + ((lane[1] + lane[5]) + (lane[3] + lane[7]))
+    else:
+        total = (lane[0] + lane[2]) + (lane[1] + lane[3])
+    for k in range(full, inner):
+        total = total + products[:, :, k]
+    # +0 last, so an all -0 sum is +0 as the lanes (zeroed first) give; a fresh row-major result
+    return np.add(total, dtype.type(0), order="C")
 
 
 def product_in_order(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -185,7 +241,8 @@ def matrix_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         # gives +0), as in the outer-product gradient of a vector @ matrix; gemv (a single row
         # or column) starts from +0 like NumPy
         return a * b
-    return product_in_order(a, b) if adds_in_order(a, b) else a @ b
+    known = known_product(a, b)
+    return a @ b if known is None else known
 
 
 # MKL's sdot adds this many float32 products in order (from +0); past that its lanes, not worked out.
@@ -204,11 +261,12 @@ def product_before_bias(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a @ b`` for addmm: MKL adds the bias after the whole sum in its dot-product kernels (a
     Linear's ``x @ w.t()``); its other kernels start their sums from the bias, an order not
     reproduced here."""
-    return product_in_order(a, b) if ordered_kernel(a, b) == "dot" else a @ b
+    kernel = ordered_kernel(a, b)
+    return known_product(a, b) if kernel in ("dot", "lanes4", "lanes8") else a @ b
 
 
 def batched_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``bmm`` of two 3-d arrays: MKL multiplies batch by batch."""
     if a.shape[0] == 0 or not adds_in_order(a[0], b[0]):
         return np.matmul(a, b)
-    return np.stack([product_in_order(x, y) for x, y in zip(a, b)])
+    return np.stack([known_product(x, y) for x, y in zip(a, b)])

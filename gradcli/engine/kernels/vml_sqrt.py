@@ -1,20 +1,20 @@
 """``torch.sqrt`` of float32 and float64 as PyTorch 2.13 computes it: MKL VML's high-accuracy
 ``vsSqrt``/``vdSqrt`` (``at::vml``, mode HA | FTZDAZ_OFF | ERRMODE_IGNORE), bit for bit.
 
-Which MKL code path: the reference configuration's.  The reference outputs were made with
-``MKL_CBWR=COMPATIBLE`` (tests/tools/reference_torch.py); under it PyTorch's bundled MKL 2024.2
-runs its SSE4.2 kernels (``mkl_vml_kernel_[sd]Sqrt_H8HAynn``, the standalone MKL's "mc3" library,
-which it also picks under ``MKL_CBWR=SSE4_2``).  Those are not correctly rounded: 17% of float32
-and 1.3% of float64 results are one unit in the last place off.  Without the variable PyTorch
-takes MKL's AVX512 path on this machine and about 0.7% of results differ again; gradcli follows
-the reference.
+Which MKL code path: the reference CPU's.  The corpus's outputs were made on an AMD EPYC; there
+PyTorch's bundled MKL 2024.2 runs the same square root kernel under every ``MKL_CBWR`` setting
+(on an Intel CPU, ``MKL_CBWR=COMPATIBLE`` selects it: ``mkl_vml_kernel_[sd]Sqrt_H8HAynn``, the SSE4.2
+kernels).  They are not correctly rounded: 17% of float32 and 1.4% of float64 results are one unit
+in the last place off.
 
-The SSE4.2 kernels start from ``rsqrtps``, the CPU's 12-bit reciprocal square root estimate.  On
-this project's Intel CPU (the corpus's reference outputs agree) it is the float with 12 fraction
-bits nearest to ``1/sqrt(m)``, ``m`` the midpoint of the input's interval of 2**13 floats -- the interval given by
-the exponent's parity and the top 10 mantissa bits -- scaled by the rest of the exponent: 2048
-values, measured for every positive normal float by tests/tools/check_rsqrtps.py.  Other CPUs'
-``rsqrtps`` (AMD's) differ, and so would PyTorch's square roots there.
+The kernels start from ``rsqrtps``, the CPU's reciprocal square root estimate, and that is where
+CPUs differ.  The reference CPU's is a table of 8192 floats with 12 fraction bits, one per
+interval of 2**11 floats of [0.5, 2) -- the interval given by the exponent's parity and the top 12
+mantissa bits -- scaled by the rest of the exponent.  It has no formula we know of, so it ships as
+measured (``rsqrtps_table.bin``, written by tests/tools/check_rsqrtps.py, which also checks that
+it serves every positive normal float).  Intel's ``rsqrtps`` is a different table (the float with
+12 fraction bits nearest to 1/sqrt of the midpoint of each interval of 2**13 floats): on an Intel
+CPU PyTorch's square roots differ from these in the last bit for about 7% of float32s.
 
 * float32, every operation rounded to float32, no fused multiply-add::
 
@@ -23,7 +23,7 @@ values, measured for every positive normal float by tests/tools/check_rsqrtps.py
       result = g + (x - g*g)*h                        # the final correction
 
 * float64: ``s`` is ``rsqrtps`` of ``x``'s mantissa truncated to float32, scaled by a power of
-  two (exactly ``x``'s ``1/sqrt`` to 12 bits); then, in double::
+  two (``x``'s ``1/sqrt`` to about 12 bits); then, in double::
 
       xh = x with its low 27 bits cleared;  xl = x - xh
       e = (1 - xh*(s*s)) - xl*(s*s)                    # 1 - x s^2, one rounding
@@ -38,6 +38,8 @@ default NaN for negative inputs (NumPy gives a negative one); NaN inputs pass th
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 F32 = np.float32
@@ -49,17 +51,23 @@ I64 = np.int64
 _CHUNK = 1 << 15  # elements per pass: the temporaries stay in cache
 
 
-def rsqrtps_estimates() -> np.ndarray:
-    """``rsqrtps`` of the floats ``0x3f000000 + (i << 13)``, i < 2048 (all of [0.5, 2) by steps of
-    2**13 floats), as float32 bits: 1/sqrt of each step's midpoint rounded to 12 fraction bits.
-    No midpoint is within 1e-4 of a unit of a tie, so evaluating it in double is exact."""
-    mid = (U32(0x3F000000 + (1 << 12)) + (np.arange(2048, dtype=U32) << U32(13))).view(F32)
-    estimate = 1 / np.sqrt(mid.astype(F64))  # in (2**-0.5, 2**0.5)
-    unit = np.where(estimate >= 1, 2.0 ** -12, 2.0 ** -13)
-    return (np.rint(estimate / unit) * unit).astype(F32).view(U32)
+TABLE_FILE = "rsqrtps_table.bin"
+TABLE_SIZE = 8192
 
 
-_RSQRT = rsqrtps_estimates()
+def rsqrtps_table() -> np.ndarray:
+    """The reference CPU's ``rsqrtps`` of the floats ``0x3f000000 + (i << 11)``, i < 8192 (all of
+    [0.5, 2) by steps of 2**11 floats), as float32 bits (little-endian uint32 in the file)."""
+    # os.path, not pathlib or importlib.resources: a plain run imports neither (5 ms of start-up)
+    with open(os.path.join(os.path.dirname(__file__), TABLE_FILE), "rb") as file:
+        data = file.read()
+    table = np.frombuffer(data, "<u4").astype(U32)
+    if table.size != TABLE_SIZE:
+        raise RuntimeError(f"{TABLE_FILE} holds {table.size} entries, not {TABLE_SIZE}: a damaged install")
+    return table
+
+
+_RSQRT = rsqrtps_table()
 # float32: rsqrtps(x) = _RSQRT[i] scaled by 2**-k, x = x0 * 4**k with x0 in [0.5, 2); stored with
 # 2**63 folded in, so that the bits are _RSQRT32[i] - ((bits >> 24) << 23)
 _RSQRT32 = _RSQRT + U32(63 << 23)
@@ -110,7 +118,7 @@ _FAST64 = (0x0010000000000000, 0x7FD0000000000000 - 0x0010000000000000)
 def _sqrt32_fast(x: np.ndarray, out: np.ndarray) -> None:
     b = x.view(U32)
     # (indexing with intp is four times faster than with uint32)
-    y = _RSQRT32[((b >> U32(13)) & U32(0x7FF)).astype(np.intp)]
+    y = _RSQRT32[((b >> U32(11)) & U32(0x1FFF)).astype(np.intp)]
     y -= (b >> U32(24)) << U32(23)
     y = y.view(F32)
     g = x * y
@@ -129,7 +137,7 @@ def _sqrt32_fast(x: np.ndarray, out: np.ndarray) -> None:
 
 def _sqrt64_fast(x: np.ndarray, out: np.ndarray) -> None:
     b = x.view(U64)
-    s = _RSQRT64[((b >> U64(42)) & U64(0x7FF)).view(I64)]
+    s = _RSQRT64[((b >> U64(40)) & U64(0x1FFF)).view(I64)]
     scale = (I64(1023) - (b >> U64(52)).view(I64)) >> I64(1)
     scale <<= I64(52)
     s += scale
