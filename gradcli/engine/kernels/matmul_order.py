@@ -144,37 +144,41 @@ def adds_in_order(a: np.ndarray, b: np.ndarray) -> bool:
     return ordered_kernel(a, b) is not None
 
 
+_LANES = {"lanes4": 4, "lanes8": 8}
+
+
 def known_product(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
     """``a @ b`` for 2-d arrays in MKL's order, or None where that order is not known."""
     kernel = ordered_kernel(a, b)
-    if kernel is None:
-        return None
-    if kernel.startswith("lanes"):
-        return product_in_lanes(a, b, int(kernel[5:]))
-    return product_in_order(a, b)
+    return None if kernel is None else _product_by(kernel, a, b)
+
+
+def _product_by(kernel: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` in the order ``kernel`` (one of ``ordered_kernel``'s answers) names."""
+    lanes = _LANES.get(kernel)
+    return product_in_order(a, b) if lanes is None else product_in_lanes(a, b, lanes)
 
 
 def product_in_lanes(a: np.ndarray, b: np.ndarray, lanes: int) -> np.ndarray:
     """``a @ b`` as MKL's dot-product kernels add (4 or 8 lanes, module docstring): each lane a
-    running sum of every ``lanes``-th rounded product, the lanes combined pairwise, then the
-    terms left over (fewer than ``lanes``) one by one."""
+    running sum of every ``lanes``-th rounded product from +0, the lanes combined pairwise, then
+    the terms left over (fewer than ``lanes``) one by one.  One block of ``lanes`` terms at a
+    time, so memory stays at rows x columns x lanes however long the sums."""
     inner = a.shape[1]
     full = inner - inner % lanes
     dtype = np.result_type(a, b)
-    products = a[:, None, :] * b.T[None, :, :]  # (rows, cols, inner)
-    blocks = products[:, :, :full].reshape(a.shape[0], b.shape[1], full // lanes, lanes)
-    if full:
-        sums = np.add.accumulate(blocks, axis=2, dtype=dtype)[:, :, -1, :]
-    else:  # fewer terms than lanes: all of them are left over
-        sums = np.zeros(blocks.shape[:2] + (lanes,), dtype)
+    bt = b.T
+    sums = np.zeros((a.shape[0], b.shape[1], lanes), dtype)
+    for start in range(0, full, lanes):
+        sums += a[:, None, start:start + lanes] * bt[None, :, start:start + lanes]
     lane = [sums[:, :, i] for i in range(lanes)]
     if lanes == 8:
         total = ((lane[0] + lane[4]) + (lane[2] + lane[6])) + ((lane[1] + lane[5]) + (lane[3] + lane[7]))
     else:
         total = (lane[0] + lane[2]) + (lane[1] + lane[3])
     for k in range(full, inner):
-        total = total + products[:, :, k]
-    # +0 last, so an all -0 sum is +0 as the lanes (zeroed first) give; a fresh row-major result
+        total = total + a[:, k:k + 1] * b[k]
+    # +0 last, so an all -0 sum is +0 as the zeroed lanes give; a fresh row-major result
     return np.add(total, dtype.type(0), order="C")
 
 
@@ -262,11 +266,12 @@ def product_before_bias(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     Linear's ``x @ w.t()``); its other kernels start their sums from the bias, an order not
     reproduced here."""
     kernel = ordered_kernel(a, b)
-    return known_product(a, b) if kernel in ("dot", "lanes4", "lanes8") else a @ b
+    return _product_by(kernel, a, b) if kernel == "dot" or kernel in _LANES else a @ b
 
 
 def batched_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``bmm`` of two 3-d arrays: MKL multiplies batch by batch."""
-    if a.shape[0] == 0 or not adds_in_order(a[0], b[0]):
+    kernel = ordered_kernel(a[0], b[0]) if a.shape[0] else None
+    if kernel is None:
         return np.matmul(a, b)
-    return np.stack([known_product(x, y) for x, y in zip(a, b)])
+    return np.stack([_product_by(kernel, x, y) for x, y in zip(a, b)])
